@@ -1,0 +1,425 @@
+import { LlmNrmError } from './errors.js';
+import type { ItemSpec, RecordSource, ResponseRecord } from './types.js';
+
+/** Largest option count a bank accepts (positions are stored in a Uint8Array). */
+export const MAX_OPTIONS = 20;
+
+/**
+ * The fitting-side data model (DESIGN.md): J models x C presentations ("columns") of I items with
+ * ragged option counts. A column is one item shown in one display order (the same item under four
+ * rotations is four columns); item parameters (a, c) follow the item, while positional parameters
+ * (delta, rho) follow the displayed position `colPosition`. No padding to K_max.
+ */
+export interface ResponseBank {
+  /** Model (LLM) ids, J. */
+  models: string[];
+  /** Items, I (id, key, option count, optional benchmark and option texts). */
+  items: ItemSpec[];
+  /** Per-item offsets into option-indexed item parameters (a, c): length I + 1. */
+  itemOffsets: Int32Array;
+  /** Keyed option per item (content order): length I. */
+  key: Int32Array;
+  /** Largest option count over the items. */
+  kMax: number;
+  /** Item of each column: length C. */
+  colItem: Int32Array;
+  /** Per-column offsets into a data row: length C + 1 (a column has K_item entries). */
+  colOffsets: Int32Array;
+  /** Displayed position of each option (content order) per column, length colOffsets[C]; null = identity. */
+  colPosition: Uint8Array | null;
+  /** Observed distributions, row-major: J rows of colOffsets[C] entries (content order). */
+  q: Float32Array;
+  /** 1 where cell (j, c) is observed: J x C. */
+  observed: Uint8Array;
+  /** 1 where the observed cell came from a hard answer (one-hot): J x C. */
+  hard: Uint8Array;
+  /** Per-cell letter-mass leakage (NaN where not reported): J x C. */
+  leakage: Float32Array | null;
+}
+
+/** Counts of what `bankFromRecords` kept, skipped and why. */
+export interface BankStats {
+  records: number;
+  cells: number;
+  soft: number;
+  hard: number;
+  /** `choice: null` answers: unparsable, counted as missing. */
+  missingAnswers: number;
+  /** Records dropped under `skipInvalid`, with the reason of each (the first 100 kept verbatim). */
+  skipped: number;
+  skippedReasons: string[];
+  /** Models and items dropped because no cell of theirs was observed (`dropEmpty`). */
+  droppedModels: string[];
+  droppedItems: string[];
+}
+
+export interface BankFromRecordsOptions {
+  /**
+   * Fix the item list and order (scoring against a calibrated bank). Records for other items are an
+   * error (`UNKNOWN_ITEM`), or skipped and counted with `skipInvalid`. Default: items in order of appearance.
+   */
+  items?: ItemSpec[];
+  /** Skip (and count) invalid records instead of throwing. Default false. */
+  skipInvalid?: boolean;
+  /** Drop models/items with no observed cell instead of throwing `EMPTY`. Default false. */
+  dropEmpty?: boolean;
+  /** Where each record came from (same index), for error messages. */
+  sources?: RecordSource[];
+  /** Source name used in messages when `sources` is not given. */
+  file?: string;
+}
+
+interface Cell {
+  model: number;
+  column: number;
+  probs: Float64Array;
+  hard: boolean;
+  leakage: number;
+}
+
+/** Normalise one record's response to a distribution over its K options; throws on bad values. */
+export function recordDistribution(r: ResponseRecord, k: number): { probs: Float64Array; hard: boolean } | null {
+  const given = (r.probs !== undefined ? 1 : 0) + (r.logprobs !== undefined ? 1 : 0) + (r.choice !== undefined ? 1 : 0);
+  if (given !== 1) {
+    throw new LlmNrmError('INVALID_RECORD', `record must have exactly one of probs, logprobs, choice (has ${given})`);
+  }
+  const out = new Float64Array(k);
+  if (r.choice !== undefined) {
+    if (r.choice === null) return null;
+    if (!Number.isInteger(r.choice) || r.choice < 0 || r.choice >= k) {
+      throw new LlmNrmError('INVALID_RECORD', `choice out of range: ${JSON.stringify(r.choice)} (options: ${k})`);
+    }
+    out[r.choice] = 1;
+    return { probs: out, hard: true };
+  }
+  if (r.probs !== undefined) {
+    if (!Array.isArray(r.probs) || r.probs.length !== k) {
+      throw new LlmNrmError('INVALID_PROBS', `probs must be an array of ${k} numbers, got ${JSON.stringify(r.probs)}`);
+    }
+    let sum = 0;
+    for (let i = 0; i < k; i++) {
+      const p = r.probs[i];
+      if (typeof p !== 'number' || !Number.isFinite(p) || p < 0) {
+        throw new LlmNrmError('INVALID_PROBS', `invalid probability at option ${i}: ${JSON.stringify(p)}`);
+      }
+      out[i] = p;
+      sum += p;
+    }
+    if (!(sum > 0)) throw new LlmNrmError('INVALID_PROBS', `probabilities sum to ${sum}, not a positive number`);
+    for (let i = 0; i < k; i++) out[i] /= sum;
+    return { probs: out, hard: false };
+  }
+  const lp = r.logprobs!;
+  if (!Array.isArray(lp) || lp.length !== k) {
+    throw new LlmNrmError('INVALID_PROBS', `logprobs must be an array of ${k} numbers, got ${JSON.stringify(lp)}`);
+  }
+  let max = -Infinity;
+  for (let i = 0; i < k; i++) {
+    const v = lp[i];
+    if (typeof v !== 'number' || Number.isNaN(v) || v === Infinity) {
+      throw new LlmNrmError('INVALID_PROBS', `invalid logprob at option ${i}: ${JSON.stringify(v)}`);
+    }
+    if (v > max) max = v;
+  }
+  if (max === -Infinity) throw new LlmNrmError('INVALID_PROBS', 'every logprob is -Infinity: no option has mass');
+  let sum = 0;
+  for (let i = 0; i < k; i++) {
+    const e = Math.exp(lp[i]! - max);
+    out[i] = e;
+    sum += e;
+  }
+  for (let i = 0; i < k; i++) out[i] /= sum;
+  return { probs: out, hard: false };
+}
+
+function optionCount(r: ResponseRecord): number | undefined {
+  if (r.options !== undefined) return r.options.length;
+  if (r.probs !== undefined) return r.probs.length;
+  if (r.logprobs !== undefined) return r.logprobs.length;
+  if (r.nOptions !== undefined) return r.nOptions;
+  if (r.position !== undefined) return r.position.length;
+  return undefined;
+}
+
+function checkPosition(pos: number[], k: number): string {
+  if (!Array.isArray(pos) || pos.length !== k) {
+    throw new LlmNrmError('INVALID_RECORD', `position must list ${k} displayed positions, got ${JSON.stringify(pos)}`);
+  }
+  const seen = new Uint8Array(k);
+  for (const p of pos) {
+    if (!Number.isInteger(p) || p < 0 || p >= k || seen[p]) {
+      throw new LlmNrmError('INVALID_RECORD', `position is not a permutation of 0..${k - 1}: ${JSON.stringify(pos)}`);
+    }
+    seen[p] = 1;
+  }
+  let identity = true;
+  for (let i = 0; i < k; i++) if (pos[i] !== i) identity = false;
+  return identity ? '' : pos.join(',');
+}
+
+/**
+ * Build a ResponseBank from tidy response records. Each record is validated (distribution, key,
+ * option count, position); a bad one throws an `LlmNrmError` naming its source line and value, or is
+ * counted and skipped under `skipInvalid`. A repeated (model, item, display order) becomes a further
+ * replicate column, so epochs and repeated trials are kept apart rather than averaged.
+ */
+export function bankFromRecords(
+  records: Iterable<ResponseRecord>,
+  options: BankFromRecordsOptions = {},
+): { bank: ResponseBank; stats: BankStats } {
+  const stats: BankStats = {
+    records: 0, cells: 0, soft: 0, hard: 0, missingAnswers: 0, skipped: 0, skippedReasons: [],
+    droppedModels: [], droppedItems: [],
+  };
+  const fixedItems = options.items !== undefined;
+  const items: ItemSpec[] = fixedItems ? options.items!.map((it) => ({ ...it })) : [];
+  const itemIndex = new Map<string, number>();
+  items.forEach((it, i) => {
+    if (itemIndex.has(it.id)) throw new LlmNrmError('DUPLICATE', `duplicate item id: ${JSON.stringify(it.id)}`);
+    itemIndex.set(it.id, i);
+  });
+  const modelIndex = new Map<string, number>();
+  const models: string[] = [];
+  const columnIndex = new Map<string, number>();
+  const colItemList: number[] = [];
+  const colPosList: (number[] | null)[] = [];
+  const replicate = new Map<string, number>();
+  const cells: Cell[] = [];
+
+  let idx = -1;
+  for (const r of records) {
+    idx++;
+    stats.records++;
+    const src = options.sources?.[idx];
+    const file = src?.file ?? options.file;
+    const line = src?.line ?? (options.sources ? undefined : idx + 1);
+    try {
+      if (r === null || typeof r !== 'object') throw new LlmNrmError('INVALID_RECORD', `record is not an object: ${JSON.stringify(r)}`);
+      if (typeof r.model !== 'string' || r.model === '') throw new LlmNrmError('INVALID_RECORD', `model must be a non-empty string, got ${JSON.stringify(r.model)}`);
+      if (typeof r.item !== 'string' || r.item === '') throw new LlmNrmError('INVALID_RECORD', `item must be a non-empty string, got ${JSON.stringify(r.item)}`);
+      const k = optionCount(r);
+      if (k === undefined) throw new LlmNrmError('INVALID_OPTIONS', `record for item ${JSON.stringify(r.item)} gives no option count (options, probs, logprobs or nOptions)`);
+      if (!Number.isInteger(k) || k < 2 || k > MAX_OPTIONS) throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k} (item ${JSON.stringify(r.item)}; must be 2 to ${MAX_OPTIONS})`);
+      if (!Number.isInteger(r.key) || r.key < 0 || r.key >= k) throw new LlmNrmError('INVALID_KEY', `key out of range: ${JSON.stringify(r.key)} (item ${JSON.stringify(r.item)} has ${k} options)`);
+      let ii = itemIndex.get(r.item);
+      if (ii === undefined) {
+        if (fixedItems) throw new LlmNrmError('UNKNOWN_ITEM', `item not in the calibrated bank: ${JSON.stringify(r.item)}`);
+        ii = items.length;
+        const spec: ItemSpec = { id: r.item, key: r.key, nOptions: k };
+        if (r.benchmark !== undefined) spec.benchmark = r.benchmark;
+        if (r.options !== undefined) spec.options = r.options.slice();
+        items.push(spec);
+        itemIndex.set(r.item, ii);
+      } else {
+        const spec = items[ii]!;
+        if (spec.nOptions !== k) throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has ${k} options here but ${spec.nOptions} elsewhere`);
+        if (spec.key !== r.key) throw new LlmNrmError('INVALID_KEY', `item ${JSON.stringify(r.item)} is keyed ${r.key} here but ${spec.key} elsewhere`);
+      }
+      const sig = r.position !== undefined ? checkPosition(r.position, k) : '';
+      const dist = recordDistribution(r, k);
+      if (r.leakage !== undefined && (typeof r.leakage !== 'number' || !(r.leakage >= 0 && r.leakage <= 1))) {
+        throw new LlmNrmError('INVALID_RECORD', `leakage must be a number in [0, 1], got ${JSON.stringify(r.leakage)}`);
+      }
+      let mi = modelIndex.get(r.model);
+      if (mi === undefined) {
+        mi = models.length;
+        models.push(r.model);
+        modelIndex.set(r.model, mi);
+      }
+      if (dist === null) {
+        stats.missingAnswers++;
+        continue;
+      }
+      // Replicates of one (model, item, order) go to successive columns (epochs kept apart).
+      const repKey = `${mi}\u0000${ii}\u0000${sig}`;
+      const rep = replicate.get(repKey) ?? 0;
+      replicate.set(repKey, rep + 1);
+      const colKey = `${ii}\u0000${sig}\u0000${rep}`;
+      let col = columnIndex.get(colKey);
+      if (col === undefined) {
+        col = colItemList.length;
+        columnIndex.set(colKey, col);
+        colItemList.push(ii);
+        colPosList.push(sig === '' ? null : r.position!.slice());
+      }
+      cells.push({ model: mi, column: col, probs: dist.probs, hard: dist.hard, leakage: r.leakage ?? NaN });
+      if (dist.hard) stats.hard++;
+      else stats.soft++;
+    } catch (e) {
+      if (!(e instanceof LlmNrmError)) throw e;
+      const located = new LlmNrmError(e.code, e.message, { cause: e, ...(file !== undefined ? { file } : {}), ...(line !== undefined ? { line } : {}) });
+      if (!options.skipInvalid) throw located;
+      stats.skipped++;
+      if (stats.skippedReasons.length < 100) stats.skippedReasons.push(located.message);
+    }
+  }
+  return assembleBank(models, items, colItemList, colPosList, cells, stats, options.dropEmpty ?? false, fixedItems);
+}
+
+function assembleBank(
+  modelsIn: string[],
+  itemsIn: ItemSpec[],
+  colItemIn: number[],
+  colPosIn: (number[] | null)[],
+  cells: Cell[],
+  stats: BankStats,
+  dropEmpty: boolean,
+  fixedItems: boolean,
+): { bank: ResponseBank; stats: BankStats } {
+  if (cells.length === 0) throw new LlmNrmError('EMPTY', 'no observed response: nothing to fit');
+  const modelSeen = new Uint8Array(modelsIn.length);
+  const itemSeen = new Uint8Array(itemsIn.length);
+  for (const c of cells) {
+    modelSeen[c.model] = 1;
+    itemSeen[colItemIn[c.column]!] = 1;
+  }
+  const emptyModels = modelsIn.filter((_, i) => !modelSeen[i]);
+  // With a fixed item list (scoring), unobserved items are expected and kept.
+  const emptyItems = fixedItems ? [] : itemsIn.filter((_, i) => !itemSeen[i]).map((it) => it.id);
+  if (!dropEmpty && (emptyModels.length > 0 || emptyItems.length > 0)) {
+    const what = emptyModels.length > 0 ? `model ${JSON.stringify(emptyModels[0])}` : `item ${JSON.stringify(emptyItems[0])}`;
+    throw new LlmNrmError('EMPTY', `${what} has no observed cell (every answer missing); pass dropEmpty to skip such models and items`);
+  }
+  stats.droppedModels = emptyModels;
+  stats.droppedItems = emptyItems;
+  const modelMap = new Int32Array(modelsIn.length).fill(-1);
+  const models: string[] = [];
+  modelsIn.forEach((m, i) => {
+    if (modelSeen[i]) {
+      modelMap[i] = models.length;
+      models.push(m);
+    }
+  });
+  const itemMap = new Int32Array(itemsIn.length).fill(-1);
+  const items: ItemSpec[] = [];
+  itemsIn.forEach((it, i) => {
+    if (fixedItems || itemSeen[i]) {
+      itemMap[i] = items.length;
+      items.push(it);
+    }
+  });
+  const nI = items.length;
+  const itemOffsets = new Int32Array(nI + 1);
+  const key = new Int32Array(nI);
+  let kMax = 0;
+  for (let i = 0; i < nI; i++) {
+    const k = items[i]!.nOptions;
+    itemOffsets[i + 1] = itemOffsets[i]! + k;
+    key[i] = items[i]!.key;
+    if (k > kMax) kMax = k;
+  }
+  const nC = colItemIn.length;
+  const colItem = new Int32Array(nC);
+  const colOffsets = new Int32Array(nC + 1);
+  let anyPos = false;
+  for (let c = 0; c < nC; c++) {
+    colItem[c] = itemMap[colItemIn[c]!]!;
+    colOffsets[c + 1] = colOffsets[c]! + items[colItem[c]!]!.nOptions;
+    if (colPosIn[c] !== null) anyPos = true;
+  }
+  const width = colOffsets[nC]!;
+  let colPosition: Uint8Array | null = null;
+  if (anyPos) {
+    colPosition = new Uint8Array(width);
+    for (let c = 0; c < nC; c++) {
+      const p = colPosIn[c];
+      const o = colOffsets[c]!;
+      const k = colOffsets[c + 1]! - o;
+      for (let t = 0; t < k; t++) colPosition[o + t] = p === null ? t : p[t]!;
+    }
+  }
+  const nJ = models.length;
+  const q = new Float32Array(nJ * width);
+  const observed = new Uint8Array(nJ * nC);
+  const hard = new Uint8Array(nJ * nC);
+  const anyLeak = cells.some((c) => !Number.isNaN(c.leakage));
+  const leakage = anyLeak ? new Float32Array(nJ * nC).fill(NaN) : null;
+  for (const cell of cells) {
+    const j = modelMap[cell.model]!;
+    const cc = j * nC + cell.column;
+    if (observed[cc]) throw new LlmNrmError('DUPLICATE', `duplicate cell for model ${JSON.stringify(models[j])}`);
+    observed[cc] = 1;
+    hard[cc] = cell.hard ? 1 : 0;
+    if (leakage) leakage[cc] = cell.leakage;
+    const base = j * width + colOffsets[cell.column]!;
+    for (let t = 0; t < cell.probs.length; t++) q[base + t] = cell.probs[t]!;
+  }
+  stats.cells = cells.length;
+  const bank: ResponseBank = {
+    models, items, itemOffsets, key, kMax, colItem, colOffsets, colPosition, q, observed, hard, leakage,
+  };
+  return { bank, stats };
+}
+
+/** Number of columns (presentations) of a bank. */
+export function bankColumns(bank: ResponseBank): number {
+  return bank.colItem.length;
+}
+
+/** Width of one data row (sum over columns of the option counts). */
+export function bankWidth(bank: ResponseBank): number {
+  return bank.colOffsets[bank.colItem.length]!;
+}
+
+/** Number of observed cells. */
+export function observedCount(bank: ResponseBank): number {
+  let n = 0;
+  for (let i = 0; i < bank.observed.length; i++) n += bank.observed[i]!;
+  return n;
+}
+
+/**
+ * A bank whose observed mask is replaced (cross-validation folds, calibration subsets): shares the
+ * data arrays, so it costs J x C bytes.
+ */
+export function withObserved(bank: ResponseBank, observed: Uint8Array): ResponseBank {
+  if (observed.length !== bank.observed.length) {
+    throw new LlmNrmError('INVALID_OPTION', `observed mask has ${observed.length} cells, bank has ${bank.observed.length}`);
+  }
+  return { ...bank, observed };
+}
+
+/** Hard (one-hot of the argmax) copy of a bank's responses, for NRM on hard responses. */
+export function hardenBank(bank: ResponseBank): ResponseBank {
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const q = new Float32Array(bank.q.length);
+  for (let j = 0; j < bank.models.length; j++) {
+    for (let c = 0; c < nC; c++) {
+      if (!bank.observed[j * nC + c]) continue;
+      const o = j * width + bank.colOffsets[c]!;
+      const k = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+      q[o + argmaxAt(bank.q, o, k)] = 1;
+    }
+  }
+  return { ...bank, q, hard: bank.observed.slice() };
+}
+
+/** Index (0..k-1) of the largest of `k` values starting at `o` (first one on ties). */
+export function argmaxAt(x: ArrayLike<number>, o: number, k: number): number {
+  let best = 0;
+  let bv = x[o]!;
+  for (let t = 1; t < k; t++) {
+    if (x[o + t]! > bv) {
+      bv = x[o + t]!;
+      best = t;
+    }
+  }
+  return best;
+}
+
+/** Correctness y_ji = [argmax q_ji = g_i] per cell (J x C), 255 where unobserved. */
+export function correctness(bank: ResponseBank): Uint8Array {
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const y = new Uint8Array(bank.models.length * nC).fill(255);
+  for (let j = 0; j < bank.models.length; j++) {
+    for (let c = 0; c < nC; c++) {
+      if (!bank.observed[j * nC + c]) continue;
+      const o = j * width + bank.colOffsets[c]!;
+      const k = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+      y[j * nC + c] = argmaxAt(bank.q, o, k) === bank.key[bank.colItem[c]!] ? 1 : 0;
+    }
+  }
+  return y;
+}

@@ -1,0 +1,47 @@
+/**
+ * The one error class of llm-nrm. `code` is a closed union so callers can branch on it; messages
+ * name the file, line and offending value where there is one (`invalid option count: 1`).
+ */
+export type LlmNrmErrorCode =
+  | 'INVALID_RECORD' // a response record is malformed (missing field, wrong type)
+  | 'INVALID_PROBS' // probabilities negative, NaN, or not summing to a positive number
+  | 'INVALID_KEY' // key out of range
+  | 'INVALID_OPTIONS' // option count below 2, above the limit, or inconsistent for one item
+  | 'DUPLICATE' // the same id twice where ids must be unique
+  | 'EMPTY' // an LLM or item with no observed cells, or no data at all
+  | 'NON_FINITE' // the objective or a parameter became NaN/Infinity during fitting
+  | 'INVALID_OPTION' // a function/CLI option has an invalid value
+  | 'INVALID_BUNDLE' // a calibration bundle failed schema validation
+  | 'UNKNOWN_ITEM' // responses refer to items that the bundle does not hold
+  | 'IO' // reading or writing a file failed
+  | 'FORMAT'; // a harness file could not be parsed or its format not recognised
+
+export class LlmNrmError extends Error {
+  readonly code: LlmNrmErrorCode;
+  /** Where the problem was found, when known. */
+  readonly file: string | undefined;
+  readonly line: number | undefined;
+
+  constructor(
+    code: LlmNrmErrorCode,
+    message: string,
+    options: { cause?: unknown; file?: string; line?: number } = {},
+  ) {
+    const where =
+      options.file !== undefined
+        ? `${options.file}${options.line !== undefined ? `:${options.line}` : ''}: `
+        : options.line !== undefined
+          ? `line ${options.line}: `
+          : '';
+    super(where + message, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = 'LlmNrmError';
+    this.code = code;
+    this.file = options.file;
+    this.line = options.line;
+  }
+}
+
+/** True when `e` is an LlmNrmError, optionally with the given code. */
+export function isLlmNrmError(e: unknown, code?: LlmNrmErrorCode): e is LlmNrmError {
+  return e instanceof LlmNrmError && (code === undefined || e.code === code);
+}

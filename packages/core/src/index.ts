@@ -1,0 +1,22 @@
+export { LlmNrmError, isLlmNrmError, type LlmNrmErrorCode } from './errors.js';
+export { MODEL_NAMES, type ItemSpec, type LlmNrmParts, type ModelName, type RecordSource, type ResponseRecord } from './types.js';
+export {
+  MAX_OPTIONS, argmaxAt, bankColumns, bankFromRecords, bankWidth, correctness, hardenBank, observedCount,
+  recordDistribution, withObserved, type BankFromRecordsOptions, type BankStats, type ResponseBank,
+} from './bank.js';
+export {
+  binaryLayout, freeMask, llmNrmLayout, llmParamIndices, sigmoid, softplus, softplusInv,
+  type BinaryLayout, type Layout, type LlmNrmLayout,
+} from './layout.js';
+export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackward } from './difficulty.js';
+export { DEFAULT_PRIORS, binaryObjective, llmNrmObjective, type EvalScope, type Objective, type Priors } from './objective.js';
+export {
+  minimizeAdam, minimizeLbfgs, type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName,
+} from './optimize.js';
+export {
+  ALL_PARTS, NO_PARTS, curvatureDiagonal, fit, initialParameters, inverseFirstDiagonal, itemDifficulties, modelObjective,
+  thetaStandardErrors, type FitOptions, type FitResult,
+} from './fit.js';
+export { predictor, wrongOptionShares, type Predictor } from './predict.js';
+export { randomSource, shuffled, type Random } from './random.js';
+export { PAPER_OPTION_WEIGHTS, bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';

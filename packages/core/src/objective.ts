@@ -1,0 +1,286 @@
+import type { ResponseBank } from './bank.js';
+import { computeDifficulties, difficultyBackward } from './difficulty.js';
+import { LlmNrmError } from './errors.js';
+import { freeMask, sigmoid, softplus, softplusInv, type BinaryLayout, type Layout, type LlmNrmLayout } from './layout.js';
+
+/** Gaussian priors of the MAP objective besides theta ~ N(0, 1). */
+export interface Priors {
+  /** SD of the N(0, sd^2) prior on item parameters (a, c; binary slope/intercept/guess/slip logits). Default 10: a weak ridge that keeps perfectly answered items finite. */
+  itemSd?: number;
+  /** SD of the prior on per-LLM parameters besides theta (delta, rho ~ N(0, sd^2); sbar ~ N(softplus^-1(1), sd^2)). Default 10 for fleet fits; scoring a single LLM uses 1. */
+  llmSd?: number;
+}
+
+/** Which rows (LLMs) an evaluation covers, and whether the item prior is added. */
+export interface EvalScope {
+  rowStart?: number;
+  rowEnd?: number;
+  /** Add the item-parameter prior (default true; false when only LLM blocks are of interest). */
+  itemPrior?: boolean;
+}
+
+/**
+ * The seam every optimizer and engine shares: the MAP objective L(x) and its gradient over one flat
+ * parameter vector. `lossAndGrad` writes dL/dx into `g` (zeroed first; 0 for fixed parameters) and
+ * returns L. One call is one pass over the observed cells.
+ */
+export interface Objective {
+  readonly layout: Layout;
+  /** 1 for parameters the optimizer may move. */
+  readonly free: Uint8Array;
+  lossAndGrad(x: Float64Array, g: Float64Array, scope?: EvalScope): number;
+}
+
+export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 10 };
+const SBAR_ONE = softplusInv(1);
+
+function checkFinite(loss: number): number {
+  if (!Number.isFinite(loss)) {
+    throw new LlmNrmError('NON_FINITE', `objective became ${loss}; the fit diverged (try --optimizer lbfgs, a smaller --lr, or check the input)`);
+  }
+  return loss;
+}
+
+/**
+ * The fused LLM-NRM kernel (paper.md, eqs. for u_jik, G_ji, p_jik): one pass over the ragged f32
+ * data with f64 accumulation and an analytic gradient. Parts switched off in the layout cost nothing.
+ */
+export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors: Priors = {}): Objective {
+  const free = freeMask(layout);
+  const { itemSd, llmSd } = { ...DEFAULT_PRIORS, ...priors };
+  const lamItem = 1 / (itemSd * itemSd);
+  const lamLlm = 1 / (llmSd * llmSd);
+  const J = layout.nModels;
+  const I = layout.nItems;
+  const Kmax = layout.kMax;
+  const { sharpness: useS, position: usePos, fallback: useFb } = layout.parts;
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const { q, observed, colItem, colOffsets, itemOffsets, colPosition } = bank;
+  const b = new Float64Array(I);
+  const aux = new Float64Array(3 * I);
+  const wts = new Float64Array(layout.sumK);
+  const gb = new Float64Array(I);
+  const v = new Float64Array(Kmax);
+  const zd = new Float64Array(Kmax);
+  const pos = new Int32Array(Kmax);
+  const A = layout.a;
+  const Cc = layout.c;
+
+  function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
+    const r0 = scope.rowStart ?? 0;
+    const r1 = scope.rowEnd ?? J;
+    g.fill(0);
+    if (useFb) {
+      computeDifficulties(bank, x, A, Cc, b, aux, wts);
+      gb.fill(0);
+    }
+    const w0 = x[layout.w0]!;
+    const kappa = useFb ? softplus(x[layout.kbar]!) : 0;
+    let gw0 = 0;
+    let gkappa = 0;
+    let loss = 0;
+    for (let j = r0; j < r1; j++) {
+      const th = x[layout.theta + j]!;
+      const s = useS ? softplus(x[layout.sbar + j]!) : 1;
+      const dOff = layout.delta + j * Kmax;
+      const rOff = layout.rho + j * Kmax;
+      let gth = 0;
+      let gs = 0;
+      let lossJ = 0;
+      const rowObs = j * nC;
+      const rowQ = j * width;
+      for (let col = 0; col < nC; col++) {
+        if (observed[rowObs + col] === 0) continue;
+        const i = colItem[col]!;
+        const io = itemOffsets[i]!;
+        const co = colOffsets[col]!;
+        const K = colOffsets[col + 1]! - co;
+        const qo = rowQ + co;
+        // Gate G_ji = sigmoid(w0 - kappa (theta_j - b_i)).
+        let G = 0;
+        if (useFb) G = sigmoid(w0 - kappa * (th - b[i]!));
+        const oneMinusG = 1 - G;
+        let vmax = -Infinity;
+        for (let k = 0; k < K; k++) {
+          const p = colPosition === null ? k : colPosition[co + k]!;
+          pos[k] = p;
+          // z + delta at the displayed position; u = s (z + delta); v = (1 - G) u + G rho.
+          const z = x[A + io + k]! * th + x[Cc + io + k]! + (usePos ? x[dOff + p]! : 0);
+          zd[k] = z;
+          const vk = useFb ? oneMinusG * s * z + G * x[rOff + p]! : s * z;
+          v[k] = vk;
+          if (vk > vmax) vmax = vk;
+        }
+        let sum = 0;
+        let Q = 0;
+        let qv = 0;
+        for (let k = 0; k < K; k++) {
+          const e = Math.exp(v[k]! - vmax);
+          sum += e;
+          const qk = q[qo + k]!;
+          Q += qk;
+          qv += qk * v[k]!;
+          v[k] = e; // v now holds unnormalised probabilities
+        }
+        const lse = vmax + Math.log(sum);
+        lossJ += Q * lse - qv;
+        // r_k = dL/dv_k = Q p_k - q_k; backprop through v = (1 - G) s z + G rho.
+        const inv = Q / sum;
+        let gG = 0;
+        for (let k = 0; k < K; k++) {
+          const r = v[k]! * inv - q[qo + k]!;
+          const ru = oneMinusG * r; // dL/du_k
+          const rz = ru * s; // dL/dz_k
+          g[A + io + k]! += rz * th;
+          g[Cc + io + k]! += rz;
+          gth += rz * x[A + io + k]!;
+          if (useS) gs += ru * zd[k]!;
+          if (usePos) g[dOff + pos[k]!]! += rz;
+          if (useFb) {
+            g[rOff + pos[k]!]! += G * r;
+            gG += r * (x[rOff + pos[k]!]! - s * zd[k]!);
+          }
+        }
+        if (useFb) {
+          const geta = gG * G * oneMinusG; // dL/d(eta), eta = w0 - kappa (theta - b)
+          gw0 += geta;
+          gkappa -= geta * (th - b[i]!);
+          gth -= geta * kappa;
+          gb[i]! += geta * kappa;
+        }
+      }
+      loss += lossJ;
+      // Priors: theta ~ N(0, 1); LLM parameters ~ N(default, llmSd^2).
+      loss += 0.5 * th * th;
+      gth += th;
+      g[layout.theta + j]! += gth;
+      if (useS) {
+        const sb = x[layout.sbar + j]!;
+        loss += 0.5 * lamLlm * (sb - SBAR_ONE) * (sb - SBAR_ONE);
+        g[layout.sbar + j]! += gs * sigmoid(sb) + lamLlm * (sb - SBAR_ONE);
+      }
+      if (usePos) {
+        for (let k = 0; k < Kmax; k++) {
+          const d = x[dOff + k]!;
+          loss += 0.5 * lamLlm * d * d;
+          g[dOff + k]! += lamLlm * d;
+        }
+      }
+      if (useFb) {
+        for (let k = 0; k < Kmax; k++) {
+          const r = x[rOff + k]!;
+          loss += 0.5 * lamLlm * r * r;
+          g[rOff + k]! += lamLlm * r;
+        }
+      }
+    }
+    if (useFb) {
+      difficultyBackward(bank, x, A, gb, aux, wts, g, Cc);
+      g[layout.w0]! += gw0;
+      g[layout.kbar]! += gkappa * sigmoid(x[layout.kbar]!);
+    }
+    if (scope.itemPrior !== false) {
+      const n = layout.sumK;
+      for (let t = 0; t < n; t++) {
+        const av = x[A + t]!;
+        const cv = x[Cc + t]!;
+        loss += 0.5 * lamItem * (av * av + cv * cv);
+        g[A + t]! += lamItem * av;
+        g[Cc + t]! += lamItem * cv;
+      }
+    }
+    for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
+    return checkFinite(loss);
+  }
+  return { layout, free, lossAndGrad };
+}
+
+/**
+ * Binary IRT kernel (1PL-4PL) on correctness y_ji = [argmax q_ji = g_i] (paper.md, baselines).
+ * `y` is J x C with 255 for unobserved cells (see `correctness`).
+ */
+export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uint8Array, priors: Priors = {}): Objective {
+  const free = freeMask(layout);
+  const { itemSd } = { ...DEFAULT_PRIORS, ...priors };
+  const lamItem = 1 / (itemSd * itemSd);
+  const J = layout.nModels;
+  const I = layout.nItems;
+  const nC = bank.colItem.length;
+  const { colItem } = bank;
+  const pl = layout.pl;
+
+  function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
+    const r0 = scope.rowStart ?? 0;
+    const r1 = scope.rowEnd ?? J;
+    g.fill(0);
+    let loss = 0;
+    for (let j = r0; j < r1; j++) {
+      const th = x[layout.theta + j]!;
+      let gth = 0;
+      for (let col = 0; col < nC; col++) {
+        const yy = y[j * nC + col]!;
+        if (yy === 255) continue;
+        const i = colItem[col]!;
+        const a = pl >= 2 ? x[layout.slope + i]! : 1;
+        const eta = a * th + x[layout.intercept + i]!;
+        const sg = sigmoid(eta);
+        const lo = pl >= 3 ? sigmoid(x[layout.guess + i]!) : 0;
+        const hi = pl >= 4 ? 1 - sigmoid(x[layout.slip + i]!) : 1;
+        const P = lo + (hi - lo) * sg;
+        // dL/dP for L = -[y log P + (1 - y) log(1 - P)]; clamp keeps log finite at the edges.
+        const Pc = P < 1e-300 ? 1e-300 : P > 1 - 1e-16 ? 1 - 1e-16 : P;
+        let dP: number;
+        if (yy === 1) {
+          loss -= Math.log(Pc);
+          dP = -1 / Pc;
+        } else {
+          loss -= Math.log1p(-Pc);
+          dP = 1 / (1 - Pc);
+        }
+        const deta = dP * (hi - lo) * sg * (1 - sg);
+        gth += deta * a;
+        g[layout.intercept + i]! += deta;
+        if (pl >= 2) g[layout.slope + i]! += deta * th;
+        if (pl >= 3) {
+          const gl = x[layout.guess + i]!;
+          const sl = sigmoid(gl);
+          g[layout.guess + i]! += dP * (1 - sg) * sl * (1 - sl);
+        }
+        if (pl >= 4) {
+          const gs = x[layout.slip + i]!;
+          const ss = sigmoid(gs);
+          g[layout.slip + i]! += -dP * sg * ss * (1 - ss);
+        }
+      }
+      loss += 0.5 * th * th;
+      g[layout.theta + j]! += gth + th;
+    }
+    if (scope.itemPrior !== false) {
+      for (let i = 0; i < I; i++) {
+        // Slope prior centred on 1 (the 1PL value); logits of guess/slip and intercepts on 0.
+        if (pl >= 2) {
+          const d = x[layout.slope + i]! - 1;
+          loss += 0.5 * lamItem * d * d;
+          g[layout.slope + i]! += lamItem * d;
+        }
+        const it = x[layout.intercept + i]!;
+        loss += 0.5 * lamItem * it * it;
+        g[layout.intercept + i]! += lamItem * it;
+        if (pl >= 3) {
+          const gl = x[layout.guess + i]!;
+          loss += 0.5 * lamItem * gl * gl;
+          g[layout.guess + i]! += lamItem * gl;
+        }
+        if (pl >= 4) {
+          const sl = x[layout.slip + i]!;
+          loss += 0.5 * lamItem * sl * sl;
+          g[layout.slip + i]! += lamItem * sl;
+        }
+      }
+    }
+    for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
+    return checkFinite(loss);
+  }
+  return { layout, free, lossAndGrad };
+}

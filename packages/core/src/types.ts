@@ -1,0 +1,58 @@
+/**
+ * The tidy response record (DESIGN.md, "The data that flows"): one per model x item presentation.
+ * Exactly one of `probs`, `logprobs`, `choice` carries the response.
+ */
+export interface ResponseRecord {
+  /** The LLM (examinee) id. */
+  model: string;
+  /** Item id, unique in the bank; adapters build `<benchmark>/<doc id>`. */
+  item: string;
+  /** Source benchmark or task. */
+  benchmark?: string;
+  /** 0-based index of the keyed (correct) option, in `options` (content) order. */
+  key: number;
+  /** Option texts in content order. */
+  options?: string[];
+  /** A distribution over the options (content order); renormalised when it does not sum to 1. */
+  probs?: number[];
+  /** Natural-log scores over the options (content order); softmaxed. `-Infinity` = unreported. */
+  logprobs?: number[];
+  /** A hard answer (content index), or `null` for an unparsable answer (missing, never wrong). */
+  choice?: number | null;
+  /** Number of options when neither `options` nor a distribution gives it (hard answers). */
+  nOptions?: number;
+  /** Displayed position of each option (content order) when the harness shuffled or rotated them. */
+  position?: number[];
+  /** Probability mass the model put outside the option tokens. */
+  leakage?: number;
+}
+
+/** Where a record came from, for error messages. */
+export interface RecordSource {
+  file?: string;
+  line?: number;
+}
+
+/** An item of a bank: id, key, option count and optional descriptive fields. */
+export interface ItemSpec {
+  id: string;
+  key: number;
+  nOptions: number;
+  benchmark?: string;
+  options?: string[];
+}
+
+/** Model families `fit` understands. */
+export type ModelName = 'llm-nrm' | 'nrm' | 'nrm-hard' | '1pl' | '2pl' | '3pl' | '4pl';
+
+export const MODEL_NAMES: readonly ModelName[] = ['llm-nrm', 'nrm', 'nrm-hard', '1pl', '2pl', '3pl', '4pl'];
+
+/** Which LLM-NRM processes are switched on (ablations switch them off one at a time). */
+export interface LlmNrmParts {
+  /** Per-LLM sharpness s_j = softplus(sbar_j). Off: s_j = 1. */
+  sharpness: boolean;
+  /** Per-LLM positional bias delta_jk over displayed positions. Off: 0. */
+  position: boolean;
+  /** Difficulty-gated guessing fallback (rho_jk, w0, kappa). Off: G = 0. */
+  fallback: boolean;
+}

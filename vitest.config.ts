@@ -1,0 +1,24 @@
+// One vitest run over every package: tests import workspace packages from their TypeScript
+// sources (aliases below), so `npm test` needs no build for library tests; CLI tests spawn the
+// built bin, which the root `test` script builds first.
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@llm-nrm/core': src('core'),
+      '@llm-nrm/analysis': src('analysis'),
+      '@llm-nrm/adapters': src('adapters'),
+      '@llm-nrm/engine-tfjs': src('engine-tfjs'),
+    },
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
