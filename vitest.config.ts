@@ -13,6 +13,7 @@ export default defineConfig({
       '@llm-nrm/analysis': src('analysis'),
       '@llm-nrm/adapters': src('adapters'),
       '@llm-nrm/engine-tfjs': src('engine-tfjs'),
+      '@llm-nrm/tooling/test': fileURLToPath(new URL('./tooling/src/test.ts', import.meta.url)),
     },
   },
   test: {

@@ -197,21 +197,14 @@ export function bankFromRecords(
       if (r === null || typeof r !== 'object') throw new LlmNrmError('INVALID_RECORD', `record is not an object: ${JSON.stringify(r)}`);
       if (typeof r.model !== 'string' || r.model === '') throw new LlmNrmError('INVALID_RECORD', `model must be a non-empty string, got ${JSON.stringify(r.model)}`);
       if (typeof r.item !== 'string' || r.item === '') throw new LlmNrmError('INVALID_RECORD', `item must be a non-empty string, got ${JSON.stringify(r.item)}`);
-      const k = optionCount(r);
+      const known = itemIndex.get(r.item);
+      const k = optionCount(r) ?? (known !== undefined ? items[known]!.nOptions : undefined);
       if (k === undefined) throw new LlmNrmError('INVALID_OPTIONS', `record for item ${JSON.stringify(r.item)} gives no option count (options, probs, logprobs or nOptions)`);
       if (!Number.isInteger(k) || k < 2 || k > MAX_OPTIONS) throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k} (item ${JSON.stringify(r.item)}; must be 2 to ${MAX_OPTIONS})`);
       if (!Number.isInteger(r.key) || r.key < 0 || r.key >= k) throw new LlmNrmError('INVALID_KEY', `key out of range: ${JSON.stringify(r.key)} (item ${JSON.stringify(r.item)} has ${k} options)`);
-      let ii = itemIndex.get(r.item);
-      if (ii === undefined) {
-        if (fixedItems) throw new LlmNrmError('UNKNOWN_ITEM', `item not in the calibrated bank: ${JSON.stringify(r.item)}`);
-        ii = items.length;
-        const spec: ItemSpec = { id: r.item, key: r.key, nOptions: k };
-        if (r.benchmark !== undefined) spec.benchmark = r.benchmark;
-        if (r.options !== undefined) spec.options = r.options.slice();
-        items.push(spec);
-        itemIndex.set(r.item, ii);
-      } else {
-        const spec = items[ii]!;
+      if (known === undefined && fixedItems) throw new LlmNrmError('UNKNOWN_ITEM', `item not in the calibrated bank: ${JSON.stringify(r.item)}`);
+      if (known !== undefined) {
+        const spec = items[known]!;
         if (spec.nOptions !== k) throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has ${k} options here but ${spec.nOptions} elsewhere`);
         if (spec.key !== r.key) throw new LlmNrmError('INVALID_KEY', `item ${JSON.stringify(r.item)} is keyed ${r.key} here but ${spec.key} elsewhere`);
       }
@@ -219,6 +212,16 @@ export function bankFromRecords(
       const dist = recordDistribution(r, k);
       if (r.leakage !== undefined && (typeof r.leakage !== 'number' || !(r.leakage >= 0 && r.leakage <= 1))) {
         throw new LlmNrmError('INVALID_RECORD', `leakage must be a number in [0, 1], got ${JSON.stringify(r.leakage)}`);
+      }
+      // Valid: only now register the item, so a skipped record leaves no trace in the bank.
+      let ii = known;
+      if (ii === undefined) {
+        ii = items.length;
+        const spec: ItemSpec = { id: r.item, key: r.key, nOptions: k };
+        if (r.benchmark !== undefined) spec.benchmark = r.benchmark;
+        if (r.options !== undefined) spec.options = r.options.slice();
+        items.push(spec);
+        itemIndex.set(r.item, ii);
       }
       let mi = modelIndex.get(r.model);
       if (mi === undefined) {

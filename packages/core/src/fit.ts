@@ -28,6 +28,11 @@ export interface FitOptions {
   standardErrors?: boolean;
   /** Warm start: a parameter vector of the same layout. */
   init?: Float64Array;
+  /**
+   * Hold item parameters and globals (w0, kappa) at their `init` values and fit only the per-LLM
+   * parameters: scoring LLMs against a calibrated bank, held-out LLMs in cross-validation.
+   */
+  fixItems?: boolean;
   onProgress?: (p: OptimizeProgress & { phase: string }) => void;
   now?: () => number;
 }
@@ -86,6 +91,25 @@ export function modelObjective(
     default:
       throw new LlmNrmError('INVALID_OPTION', `unknown model: ${JSON.stringify(model)} (one of llm-nrm, nrm, nrm-hard, 1pl, 2pl, 3pl, 4pl)`);
   }
+}
+
+/**
+ * The same objective with every non-LLM parameter (items, globals) held fixed: their gradient is
+ * zeroed, and the item prior is left out of the loss since it is constant.
+ */
+export function freezeItems(inner: Objective): Objective {
+  const layout = inner.layout;
+  const free = new Uint8Array(inner.free.length);
+  for (let j = 0; j < layout.nModels; j++) for (const t of llmParamIndices(layout, j)) free[t] = inner.free[t]!;
+  return {
+    layout,
+    free,
+    lossAndGrad(x, g, scope = {}) {
+      const f = inner.lossAndGrad(x, g, { ...scope, itemPrior: false });
+      for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
+      return f;
+    },
+  };
 }
 
 /** Per-LLM mean probability on the key and per-item/option mean probability (observed cells only). */
@@ -263,7 +287,10 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   const model = options.model ?? 'llm-nrm';
   const optimizer = options.optimizer ?? 'lbfgs';
   const priors = options.priors ?? {};
-  const { objective, bank: fitBank, parts } = modelObjective(bank, model, options.parts, priors);
+  const built = modelObjective(bank, model, options.parts, priors);
+  const { bank: fitBank, parts } = built;
+  if (options.fixItems && !options.init) throw new LlmNrmError('INVALID_OPTION', 'fixItems needs init (the calibrated parameters)');
+  const objective = options.fixItems ? freezeItems(built.objective) : built.objective;
   const layout = objective.layout;
   let x0 = options.init ? Float64Array.from(options.init) : initialParameters(fitBank, layout);
   if (x0.length !== layout.size) throw new LlmNrmError('INVALID_OPTION', `init has ${x0.length} parameters, the model needs ${layout.size}`);

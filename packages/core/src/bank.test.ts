@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { bankFromRecords, correctness, hardenBank } from './bank.js';
+import { LlmNrmError } from './errors.js';
+import type { ResponseRecord } from './types.js';
+
+const rec = (model: string, item: string, r: Partial<ResponseRecord>): ResponseRecord => ({ model, item, key: 0, ...r });
+
+describe('bankFromRecords', () => {
+  it('builds ragged columns, normalises probabilities and softmaxes logprobs', () => {
+    const { bank, stats } = bankFromRecords([
+      rec('m1', 'i1', { probs: [2, 1, 1] }),
+      rec('m1', 'i2', { logprobs: [0, Math.log(3)], key: 1 }),
+      rec('m2', 'i1', { choice: 2 }),
+      rec('m2', 'i2', { choice: null, nOptions: 2, key: 1 }),
+    ]);
+    expect(bank.models).toEqual(['m1', 'm2']);
+    expect(Array.from(bank.itemOffsets)).toEqual([0, 3, 5]);
+    expect(bank.kMax).toBe(3);
+    expect(Array.from(bank.q.subarray(0, 5))).toEqual([0.5, 0.25, 0.25, 0.25, 0.75]);
+    expect(Array.from(bank.q.subarray(5, 8))).toEqual([0, 0, 1]);
+    expect(Array.from(bank.observed)).toEqual([1, 1, 1, 0]);
+    expect(stats).toMatchObject({ soft: 2, hard: 1, missingAnswers: 1, cells: 3 });
+    expect(Array.from(correctness(bank))).toEqual([1, 1, 0, 255]);
+    expect(Array.from(hardenBank(bank).q.subarray(0, 5))).toEqual([1, 0, 0, 0, 1]);
+  });
+
+  it('keeps rotations apart as columns that share item parameters', () => {
+    const { bank } = bankFromRecords([
+      rec('m', 'i', { probs: [0.7, 0.2, 0.1] }),
+      rec('m', 'i', { probs: [0.6, 0.3, 0.1], position: [1, 2, 0] }),
+      rec('m', 'i', { probs: [0.5, 0.3, 0.2], position: [1, 2, 0] }),
+    ]);
+    expect(bank.items.length).toBe(1);
+    expect(Array.from(bank.colItem)).toEqual([0, 0, 0]);
+    expect(Array.from(bank.colPosition!)).toEqual([0, 1, 2, 1, 2, 0, 1, 2, 0]);
+  });
+
+  it.each([
+    [{ probs: [0.5, -0.1, 0.6] }, 'INVALID_PROBS', 'invalid probability at option 1: -0.1'],
+    [{ probs: [0, 0, 0] }, 'INVALID_PROBS', 'sum to 0'],
+    [{ probs: [NaN, 1, 0] }, 'INVALID_PROBS', 'option 0'],
+    [{ probs: [1, 0, 0], key: 3 }, 'INVALID_KEY', 'key out of range: 3'],
+    [{ probs: [1] }, 'INVALID_OPTIONS', 'invalid option count: 1'],
+    [{ logprobs: [-Infinity, -Infinity] }, 'INVALID_PROBS', 'every logprob is -Infinity'],
+    [{ probs: [1, 0], choice: 1 }, 'INVALID_RECORD', 'exactly one'],
+  ])('rejects %j with a located message', (bad, code, text) => {
+    const records = [rec('m', 'ok', { probs: [1, 0] }), rec('m', 'bad', bad as Partial<ResponseRecord>)];
+    try {
+      bankFromRecords(records, { file: 'responses.jsonl' });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(LlmNrmError);
+      expect((e as LlmNrmError).code).toBe(code);
+      expect((e as LlmNrmError).message).toContain('responses.jsonl:2');
+      expect((e as LlmNrmError).message).toContain(text);
+    }
+  });
+
+  it('counts and skips invalid records when asked, losing nothing silently', () => {
+    const { bank, stats } = bankFromRecords(
+      [rec('m', 'a', { probs: [1, 0] }), rec('m', 'b', { probs: [-1, 2] }), rec('m', 'c', { probs: [0.2, 0.8] })],
+      { skipInvalid: true },
+    );
+    expect(bank.items.map((i) => i.id)).toEqual(['a', 'c']);
+    expect(stats.skipped).toBe(1);
+    expect(stats.skippedReasons[0]).toContain('line 2');
+  });
+
+  it('names a model with no observed cell, or drops it under dropEmpty', () => {
+    const records = [rec('m1', 'a', { probs: [1, 0] }), rec('m2', 'a', { choice: null, nOptions: 2 })];
+    expect(() => bankFromRecords(records)).toThrow(/model "m2" has no observed cell/);
+    const { bank, stats } = bankFromRecords(records, { dropEmpty: true });
+    expect(bank.models).toEqual(['m1']);
+    expect(stats.droppedModels).toEqual(['m2']);
+  });
+});
