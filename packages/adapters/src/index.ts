@@ -1,2 +1,22 @@
 export { writeFileAtomic, writeStreamAtomic } from './atomic.js';
 export { newReport, type FormatName, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
+export { readLmEvalHarness, readLmEvalStream, LFS_POINTER_REASON, type LmEvalReadOptions } from './lmeval/readLmEvalHarness.js';
+export { lmEvalFileMeta, type LmEvalFileMeta } from './lmeval/lmEvalFileMeta.js';
+export { writeLmEvalHarness, lmEvalDateStamp, sanitizeModelName, type WriteLmEvalOptions, type WriteLmEvalResult } from './lmeval/writeLmEvalHarness.js';
+export { readNaepRotations, NAEP_BASELINES, type NaepReadOptions } from './naep/readNaepRotations.js';
+export {
+  optionDistributionFromTopLogprobs, letterLabels, tokenLabel,
+  type OptionDistribution, type OptionDistributionOptions, type TopLogprob, type TopLogprobs,
+} from './extract/optionDistributionFromTopLogprobs.js';
+export { softmaxOptionLogprobs } from './extract/softmaxOptionLogprobs.js';
+export { readHelm, helmBenchmark, helmJointChoice } from './helm/readHelm.js';
+export { readOpenAIEvals } from './openai/readOpenAIEvals.js';
+export { readInspect } from './inspect/readInspect.js';
+export { openZip, type ZipArchive, type ZipEntry } from './inspect/openZip.js';
+export {
+  formatResponseRecord, loadBank, parseResponseRecord, readResponses, readResponsesWithSources, tidyFileFormat,
+  tidyFormatFromExtension, writeResponses, TIDY_COLUMNS,
+  type LoadBankOptions, type ReadResponsesOptions, type SourcedRecord, type TidyColumnType, type TidyFileFormat, type WriteResponsesOptions,
+} from './tidy/index.js';
+export { FORMAT_NAMES, detectFormat, detectInputs, firstObjectKeys, formatFromKeys, type DetectOptions, type DetectedInput } from './detect.js';
+export { READERS, convertPaths, type ConvertOptions, type ConvertRow, type ConvertSummary } from './convert.js';

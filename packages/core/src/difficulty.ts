@@ -15,7 +15,7 @@ import type { ResponseBank } from './bank.js';
  *
  * Both maps are smooth, so the gradient never jumps, and b_i can never leave (-B, B).
  */
-export const DIFFICULTY_EPS = 0.1;
+export const DIFFICULTY_EPS = 0.5;
 export const DIFFICULTY_BOUND = 6;
 
 /**
@@ -99,4 +99,41 @@ export function difficultyBackward(
       }
     }
   }
+}
+
+/**
+ * b and its gradient for one item from its own a, c (K options, key g): item-local, no data. The
+ * gradient is laid out as [db/da_0..K-1, db/dc_0..K-1]. Used to build the item block's curvature.
+ */
+export function itemDifficultyGrad(a: ArrayLike<number>, c: ArrayLike<number>, K: number, g: number, grad: Float64Array, w: Float64Array): number {
+  const E2 = DIFFICULTY_EPS * DIFFICULTY_EPS;
+  let m = -Infinity;
+  for (let k = 0; k < K; k++) if (k !== g && c[k]! > m) m = c[k]!;
+  let s = 0;
+  for (let k = 0; k < K; k++) {
+    w[k] = k === g ? 0 : Math.exp(c[k]! - m);
+    s += w[k]!;
+  }
+  let abar = 0;
+  for (let k = 0; k < K; k++) {
+    w[k]! /= s;
+    abar += w[k]! * a[k]!;
+  }
+  const N = m + Math.log(s) - c[g]!;
+  const D = a[g]! - abar;
+  const den = D * D + E2;
+  const t = Math.tanh((N * D) / den / DIFFICULTY_BOUND);
+  const dbdraw = 1 - t * t;
+  const dN = (dbdraw * D) / den;
+  const dD = (dbdraw * N * (E2 - D * D)) / (den * den);
+  for (let k = 0; k < K; k++) {
+    if (k === g) {
+      grad[k] = dD;
+      grad[K + k] = -dN;
+    } else {
+      grad[k] = -dD * w[k]!;
+      grad[K + k] = dN * w[k]! - dD * w[k]! * (a[k]! - abar);
+    }
+  }
+  return DIFFICULTY_BOUND * t;
 }

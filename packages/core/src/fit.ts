@@ -1,4 +1,5 @@
 import { correctness, hardenBank, type ResponseBank } from './bank.js';
+import { blockPreconditioner } from './curvature.js';
 import { computeDifficulties } from './difficulty.js';
 import { LlmNrmError } from './errors.js';
 import {
@@ -68,7 +69,7 @@ export function modelObjective(
   model: ModelName,
   parts: Partial<LlmNrmParts> = {},
   priors: Priors = {},
-): { objective: Objective; bank: ResponseBank; parts: LlmNrmParts } {
+): { objective: Objective; bank: ResponseBank; parts: LlmNrmParts; y?: Uint8Array } {
   switch (model) {
     case 'llm-nrm': {
       const p = { ...ALL_PARTS, ...parts };
@@ -86,7 +87,7 @@ export function modelObjective(
     case '4pl': {
       const pl = Number(model[0]) as 1 | 2 | 3 | 4;
       const y = correctness(bank);
-      return { objective: binaryObjective(bank, binaryLayout(bank, pl), y, priors), bank, parts: { ...NO_PARTS } };
+      return { objective: binaryObjective(bank, binaryLayout(bank, pl), y, priors), bank, parts: { ...NO_PARTS }, y };
     }
     default:
       throw new LlmNrmError('INVALID_OPTION', `unknown model: ${JSON.stringify(model)} (one of llm-nrm, nrm, nrm-hard, 1pl, 2pl, 3pl, 4pl)`);
@@ -306,7 +307,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   } else if (optimizer === 'lbfgs') {
     res = minimizeLbfgs(objective, x0, {
       ...common,
-      diagonal: curvatureDiagonal(fitBank, layout, objective),
+      preconditioner: blockPreconditioner(fitBank, objective, priors, built.y),
       maxIterations: options.maxIterations ?? 1000,
       tolerance: options.tolerance ?? 1e-9,
     });

@@ -1,14 +1,21 @@
 import type { ResponseBank } from './bank.js';
 import { computeDifficulties, difficultyBackward } from './difficulty.js';
 import { LlmNrmError } from './errors.js';
-import { freeMask, sigmoid, softplus, softplusInv, type BinaryLayout, type Layout, type LlmNrmLayout } from './layout.js';
+import { freeMask, sigmoid, softplus, type BinaryLayout, type Layout, type LlmNrmLayout } from './layout.js';
 
 /** Gaussian priors of the MAP objective besides theta ~ N(0, 1). */
 export interface Priors {
   /** SD of the N(0, sd^2) prior on item parameters (a, c; binary slope/intercept/guess/slip logits). Default 10: a weak ridge that keeps perfectly answered items finite. */
   itemSd?: number;
-  /** SD of the prior on per-LLM parameters besides theta (delta, rho ~ N(0, sd^2); sbar ~ N(softplus^-1(1), sd^2)). Default 10 for fleet fits; scoring a single LLM uses 1. */
+  /** SD of the N(0, sd^2) prior on positional biases delta and fallback logits rho. Default 2. */
   llmSd?: number;
+  /**
+   * SD of the log-normal prior log s_j ~ N(0, sd^2) on sharpness. Default 0.5. Sharpness and the
+   * scale of (a, c) trade off (s a theta = (s/l)(l a) theta): theta ~ N(0,1) does not pin that scale,
+   * and without this prior the objective has a nearly flat valley along which optimizers crawl.
+   * It identifies sharpness as relative to a typical LLM (geometric mean about 1).
+   */
+  sharpnessSd?: number;
 }
 
 /** Which rows (LLMs) an evaluation covers, and whether the item prior is added. */
@@ -31,8 +38,7 @@ export interface Objective {
   lossAndGrad(x: Float64Array, g: Float64Array, scope?: EvalScope): number;
 }
 
-export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 10 };
-const SBAR_ONE = softplusInv(1);
+export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5 };
 
 function checkFinite(loss: number): number {
   if (!Number.isFinite(loss)) {
@@ -47,9 +53,10 @@ function checkFinite(loss: number): number {
  */
 export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors: Priors = {}): Objective {
   const free = freeMask(layout);
-  const { itemSd, llmSd } = { ...DEFAULT_PRIORS, ...priors };
+  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
   const lamItem = 1 / (itemSd * itemSd);
   const lamLlm = 1 / (llmSd * llmSd);
+  const lamS = 1 / (sharpnessSd * sharpnessSd);
   const J = layout.nModels;
   const I = layout.nItems;
   const Kmax = layout.kMax;
@@ -151,14 +158,16 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
         }
       }
       loss += lossJ;
-      // Priors: theta ~ N(0, 1); LLM parameters ~ N(default, llmSd^2).
+      // Priors: theta ~ N(0, 1); log s ~ N(0, sharpnessSd^2); delta, rho ~ N(0, llmSd^2).
       loss += 0.5 * th * th;
       gth += th;
       g[layout.theta + j]! += gth;
       if (useS) {
         const sb = x[layout.sbar + j]!;
-        loss += 0.5 * lamLlm * (sb - SBAR_ONE) * (sb - SBAR_ONE);
-        g[layout.sbar + j]! += gs * sigmoid(sb) + lamLlm * (sb - SBAR_ONE);
+        const ls = Math.log(s);
+        loss += 0.5 * lamS * ls * ls;
+        // d log s / d sbar = sigmoid(sbar) / s.
+        g[layout.sbar + j]! += (gs + (lamS * ls) / s) * sigmoid(sb);
       }
       if (usePos) {
         for (let k = 0; k < Kmax; k++) {

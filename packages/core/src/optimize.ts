@@ -22,6 +22,12 @@ export interface OptimizeOptions {
   memory?: number;
   /** Diagonal curvature estimate (same length as x; > 0) used as L-BFGS's initial inverse Hessian. */
   diagonal?: Float64Array;
+  /**
+   * A (block) preconditioner used as the initial inverse Hessian instead of `diagonal`, refreshed
+   * at the current point every `refreshEvery` iterations (default 10).
+   */
+  preconditioner?: { apply(v: Float64Array, out: Float64Array): void; refresh(x: Float64Array): void };
+  refreshEvery?: number;
   /** Adam: steps (default 2500), learning rate (default 0.05), betas (0.9, 0.999). */
   steps?: number;
   lr?: number;
@@ -90,12 +96,24 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   let reason = 'max-iterations';
   let converged = false;
   let gamma = 1;
+  const pc = opts.preconditioner;
+  const refreshEvery = opts.refreshEvery ?? 10;
+  const pcOut = pc ? new Float64Array(n) : dir;
   for (; it < maxIt; it++) {
+    if (pc && it % refreshEvery === 0) {
+      pc.refresh(x);
+      passes++;
+    }
     // Convergence on the preconditioned gradient.
     let gmax = 0;
-    for (let t = 0; t < n; t++) {
-      const v = Math.abs(g[t]!) * Math.sqrt(dinv[t]!);
-      if (v > gmax) gmax = v;
+    if (pc) {
+      pc.apply(g, pcOut);
+      gmax = Math.sqrt(Math.max(0, dot(g, pcOut)) / Math.max(1, Math.abs(f)));
+    } else {
+      for (let t = 0; t < n; t++) {
+        const v = Math.abs(g[t]!) * Math.sqrt(dinv[t]!);
+        if (v > gmax) gmax = v;
+      }
     }
     if (gmax < gtol) {
       reason = 'gradient';
@@ -114,7 +132,12 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       alpha[h] = a;
       axpy(-a, Y[h]!, dir);
     }
-    for (let t = 0; t < n; t++) dir[t]! *= gamma * dinv[t]!;
+    if (pc) {
+      pc.apply(dir, pcOut);
+      dir.set(pcOut);
+    } else {
+      for (let t = 0; t < n; t++) dir[t]! *= gamma * dinv[t]!;
+    }
     for (let h = 0; h < S.length; h++) {
       const bta = rhoHist[h]! * dot(Y[h]!, dir);
       axpy(alpha[h]! - bta, S[h]!, dir);
@@ -125,7 +148,12 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       S.length = 0;
       Y.length = 0;
       rhoHist.length = 0;
-      for (let t = 0; t < n; t++) dir[t] = -g[t]! * dinv[t]!;
+      if (pc) {
+        pc.apply(g, pcOut);
+        for (let t = 0; t < n; t++) dir[t] = -pcOut[t]!;
+      } else {
+        for (let t = 0; t < n; t++) dir[t] = -g[t]! * dinv[t]!;
+      }
       slope = dot(g, dir);
       if (!(slope < 0)) {
         reason = 'gradient';
@@ -134,7 +162,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       }
     }
     let step = 1;
-    if (S.length === 0 && it === 0) {
+    if (S.length === 0 && it === 0 && !pc) {
       // First step: keep the move modest until curvature pairs exist.
       let dmax = 0;
       for (let t = 0; t < n; t++) dmax = Math.max(dmax, Math.abs(dir[t]!));
@@ -155,7 +183,13 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
         accepted = true;
         break;
       }
-      step *= ok ? 0.5 : 0.1;
+      // Backtrack to the minimiser of the quadratic through f, slope and f(step), kept within
+      // [0.1, 0.5] of the step (Nocedal and Wright, sec. 3.5); a non-finite trial shrinks by 10.
+      if (ok) {
+        const curv = fNew - f - slope * step;
+        const tq = curv > 0 ? (-slope * step * step) / (2 * curv) : 0.5 * step;
+        step = Math.min(0.5 * step, Math.max(0.1 * step, tq));
+      } else step *= 0.1;
     }
     if (!accepted) {
       reason = 'line-search';

@@ -1,0 +1,286 @@
+import type { ResponseRecord } from '@llm-nrm/core';
+import type { OptionScoring } from '../reader.js';
+import { goldIndex, letterLabels } from './goldIndex.js';
+import { codePointLength, leafNumber, utf8Length } from './leafValues.js';
+
+/** The parts of a task's config (results file `configs[task]`) the reader uses. */
+export interface LmEvalTaskConfig {
+  output_type?: string;
+  target_delimiter?: string;
+  fewshot_delimiter?: string;
+  doc_to_choice?: unknown;
+}
+
+/** What one file's conversion counted, summarised in the report notes. */
+export interface SampleCounts {
+  /** Option scores that were NaN (treated as no mass, -Infinity). */
+  nanScores: number;
+  /** Samples whose every option score was -Infinity/NaN: emitted as missing (`choice: null`). */
+  allMissing: number;
+  /** Generated answers `[invalid]` (missing). */
+  invalidAnswers: number;
+  /** Generated answers that match no option label or text (missing). */
+  unmatchedAnswers: number;
+  /** Samples with several true options (first one keyed). */
+  multiGold: number;
+  /** acc_mutual_info samples (2K requests; unconditional half ignored). */
+  mutualInfo: number;
+  /** Options of zero length under chars/bytes scoring (raw score kept). */
+  zeroLength: number;
+}
+
+export function newCounts(): SampleCounts {
+  return { nanScores: 0, allMissing: 0, invalidAnswers: 0, unmatchedAnswers: 0, multiGold: 0, mutualInfo: 0, zeroLength: 0 };
+}
+
+export interface SampleContext {
+  task: string;
+  model: string;
+  score: OptionScoring;
+  config?: LmEvalTaskConfig | undefined;
+  counts: SampleCounts;
+}
+
+/** A converted sample (with its filter name), or why it was skipped. */
+export type SampleResult = { record: ResponseRecord; filter: string } | { skip: string };
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function docId(raw: Obj): string | null {
+  const id = raw.doc_id;
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  if (typeof id === 'string' && id !== '') return id;
+  return null;
+}
+
+/** `arguments` as [context, continuation-or-gen-kwargs] pairs: v0.4.3+ object or v0.4.0-0.4.2 list of tuples. */
+function requestArgs(args: unknown): [unknown, unknown][] | null {
+  if (Array.isArray(args)) {
+    const out: [unknown, unknown][] = [];
+    for (const a of args) {
+      if (!Array.isArray(a)) return null;
+      out.push([a[0], a[1]]);
+    }
+    return out;
+  }
+  if (isObj(args)) {
+    const keys = Object.keys(args).filter((k) => /^gen_args_\d+$/.test(k));
+    keys.sort((a, b) => Number(a.slice(9)) - Number(b.slice(9)));
+    const out: [unknown, unknown][] = [];
+    for (const k of keys) {
+      const g = args[k];
+      if (!isObj(g)) return null;
+      out.push([g.arg_0, g.arg_1]);
+    }
+    return out;
+  }
+  return null;
+}
+
+/** The score (loglikelihood) of a per-request response: `[lp, greedy]`, `[[lp, greedy]]` or `lp`. */
+function responseScore(v: unknown): number {
+  let x = v;
+  while (Array.isArray(x)) x = x[0];
+  return leafNumber(x);
+}
+
+/**
+ * Texts after the longest shared prefix, cut back to the last few-shot delimiter inside it: the
+ * part of each full prompt that differs (winogrande's partial sentences, write_out prompts).
+ */
+export function distinctTails(texts: readonly string[], delimiter = '\n\n'): string[] {
+  if (texts.length < 2) return texts.slice();
+  const a = texts[0]!;
+  let n = a.length;
+  for (let t = 1; t < texts.length; t++) {
+    const b = texts[t]!;
+    const m = Math.min(n, b.length);
+    let i = 0;
+    while (i < m && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+    n = i;
+  }
+  let cut = -1;
+  for (const d of [delimiter, '\n']) {
+    if (d === '' || n < d.length) continue;
+    const at = a.lastIndexOf(d, n - d.length);
+    if (at >= 0) {
+      cut = at + d.length;
+      break;
+    }
+  }
+  const start = cut < 0 ? 0 : cut;
+  return texts.map((s) => s.slice(start));
+}
+
+/** Label-like continuations (" A", "(B)", "3"): the options are scored as labels, their texts live in doc. */
+function labelLike(s: string): boolean {
+  return /^\(?[A-Za-z0-9]{1,2}[).:]?$/.test(s.trim());
+}
+
+function scoreOptions(lps: number[], scored: readonly string[], mode: OptionScoring, counts: SampleCounts): number[] {
+  const out = new Array<number>(lps.length);
+  for (let i = 0; i < lps.length; i++) {
+    let lp = lps[i]!;
+    if (Number.isNaN(lp)) {
+      counts.nanScores++;
+      lp = -Infinity;
+    }
+    if (mode !== 'raw' && lp !== -Infinity) {
+      const len = mode === 'chars' ? codePointLength(scored[i]!) : utf8Length(scored[i]!);
+      if (len > 0) lp /= len;
+      else counts.zeroLength++;
+    }
+    out[i] = lp;
+  }
+  return out;
+}
+
+function softOrMissing(base: ResponseRecord, scores: number[], counts: SampleCounts): ResponseRecord {
+  if (scores.every((s) => s === -Infinity)) {
+    counts.allMissing++;
+    base.choice = null;
+    base.nOptions = scores.length;
+  } else base.logprobs = scores;
+  return base;
+}
+
+/** One v0.3 `--write_out` element: `prompt_i`, `logit_i` (summed loglikelihoods), `truth`. */
+function writeOutRecord(raw: Obj, id: string, ctx: SampleContext): SampleResult {
+  const lps: number[] = [];
+  const prompts: string[] = [];
+  for (let i = 0; `logit_${i}` in raw; i++) {
+    lps.push(leafNumber(raw[`logit_${i}`]));
+    const p = raw[`prompt_${i}`];
+    prompts.push(typeof p === 'string' ? p : '');
+  }
+  if (lps.length < 2) return { skip: `write_out record has ${lps.length} logit_i values: not multiple choice` };
+  if (lps.some((x) => x === Infinity)) return { skip: `invalid loglikelihood: ${JSON.stringify(lps)}` };
+  const options = distinctTails(prompts, ctx.config?.fewshot_delimiter ?? '\n\n');
+  const t = raw.truth;
+  const key = typeof t === 'number' ? t : typeof t === 'string' && /^\d+$/.test(t.trim()) ? Number(t) : NaN;
+  if (!(Number.isInteger(key) && key >= 0 && key < lps.length)) return { skip: `gold out of range: truth ${JSON.stringify(t)} (${lps.length} options)` };
+  const base: ResponseRecord = { model: ctx.model, item: `${ctx.task}/${id}`, benchmark: ctx.task, key, options };
+  return { record: softOrMissing(base, scoreOptions(lps, options, ctx.score, ctx.counts), ctx.counts), filter: 'none' };
+}
+
+/** Option texts and labels of a generate_until sample, from its doc or the task's doc_to_choice list. */
+function generatedOptions(doc: Obj, config: LmEvalTaskConfig | undefined): { options: string[]; labels: string[]; oneBased: boolean } | null {
+  if (typeof doc.option1 === 'string' && typeof doc.option2 === 'string') {
+    const options: string[] = [];
+    for (let i = 1; typeof doc[`option${i}`] === 'string'; i++) options.push(doc[`option${i}`] as string);
+    return { options, labels: options.map((_, i) => String(i + 1)), oneBased: true };
+  }
+  const ch = doc.choices;
+  if (Array.isArray(ch) && ch.length >= 2 && ch.every((c) => typeof c === 'string')) {
+    return { options: ch as string[], labels: letterLabels(ch.length), oneBased: false };
+  }
+  if (isObj(ch) && Array.isArray(ch.text) && Array.isArray(ch.label) && ch.text.length === ch.label.length && ch.text.length >= 2) {
+    return { options: ch.text.map(String), labels: ch.label.map(String), oneBased: false };
+  }
+  if (Array.isArray(doc.endings) && doc.endings.length >= 2) {
+    const o = doc.endings.map(String);
+    return { options: o, labels: letterLabels(o.length), oneBased: false };
+  }
+  const dc = config?.doc_to_choice;
+  if (Array.isArray(dc) && dc.length >= 2 && dc.every((c) => typeof c === 'string')) {
+    return { options: dc as string[], labels: dc as string[], oneBased: false };
+  }
+  return null;
+}
+
+/** Index of a generated answer among labels, then option texts; -1 when it matches none. */
+function answerIndex(answer: string, labels: readonly string[], options: readonly string[]): number {
+  let a = answer.trim().replace(/[.。]+$/, '').trim();
+  const paren = /^\((.+)\)$/.exec(a);
+  if (paren) a = paren[1]!.trim();
+  let i = labels.indexOf(a);
+  if (i >= 0) return i;
+  const lower = a.toLowerCase();
+  i = labels.findIndex((l) => l.toLowerCase() === lower);
+  if (i >= 0) return i;
+  return options.findIndex((o) => o.trim().toLowerCase() === lower);
+}
+
+function generatedRecord(raw: Obj, id: string, ctx: SampleContext, filter: string): SampleResult {
+  const doc = isObj(raw.doc) ? raw.doc : {};
+  const opts = generatedOptions(doc, ctx.config);
+  if (opts === null) return { skip: 'generate_until sample: no option list in doc or task config (not multiple choice)' };
+  const k = opts.options.length;
+  let key = -1;
+  if (opts.oneBased && doc.answer !== undefined) key = answerIndex(String(doc.answer), opts.labels, opts.options);
+  if (key < 0) {
+    const g = goldIndex(doc, raw.target, k, opts.labels, opts.options, false);
+    if ('error' in g) return { skip: g.error };
+    key = g.key;
+  }
+  const fr = raw.filtered_resps;
+  let answer: unknown = Array.isArray(fr) ? fr[0] : fr;
+  while (Array.isArray(answer)) answer = answer[0];
+  if (typeof answer !== 'string') return { skip: `generate_until sample without a generated answer: filtered_resps ${JSON.stringify(fr)?.slice(0, 80)}` };
+  let choice: number | null;
+  if (answer.trim() === '[invalid]') {
+    ctx.counts.invalidAnswers++;
+    choice = null;
+  } else {
+    const i = answerIndex(answer, opts.labels, opts.options);
+    if (i < 0) ctx.counts.unmatchedAnswers++;
+    choice = i < 0 ? null : i;
+  }
+  const record: ResponseRecord = { model: ctx.model, item: `${ctx.task}/${id}`, benchmark: ctx.task, key, options: opts.options, choice, nOptions: k };
+  return { record, filter };
+}
+
+/** One lm-eval sample (any version) as a tidy record, or the reason it cannot be one. */
+export function sampleRecord(raw: unknown, ctx: SampleContext): SampleResult {
+  if (!isObj(raw)) return { skip: `not a sample object: ${JSON.stringify(raw)?.slice(0, 60)}` };
+  const id = docId(raw);
+  if (id === null) return { skip: `not an lm-eval sample: no doc_id (keys ${Object.keys(raw).slice(0, 6).join(', ')})` };
+  if ('logit_0' in raw) return writeOutRecord(raw, id, ctx);
+  const filter = typeof raw.filter === 'string' ? raw.filter : 'none';
+  const args = requestArgs(raw.arguments);
+  if (args === null || args.length === 0) return { skip: 'sample without request arguments' };
+  const out = ctx.config?.output_type;
+  // The sample's own shape decides first (a gen-kwargs object as arg_1), the task config second.
+  const generative = args.some((a) => typeof a[1] !== 'string') || out === 'generate_until';
+  if (generative) return generatedRecord(raw, id, ctx, filter);
+  if (out === 'loglikelihood' || out === 'loglikelihood_rolling') return { skip: `${out} task: no options (not multiple choice)` };
+  let k = args.length;
+  // acc_mutual_info appends K unconditional ("", choice) requests after the K conditional ones.
+  if (k >= 4 && k % 2 === 0 && args.slice(k / 2).every((a) => a[0] === '') && args.slice(0, k / 2).every((a) => a[0] !== '')) {
+    k /= 2;
+    ctx.counts.mutualInfo++;
+  }
+  if (k < 2) return { skip: `${k} request: not multiple choice (loglikelihood task)` };
+  const conts = args.slice(0, k).map((a) => (typeof a[1] === 'string' ? a[1] : ''));
+  const ctxs = args.slice(0, k).map((a) => (typeof a[0] === 'string' ? a[0] : JSON.stringify(a[0])));
+  const multipleInput = conts.every((c) => c === conts[0]) && new Set(ctxs).size === k;
+  let scored: string[];
+  if (multipleInput) scored = distinctTails(ctxs, ctx.config?.fewshot_delimiter ?? '\n\n');
+  else {
+    const delim = ctx.config?.target_delimiter ?? ' ';
+    scored = delim !== '' && conts.every((c) => c.startsWith(delim)) ? conts.map((c) => c.slice(delim.length)) : conts;
+  }
+  const doc = isObj(raw.doc) ? raw.doc : {};
+  const docChoices = doc.choices;
+  const display =
+    !multipleInput && Array.isArray(docChoices) && docChoices.length === k && docChoices.every((c) => typeof c === 'string') && scored.every(labelLike)
+      ? (docChoices as string[])
+      : scored;
+  const fr = Array.isArray(raw.filtered_resps) && raw.filtered_resps.length >= k ? raw.filtered_resps : raw.resps;
+  if (!Array.isArray(fr) || fr.length < k) return { skip: `expected ${k} option responses, got ${Array.isArray(fr) ? fr.length : 'none'}` };
+  const lps = new Array<number>(k);
+  for (let i = 0; i < k; i++) {
+    const lp = responseScore(fr[i]);
+    if (lp === Infinity) return { skip: `invalid loglikelihood for option ${i}: ${JSON.stringify(fr[i])}` };
+    lps[i] = lp;
+  }
+  const g = goldIndex(doc, raw.target, k, scored, display, multipleInput);
+  if ('error' in g) return { skip: g.error };
+  if (g.multi) ctx.counts.multiGold++;
+  const base: ResponseRecord = { model: ctx.model, item: `${ctx.task}/${id}`, benchmark: ctx.task, key: g.key, options: display };
+  return { record: softOrMissing(base, scoreOptions(lps, scored, ctx.score, ctx.counts), ctx.counts), filter };
+}

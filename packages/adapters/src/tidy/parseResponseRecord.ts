@@ -1,0 +1,125 @@
+import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+
+/**
+ * Validate one tidy record (a parsed JSON Lines value, or one row of an Arrow/Parquet table) and
+ * return it in canonical form. Throws an `LlmNrmError` naming the offending field and value; the
+ * caller adds the file and line.
+ *
+ * Conventions of the tidy file format (also in tidy/index.ts):
+ * - `null` for an optional field means "absent" (column stores write nulls for every missing cell).
+ * - The response is whichever of `probs`, `logprobs`, `choice` is non-null; more than one is an
+ *   error. When none is non-null but the `choice` key is present (`"choice": null`, or any row of a
+ *   column store), the record is an unparsable hard answer (`choice: null`, counted as missing).
+ * - In `logprobs`, an unreported option (`-Infinity`) may be written as the string `"-Infinity"`
+ *   (what writeResponses writes), `"-inf"`, JSON `null`, or a bare `-Infinity` token.
+ * - Unknown fields are ignored, so files with extra columns still read.
+ */
+export function parseResponseRecord(value: unknown): ResponseRecord {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new LlmNrmError('INVALID_RECORD', `record is not an object: ${short(value)}`);
+  }
+  const v = value as Record<string, unknown>;
+  if (typeof v.model !== 'string' || v.model === '') throw invalid('model must be a non-empty string', v.model);
+  if (typeof v.item !== 'string' || v.item === '') throw invalid('item must be a non-empty string', v.item);
+  if (typeof v.key !== 'number' || !Number.isInteger(v.key) || v.key < 0) {
+    throw new LlmNrmError('INVALID_KEY', `key must be a non-negative integer, got ${short(v.key)}`);
+  }
+  const r: ResponseRecord = { model: v.model, item: v.item, key: v.key };
+  if (v.benchmark != null) {
+    if (typeof v.benchmark !== 'string') throw invalid('benchmark must be a string', v.benchmark);
+    r.benchmark = v.benchmark;
+  }
+  if (v.options != null) {
+    if (!Array.isArray(v.options) || !v.options.every((o) => typeof o === 'string')) {
+      throw invalid('options must be an array of strings', v.options);
+    }
+    r.options = v.options.slice() as string[];
+  }
+
+  const given = (v.probs != null ? 1 : 0) + (v.logprobs != null ? 1 : 0) + (v.choice != null ? 1 : 0);
+  if (given > 1) {
+    const names = ['probs', 'logprobs', 'choice'].filter((n) => v[n] != null).join(', ');
+    throw new LlmNrmError('INVALID_RECORD', `record must have exactly one of probs, logprobs, choice (has ${names})`);
+  }
+  if (given === 0 && !('choice' in v)) {
+    throw new LlmNrmError('INVALID_RECORD', 'record has no response: give probs, logprobs or choice (null for an unparsable answer)');
+  }
+  if (v.probs != null) {
+    if (!Array.isArray(v.probs)) throw new LlmNrmError('INVALID_PROBS', `probs must be an array of numbers, got ${short(v.probs)}`);
+    r.probs = v.probs.map((p, i) => {
+      if (typeof p !== 'number' || !Number.isFinite(p) || p < 0) {
+        throw new LlmNrmError('INVALID_PROBS', `invalid probability at option ${i}: ${short(p)}`);
+      }
+      return p;
+    });
+  } else if (v.logprobs != null) {
+    if (!Array.isArray(v.logprobs)) throw new LlmNrmError('INVALID_PROBS', `logprobs must be an array of numbers, got ${short(v.logprobs)}`);
+    r.logprobs = v.logprobs.map((p, i) => {
+      if (p === null || p === '-Infinity' || p === '-inf') return -Infinity;
+      if (typeof p !== 'number' || Number.isNaN(p) || p === Infinity) {
+        throw new LlmNrmError('INVALID_PROBS', `invalid logprob at option ${i}: ${short(p)}`);
+      }
+      return p;
+    });
+  } else {
+    const c = v.choice ?? null;
+    if (c !== null && (typeof c !== 'number' || !Number.isInteger(c) || c < 0)) {
+      throw invalid('choice must be a non-negative integer or null', c);
+    }
+    r.choice = c as number | null;
+  }
+  if (v.nOptions != null) {
+    if (typeof v.nOptions !== 'number' || !Number.isInteger(v.nOptions) || v.nOptions < 2) {
+      throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${short(v.nOptions)}`);
+    }
+    r.nOptions = v.nOptions;
+  }
+  if (v.position != null) {
+    if (!Array.isArray(v.position) || !v.position.every((p) => typeof p === 'number' && Number.isInteger(p) && p >= 0)) {
+      throw invalid('position must be an array of non-negative integers', v.position);
+    }
+    r.position = v.position.slice() as number[];
+  }
+  if (v.leakage != null) {
+    if (typeof v.leakage !== 'number' || !(v.leakage >= 0 && v.leakage <= 1)) throw invalid('leakage must be a number in [0, 1]', v.leakage);
+    r.leakage = v.leakage;
+  }
+
+  // Every length that is given must agree, and the key (and a hard choice) must index an option.
+  const lengths: [string, number][] = [];
+  if (r.options) lengths.push(['options', r.options.length]);
+  if (r.probs) lengths.push(['probs', r.probs.length]);
+  if (r.logprobs) lengths.push(['logprobs', r.logprobs.length]);
+  if (r.nOptions !== undefined) lengths.push(['nOptions', r.nOptions]);
+  if (r.position) lengths.push(['position', r.position.length]);
+  if (lengths.length > 0) {
+    const [name0, k] = lengths[0]!;
+    for (const [name, n] of lengths) {
+      if (n !== k) throw new LlmNrmError('INVALID_OPTIONS', `option counts disagree: ${name0} has ${k}, ${name} has ${n}`);
+    }
+    if (k < 2) throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k}`);
+    if (r.key >= k) throw new LlmNrmError('INVALID_KEY', `key out of range: ${r.key} (${k} options)`);
+    if (typeof r.choice === 'number' && r.choice >= k) throw invalid(`choice out of range (${k} options)`, r.choice);
+  }
+  return r;
+}
+
+function invalid(what: string, value: unknown): LlmNrmError {
+  return new LlmNrmError('INVALID_RECORD', `${what}, got ${short(value)}`);
+}
+
+/** A value for an error message: JSON, but NaN/Infinity spelled out and long values cut. */
+export function short(value: unknown): string {
+  let s: string;
+  if (typeof value === 'number' && !Number.isFinite(value)) s = String(value);
+  else if (value === undefined) s = 'undefined';
+  else if (typeof value === 'bigint') s = `${value}`;
+  else {
+    try {
+      s = JSON.stringify(value) ?? String(value);
+    } catch {
+      s = String(value);
+    }
+  }
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}

@@ -1,0 +1,73 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LlmNrmError, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
+import type { ReadOptions } from '../reader.js';
+import { parseResponseRecord } from './parseResponseRecord.js';
+import { readTidyRows } from './readTidyRows.js';
+import { tidyFileFormat, tidyFormatFromExtension, type TidyFileFormat } from './tidyFileFormat.js';
+
+export interface ReadResponsesOptions extends ReadOptions {
+  /**
+   * Skip invalid records (malformed JSON, wrong types, bad values) and list each in
+   * `report.skipped` with its file and line, instead of throwing. Default false.
+   */
+  skipInvalid?: boolean;
+  /** Container of the file(s). Default: from the extension, else sniffed from the first bytes. */
+  format?: TidyFileFormat;
+}
+
+/** A record and where it came from (`line` is the 1-based line, or row of an Arrow/Parquet table). */
+export interface SourcedRecord {
+  record: ResponseRecord;
+  source: RecordSource & { file: string; line: number };
+}
+
+/**
+ * Stream the records of a tidy responses file (JSON Lines, `.jsonl.gz`, Arrow IPC or Parquet), or
+ * of every tidy file under a folder (sorted by path), with the file and line of each. Each record
+ * is validated (parseResponseRecord); a bad one throws `LlmNrmError` naming file, line and value,
+ * or with `skipInvalid` is counted in `options.report`.
+ */
+export async function* readResponsesWithSources(path: string, options: ReadResponsesOptions = {}): AsyncGenerator<SourcedRecord> {
+  for (const file of await tidyFiles(path)) {
+    const format = options.format ?? (await tidyFileFormat(file));
+    for await (const row of readTidyRows(file, format)) {
+      let record: ResponseRecord;
+      try {
+        if (row.error) throw row.error;
+        record = parseResponseRecord(row.value);
+      } catch (e) {
+        if (!(e instanceof LlmNrmError)) throw e;
+        if (!options.skipInvalid) throw new LlmNrmError(e.code, e.message, { cause: e, file, line: row.line });
+        options.report?.skipped.push({ file, line: row.line, reason: e.message });
+        continue;
+      }
+      if (options.model !== undefined) record.model = options.model;
+      if (options.report) options.report.records++;
+      yield { record, source: { file, line: row.line } };
+    }
+  }
+}
+
+/** Stream the records of tidy responses file(s); a `Reader`, so `convert` can take tidy input too. */
+export async function* readResponses(path: string, options: ReadResponsesOptions = {}): AsyncGenerator<ResponseRecord> {
+  for await (const { record } of readResponsesWithSources(path, options)) yield record;
+}
+
+/** The file itself, or every file with a tidy extension under a folder, sorted. */
+async function tidyFiles(path: string): Promise<string[]> {
+  let st;
+  try {
+    st = await stat(path);
+  } catch (e) {
+    throw new LlmNrmError('IO', `cannot read ${path}: ${(e as Error).message}`, { cause: e, file: path });
+  }
+  if (!st.isDirectory()) return [path];
+  const entries = await readdir(path, { recursive: true, withFileTypes: true });
+  const files = entries
+    .filter((d) => d.isFile() && !d.name.startsWith('.') && tidyFormatFromExtension(d.name) !== undefined)
+    .map((d) => join(d.parentPath, d.name))
+    .sort();
+  if (files.length === 0) throw new LlmNrmError('EMPTY', 'no tidy responses file (.jsonl, .jsonl.gz, .arrow, .parquet) in folder', { file: path });
+  return files;
+}

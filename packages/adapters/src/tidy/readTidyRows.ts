@@ -1,0 +1,131 @@
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { createGunzip } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { RecordBatchReader } from 'apache-arrow';
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
+import { LlmNrmError } from '@llm-nrm/core';
+import { TIDY_COLUMNS, plainCell } from './tidyColumns.js';
+import { parseJsonLine } from './parseJsonLine.js';
+import { fileHead, isGzip, type TidyFileFormat } from './tidyFileFormat.js';
+
+/** One raw row of a tidy file: the parsed value, or why it could not be parsed, and its 1-based line (row). */
+export interface TidyRow {
+  line: number;
+  value?: unknown;
+  error?: LlmNrmError;
+}
+
+/** Raw rows of a tidy file in the given container, unvalidated. */
+export function readTidyRows(path: string, format: TidyFileFormat): AsyncGenerator<TidyRow> {
+  if (format === 'arrow') return readArrowRows(path);
+  if (format === 'parquet') return readParquetRows(path);
+  return readJsonlRows(path);
+}
+
+/** JSON Lines, gunzipped when the file starts with the gzip magic; blank lines are skipped. */
+async function* readJsonlRows(path: string): AsyncGenerator<TidyRow> {
+  const gz = isGzip(await fileHead(path, 2));
+  let stream: Readable = createReadStream(path);
+  if (gz) stream = stream.pipe(createGunzip());
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let line = 0;
+  try {
+    for await (const text of lines) {
+      line++;
+      if (text.trim() === '') continue;
+      try {
+        yield { line, value: parseJsonLine(text) };
+      } catch (e) {
+        const reason = e instanceof SyntaxError ? e.message : String(e);
+        yield { line, error: new LlmNrmError('INVALID_RECORD', `malformed JSON (${reason}): ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`, { cause: e }) };
+      }
+    }
+  } catch (e) {
+    throw new LlmNrmError('IO', `cannot read ${path}${gz ? ' (gzip)' : ''}: ${(e as Error).message}`, { cause: e, file: path, line: line + 1 });
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+}
+
+/** Arrow IPC (file or stream format), one record batch at a time. */
+async function* readArrowRows(path: string): AsyncGenerator<TidyRow> {
+  const fh = await open(path, 'r');
+  try {
+    let reader;
+    try {
+      reader = await RecordBatchReader.from(fh);
+    } catch (e) {
+      throw new LlmNrmError('FORMAT', `not an Arrow IPC file: ${(e as Error).message}`, { cause: e, file: path });
+    }
+    let line = 0;
+    let checked = false;
+    for await (const batch of reader) {
+      if (!checked) {
+        checkColumns(batch.schema.fields.map((f) => f.name), path);
+        checked = true;
+      }
+      const cols = TIDY_COLUMNS.map((c) => [c.name, batch.getChild(c.name)] as const);
+      for (let i = 0; i < batch.numRows; i++) {
+        line++;
+        const row: Record<string, unknown> = {};
+        for (const [name, col] of cols) row[name] = col ? plainCell(col.get(i)) : null;
+        yield { line, value: row };
+      }
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Parquet, one row group at a time. */
+async function* readParquetRows(path: string): AsyncGenerator<TidyRow> {
+  const file = await asyncBufferFromFile(path);
+  let metadata;
+  try {
+    metadata = await parquetMetadataAsync(file);
+  } catch (e) {
+    throw new LlmNrmError('FORMAT', `not a Parquet file: ${(e as Error).message}`, { cause: e, file: path });
+  }
+  // Top-level column names: schema[0] is the root, its direct children follow in pre-order.
+  const names: string[] = [];
+  for (let i = 1, rest = metadata.schema[0]?.num_children ?? 0; rest > 0 && i < metadata.schema.length; rest--) {
+    names.push(metadata.schema[i]!.name);
+    i = skipSubtree(metadata.schema, i);
+  }
+  checkColumns(names, path);
+  const columns = TIDY_COLUMNS.map((c) => c.name).filter((n) => names.includes(n));
+  let start = 0;
+  for (const group of metadata.row_groups) {
+    const end = start + Number(group.num_rows);
+    const rows = await parquetReadObjects({ file, metadata, columns, rowStart: start, rowEnd: end });
+    for (let i = 0; i < rows.length; i++) {
+      const row: Record<string, unknown> = {};
+      for (const c of TIDY_COLUMNS) row[c.name] = plainCell((rows[i] as Record<string, unknown>)[c.name]);
+      yield { line: start + i + 1, value: row };
+    }
+    start = end;
+  }
+}
+
+/** Index just past the subtree of schema element `i` (elements are in pre-order with child counts). */
+function skipSubtree(schema: { num_children?: number }[], i: number): number {
+  let pending = 1;
+  while (pending > 0 && i < schema.length) {
+    pending += (schema[i]!.num_children ?? 0) - 1;
+    i++;
+  }
+  return i;
+}
+
+function checkColumns(names: string[], path: string): void {
+  const missing = TIDY_COLUMNS.filter((c) => c.required && !names.includes(c.name)).map((c) => c.name);
+  if (missing.length > 0) {
+    throw new LlmNrmError('FORMAT', `not a tidy responses table: missing column ${missing.join(', ')} (has ${names.join(', ') || 'none'})`, { file: path });
+  }
+  if (!['probs', 'logprobs', 'choice'].some((n) => names.includes(n))) {
+    throw new LlmNrmError('FORMAT', `not a tidy responses table: no probs, logprobs or choice column (has ${names.join(', ')})`, { file: path });
+  }
+}

@@ -1,0 +1,181 @@
+import { Readable } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import { Field, Float64, Int32, List, RecordBatchFileWriter, Table, Utf8, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
+import { ByteWriter, ParquetWriter, type SchemaElement } from 'hyparquet-writer';
+import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { writeFileAtomic, writeStreamAtomic } from '../atomic.js';
+import { formatResponseRecord } from './formatResponseRecord.js';
+import { parseResponseRecord } from './parseResponseRecord.js';
+import { TIDY_COLUMNS, recordColumns, type TidyColumnType } from './tidyColumns.js';
+import { tidyFormatFromExtension, type TidyFileFormat } from './tidyFileFormat.js';
+
+export interface WriteResponsesOptions {
+  /** Container. Default: from the extension (`.jsonl`, `.jsonl.gz`, `.arrow`, `.parquet`). */
+  format?: TidyFileFormat;
+  /** Gzip JSON Lines. Default: when the path ends in `.gz`. */
+  gzip?: boolean;
+  /** Records per Arrow record batch / Parquet row group. Default 65536. */
+  batchSize?: number;
+  /** Called after each record is written with the running count (progress display). Default none. */
+  onRecord?: (count: number) => void;
+}
+
+/**
+ * Write tidy records to `path` atomically (temporary file + rename), as JSON Lines (gzip when the
+ * path ends in `.gz`), Arrow IPC file format or Parquet, chosen by the extension. Each record is
+ * validated first, so the file always reads back; a bad one throws `INVALID_RECORD` naming its
+ * 1-based index and no file is left behind. Returns the number of records written.
+ */
+export async function writeResponses(
+  records: Iterable<ResponseRecord> | AsyncIterable<ResponseRecord>,
+  path: string,
+  options: WriteResponsesOptions = {},
+): Promise<{ records: number }> {
+  const format = options.format ?? tidyFormatFromExtension(path);
+  if (format === undefined) {
+    throw new LlmNrmError('INVALID_OPTION', `unknown responses file extension: ${path} (use .jsonl, .jsonl.gz, .arrow or .parquet)`, { file: path });
+  }
+  const counter = { n: 0 };
+  const checked = validated(records, counter, options.onRecord);
+  const batchSize = options.batchSize ?? 65536;
+  if (format === 'jsonl') await writeJsonl(checked, path, options.gzip ?? /\.gz$/i.test(path));
+  else if (format === 'arrow') await writeArrow(checked, path, batchSize);
+  else await writeParquet(checked, path, batchSize);
+  return { records: counter.n };
+}
+
+async function* validated(
+  records: Iterable<ResponseRecord> | AsyncIterable<ResponseRecord>,
+  counter: { n: number },
+  onRecord: ((count: number) => void) | undefined,
+): AsyncGenerator<ResponseRecord> {
+  for await (const r of records) {
+    let clean: ResponseRecord;
+    try {
+      clean = parseResponseRecord(r);
+    } catch (e) {
+      const err = e as LlmNrmError;
+      throw new LlmNrmError(err.code ?? 'INVALID_RECORD', `record ${counter.n + 1}: ${err.message}`, { cause: e });
+    }
+    counter.n++;
+    onRecord?.(counter.n);
+    yield clean;
+  }
+}
+
+async function* inBatches(records: AsyncIterable<ResponseRecord>, size: number): AsyncGenerator<ResponseRecord[]> {
+  let batch: ResponseRecord[] = [];
+  for await (const r of records) {
+    batch.push(r);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+async function writeJsonl(records: AsyncIterable<ResponseRecord>, path: string, gzip: boolean): Promise<void> {
+  async function* lines(): AsyncGenerator<string> {
+    // Join lines into chunks of about 64 KiB: one write per line is slow.
+    let chunk = '';
+    for await (const r of records) {
+      chunk += formatResponseRecord(r) + '\n';
+      if (chunk.length >= 65536) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk !== '') yield chunk;
+  }
+  const source = Readable.from(lines());
+  await rethrowInvalid(writeStreamAtomic(path, gzip ? source.pipe(createGzip()) : source));
+}
+
+/** writeStreamAtomic wraps every failure as IO; an invalid record should keep its own code. */
+async function rethrowInvalid(p: Promise<void>): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    let cause: unknown = e;
+    while (cause instanceof Error) {
+      if (cause instanceof LlmNrmError && cause.code !== 'IO') throw cause;
+      cause = cause.cause;
+    }
+    throw e;
+  }
+}
+
+const ARROW_TYPES: Record<TidyColumnType, () => DataType> = {
+  string: () => new Utf8(),
+  int: () => new Int32(),
+  float: () => new Float64(),
+  'string[]': () => new List(new Field('item', new Utf8(), false)),
+  'int[]': () => new List(new Field('item', new Int32(), false)),
+  'float[]': () => new List(new Field('item', new Float64(), false)),
+};
+
+function arrowTable(batch: readonly ResponseRecord[]): Table {
+  const cols = recordColumns(batch);
+  const vectors: Record<string, Vector> = {};
+  for (const c of TIDY_COLUMNS) vectors[c.name] = vectorFromArray(cols.get(c.name)!, ARROW_TYPES[c.type]()) as Vector;
+  return new Table(vectors);
+}
+
+async function writeArrow(records: AsyncIterable<ResponseRecord>, path: string, batchSize: number): Promise<void> {
+  const writer = new RecordBatchFileWriter();
+  // The file streams out while batches are built, so memory holds about one batch.
+  const stream = writer.toNodeStream();
+  const sink = writeStreamAtomic(path, stream);
+  try {
+    let any = false;
+    for await (const batch of inBatches(records, batchSize)) {
+      for (const b of arrowTable(batch).batches) writer.write(b);
+      any = true;
+    }
+    // An empty table still carries the schema, so the file reads back as zero records.
+    if (!any) writer.write(arrowTable([]));
+    writer.finish();
+  } catch (e) {
+    // Failing the stream makes writeStreamAtomic remove the temporary file.
+    stream.destroy(e as Error);
+    await sink.catch(() => undefined);
+    throw e;
+  }
+  await sink;
+}
+
+const PARQUET_LEAF: Record<string, Omit<SchemaElement, 'name' | 'repetition_type'>> = {
+  string: { type: 'BYTE_ARRAY', converted_type: 'UTF8' },
+  int: { type: 'INT32' },
+  float: { type: 'DOUBLE' },
+};
+
+/** The Parquet schema of the tidy columns: lists as the standard 3-level LIST. */
+function parquetSchema(): SchemaElement[] {
+  const schema: SchemaElement[] = [{ name: 'root', num_children: TIDY_COLUMNS.length }];
+  for (const c of TIDY_COLUMNS) {
+    const repetition_type = c.required ? 'REQUIRED' : 'OPTIONAL';
+    if (c.type.endsWith('[]')) {
+      schema.push({ name: c.name, repetition_type, converted_type: 'LIST', num_children: 1 });
+      schema.push({ name: 'list', repetition_type: 'REPEATED', num_children: 1 });
+      schema.push({ name: 'element', repetition_type: 'REQUIRED', ...PARQUET_LEAF[c.type.slice(0, -2)]! });
+    } else {
+      schema.push({ name: c.name, repetition_type, ...PARQUET_LEAF[c.type]! });
+    }
+  }
+  return schema;
+}
+
+async function writeParquet(records: AsyncIterable<ResponseRecord>, path: string, batchSize: number): Promise<void> {
+  // Parquet's footer needs every row group's offset, so the bytes are assembled in memory (they are
+  // compact: about 10x smaller than the records) and then written atomically.
+  const writer = new ByteWriter();
+  const pw = new ParquetWriter({ writer, schema: parquetSchema(), createdBy: 'llm-nrm' });
+  for await (const batch of inBatches(records, batchSize)) {
+    const cols = recordColumns(batch);
+    await pw.write({ columnData: TIDY_COLUMNS.map((c) => ({ name: c.name, data: cols.get(c.name)! })), rowGroupSize: batch.length });
+  }
+  pw.finish();
+  await writeFileAtomic(path, new Uint8Array(writer.getBuffer()));
+}

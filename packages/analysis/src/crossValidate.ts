@@ -1,0 +1,140 @@
+import {
+  argmaxAt, fit as coreFit, predictor, withObserved, wrongOptionShares, type FitOptions, type ModelName, type ResponseBank,
+} from '@llm-nrm/core';
+import { cellFolds, foldMask } from './cellFolds.js';
+import { P_FLOOR, meanSd } from './internal/stats.js';
+import { modelSpecs, type ModelSpec } from './modelSpec.js';
+
+/** Held-out metrics of one fold. */
+export interface CvFoldMetrics {
+  cells: number;
+  /** Option channel: top-1 accuracy of predicting the observed argmax option, and its log-loss. */
+  optionAccuracy: number;
+  optionLogLoss: number;
+  /** Correctness channel for y = [argmax q = key] and P(correct) = p_key: accuracy (p_key > 0.5), log-loss, Brier. */
+  correctAccuracy: number;
+  correctLogLoss: number;
+  correctBrier: number;
+  fitSeconds: number;
+  converged: boolean;
+}
+
+export interface MeanSd {
+  mean: number;
+  sd: number;
+}
+
+export interface CvRow {
+  name: string;
+  model: ModelName;
+  parts?: ModelSpec['parts'];
+  option: { accuracy: MeanSd; logLoss: MeanSd };
+  correctness: { accuracy: MeanSd; logLoss: MeanSd; brier: MeanSd };
+  folds: CvFoldMetrics[];
+  seconds: number;
+}
+
+export interface CrossValidation {
+  folds: number;
+  seed: number;
+  /** Observed cells partitioned. */
+  cells: number;
+  rows: CvRow[];
+}
+
+export interface CrossValidateOptions {
+  /** Models to compare (names or specs). Default ['llm-nrm']. */
+  models?: readonly (ModelName | ModelSpec)[];
+  /** Add the ablation rows (LLM-NRM without sharpness / position / fallback, and soft NRM). Default false. */
+  ablations?: boolean;
+  /** Number of folds (default 5). */
+  folds?: number;
+  /** Seed of the fold assignment (default 1). */
+  seed?: number;
+  /** Passed to every fit (optimizer, maxIterations, tolerance, priors). */
+  fitOptions?: Omit<FitOptions, 'model' | 'parts' | 'init' | 'fixItems' | 'onProgress'>;
+  onProgress?: (msg: string) => void;
+  /** The fitting function (default core's `fit`); injectable for other engines and for tests. */
+  fit?: (bank: ResponseBank, options: FitOptions) => { layout: import('@llm-nrm/core').Layout; x: Float64Array; converged: boolean };
+}
+
+/**
+ * Cell-level k-fold cross-validation (paper.md, experiment 1 / Table 1). The observed cells are
+ * partitioned into folds (`cellFolds`); for each fold every model is fitted on the other folds' cells
+ * only (`withObserved(bank, trainMask)`, so no held-out response reaches the objective) and predicts
+ * the held-out cells. Binary models spread wrong mass over distractors with `wrongOptionShares` of the
+ * training cells. Metrics are means and SDs over folds.
+ */
+export function crossValidate(bank: ResponseBank, options: CrossValidateOptions = {}): CrossValidation {
+  const k = options.folds ?? 5;
+  const seed = options.seed ?? 1;
+  const specs = modelSpecs(options.models ?? ['llm-nrm'], options.ablations ?? false);
+  const fitFn = options.fit ?? coreFit;
+  const say = options.onProgress ?? (() => {});
+  const folds = cellFolds(bank, k, seed);
+  let cells = 0;
+  for (let t = 0; t < folds.length; t++) if (folds[t] !== 255) cells++;
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const p = new Float64Array(bank.kMax);
+  const rows: CvRow[] = [];
+  for (const spec of specs) {
+    const perFold: CvFoldMetrics[] = [];
+    const t0 = Date.now();
+    for (let f = 0; f < k; f++) {
+      say(`cv ${spec.name}: fold ${f + 1}/${k}`);
+      const train = foldMask(folds, f, 'train');
+      const t1 = Date.now();
+      const res = fitFn(withObserved(bank, train), {
+        standardErrors: false,
+        ...options.fitOptions,
+        model: spec.model,
+        ...(spec.parts ? { parts: spec.parts } : {}),
+        onProgress: (pr) => say(`cv ${spec.name}: fold ${f + 1}/${k}, iteration ${pr.iteration}, loss ${pr.loss.toFixed(2)}`),
+      });
+      const fitSeconds = (Date.now() - t1) / 1000;
+      const shares = res.layout.kind === 'binary' ? wrongOptionShares(bank, train) : undefined;
+      const pred = predictor(bank, res.layout, res.x, shares);
+      let n = 0;
+      let oAcc = 0;
+      let oLL = 0;
+      let cAcc = 0;
+      let cLL = 0;
+      let brier = 0;
+      for (let j = 0; j < bank.models.length; j++) {
+        for (let c = 0; c < nC; c++) {
+          if (folds[j * nC + c] !== f) continue;
+          const i = bank.colItem[c]!;
+          const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+          const target = argmaxAt(bank.q, j * width + bank.colOffsets[c]!, K);
+          pred.cell(j, c, p);
+          const top = argmaxAt(p, 0, K);
+          n++;
+          if (top === target) oAcc++;
+          oLL -= Math.log(Math.max(p[target]!, P_FLOOR));
+          const g = bank.key[i]!;
+          const y = target === g ? 1 : 0;
+          const pk = p[g]!;
+          if ((pk > 0.5 ? 1 : 0) === y) cAcc++;
+          cLL -= Math.log(Math.max(y ? pk : 1 - pk, P_FLOOR));
+          brier += (pk - y) * (pk - y);
+        }
+      }
+      perFold.push({
+        cells: n, optionAccuracy: oAcc / n, optionLogLoss: oLL / n, correctAccuracy: cAcc / n,
+        correctLogLoss: cLL / n, correctBrier: brier / n, fitSeconds, converged: res.converged,
+      });
+    }
+    const col = (key: keyof CvFoldMetrics) => meanSd(perFold.map((m) => m[key] as number));
+    rows.push({
+      name: spec.name,
+      model: spec.model,
+      ...(spec.parts ? { parts: spec.parts } : {}),
+      option: { accuracy: col('optionAccuracy'), logLoss: col('optionLogLoss') },
+      correctness: { accuracy: col('correctAccuracy'), logLoss: col('correctLogLoss'), brier: col('correctBrier') },
+      folds: perFold,
+      seconds: (Date.now() - t0) / 1000,
+    });
+  }
+  return { folds: k, seed, cells, rows };
+}

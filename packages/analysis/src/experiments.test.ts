@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { simulateFleet, type FitOptions } from '@llm-nrm/core';
+import { calibrationCurve } from './calibrationCurve.js';
+import { compression } from './compression.js';
+import { llmCrossValidate } from './llmCrossValidate.js';
+
+const fitOptions: FitOptions = { maxIterations: 80, tolerance: 1e-7 };
+
+describe('llmCrossValidate (Table 3)', () => {
+  it('recovers held-out abilities from correctness and from distractor choices alone', () => {
+    const { bank } = simulateFleet({ models: 24, items: 60, seed: 21 });
+    const res = llmCrossValidate(bank, { folds: 4, seed: 2, fitOptions });
+    expect(res.full.every((v) => Number.isFinite(v))).toBe(true);
+    const byName = Object.fromEntries(res.rows.map((r) => [r.estimator, r]));
+    expect(byName['options']!.pearson).toBeGreaterThan(0.9);
+    expect(byName['correctness']!.pearson).toBeGreaterThan(0.8);
+    expect(byName['incorrect-only']!.pearson).toBeGreaterThan(0.5);
+    expect(byName['incorrect-only']!.spearman).toBeGreaterThan(0.5);
+    expect(res.wrongCells.reduce((s, v) => s + v, 0)).toBeGreaterThan(0);
+  });
+
+  it('refuses binary models (no distractor likelihood)', () => {
+    const { bank } = simulateFleet({ models: 6, items: 5, seed: 1 });
+    expect(() => llmCrossValidate(bank, { model: '2pl' })).toThrow(/option-level model/);
+  });
+});
+
+describe('compression (Fig. 3a)', () => {
+  it('selects nested budgets; all items reproduce the full ranking exactly', () => {
+    const { bank } = simulateFleet({ models: 20, items: 40, seed: 3 });
+    const res = compression(bank, { budgets: [5, 15, 40], folds: 4, seed: 1, fitOptions });
+    const [p5, p15, pAll] = res.points;
+    expect(p5!.selected[0]!.length).toBe(5);
+    expect(p15!.selected[0]!.slice(0, 5)).toEqual(p5!.selected[0]); // nested: top-5 within top-15
+    expect(pAll!.kendall).toBe(1);
+    expect(p15!.kendall).toBeGreaterThan(0.4);
+    expect(Number.isFinite(p5!.kendallRandom)).toBe(true);
+  });
+});
+
+describe('calibrationCurve (Fig. 3b)', () => {
+  it('gives finite held-out correctness log-loss per model and size, seeded', () => {
+    const { bank } = simulateFleet({ models: 16, items: 30, seed: 6 });
+    const opts = { sizes: [3, 12], models: ['llm-nrm', '2pl'] as const, repeats: 2, seed: 4, fitOptions };
+    const a = calibrationCurve(bank, opts);
+    expect(a.points.map((p) => `${p.name}@${p.n}`)).toEqual(['llm-nrm@3', 'llm-nrm@12', '2pl@3', '2pl@12']);
+    for (const p of a.points) {
+      expect(p.perRepeat.length).toBe(2);
+      expect(p.logLoss.mean).toBeGreaterThan(0);
+      expect(p.logLoss.mean).toBeLessThan(2);
+    }
+    const b = calibrationCurve(bank, opts);
+    expect(b.points.map((p) => p.logLoss.mean)).toEqual(a.points.map((p) => p.logLoss.mean));
+  });
+});

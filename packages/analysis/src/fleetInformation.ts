@@ -1,0 +1,32 @@
+import { itemDifficulties, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { llmInformation } from './llmInformation.js';
+
+/**
+ * Per-item information at the fitted ability distribution: the mean over LLMs `rows` (default all)
+ * of each LLM's full LLM-NRM information (`llmInformation`), summed over the item's columns (an item
+ * shown in four rotations carries the four presentations' information). Length I each.
+ */
+export function fleetInformation(
+  bank: ResponseBank,
+  layout: Layout,
+  x: Float64Array,
+  rows?: ArrayLike<number>,
+): { total: Float64Array; binary: Float64Array; wrong: Float64Array } {
+  const I = bank.items.length;
+  const total = new Float64Array(I);
+  const binary = new Float64Array(I);
+  const wrong = new Float64Array(I);
+  const list = rows ?? Array.from({ length: layout.nModels }, (_, j) => j);
+  const difficulties = layout.kind === 'llm-nrm' && layout.parts.fallback ? itemDifficulties(bank, layout, x) : undefined;
+  const n = list.length;
+  for (let r = 0; r < n; r++) {
+    const info = llmInformation(bank, layout, x, list[r]!, difficulties ? { difficulties } : {});
+    for (let col = 0; col < bank.colItem.length; col++) {
+      const i = bank.colItem[col]!;
+      total[i]! += info.total[col]! / n;
+      binary[i]! += info.binary[col]! / n;
+      wrong[i]! += info.wrong[col]! / n;
+    }
+  }
+  return { total, binary, wrong };
+}

@@ -1,0 +1,34 @@
+// @llm-nrm/analysis: information, rank agreement, item quality and the paper's experiments.
+// Pure TypeScript (no node: imports) so the leaderboard can run it in a browser.
+export { gaussHermite } from './gaussHermite.js';
+export { informationSplit } from './informationSplit.js';
+export {
+  abilityGrid, binaryInformation, itemInformation, type Abilities, type ItemInformation, type ItemInformationOptions,
+} from './itemInformation.js';
+export { llmInformation, type LlmInformation, type LlmInformationOptions } from './llmInformation.js';
+export { fleetInformation } from './fleetInformation.js';
+export { testInformation, type TestInformation } from './testInformation.js';
+export { informationSummary, type InformationSummaryRow } from './informationSummary.js';
+export { informativeDistractors } from './informativeDistractors.js';
+export { itemQuality, type ItemFlag, type ItemQuality, type ItemQualityOptions } from './itemQuality.js';
+export { kendallTau } from './kendallTau.js';
+export { rank } from './rank.js';
+export { pearson } from './pearson.js';
+export { spearmanRho } from './spearmanRho.js';
+export { bootstrapSd, type BootstrapOptions } from './bootstrapSd.js';
+export { parseRanking, type Ranking } from './parseRanking.js';
+export { rankAgreement, type RankAgreement, type RankAgreementRow } from './rankAgreement.js';
+export { cellFolds, foldMask, llmFolds } from './cellFolds.js';
+export { ABLATIONS, modelSpecs, type ModelSpec } from './modelSpec.js';
+export {
+  crossValidate, type CrossValidateOptions, type CrossValidation, type CvFoldMetrics, type CvRow, type MeanSd,
+} from './crossValidate.js';
+export {
+  llmCrossValidate, type LlmCrossValidateOptions, type LlmCrossValidation, type LlmCvRow, type ThetaEstimator,
+} from './llmCrossValidate.js';
+export { selectItems, type ItemSelection, type SelectItemsOptions } from './selectItems.js';
+export { compression, type Compression, type CompressionOptions, type CompressionPoint } from './compression.js';
+export {
+  calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint,
+} from './calibrationCurve.js';
+export type { ExperimentFitOptions, FitFn, FitLike } from './internal/fitting.js';

@@ -1,0 +1,45 @@
+import type { Layout, ResponseBank } from '@llm-nrm/core';
+
+/**
+ * Informative distractors (paper.md, "Information"): per item, the incorrect options that are the
+ * single most likely response at some ability on a grid (default -4..4 by 0.05), under the NRM
+ * component p = softmax(a theta + c). Returns option indices (content order) per item; binary layouts
+ * carry no option curves, so every list is empty.
+ */
+export function informativeDistractors(
+  bank: ResponseBank,
+  layout: Layout,
+  x: Float64Array,
+  options: { grid?: ArrayLike<number> } = {},
+): number[][] {
+  const grid = options.grid ?? Float64Array.from({ length: 161 }, (_, t) => -4 + 0.05 * t);
+  const out: number[][] = [];
+  for (let i = 0; i < bank.items.length; i++) {
+    const found: number[] = [];
+    if (layout.kind === 'llm-nrm') {
+      const io = bank.itemOffsets[i]!;
+      const K = bank.itemOffsets[i + 1]! - io;
+      const g = bank.key[i]!;
+      const seen = new Uint8Array(K);
+      for (let t = 0; t < grid.length; t++) {
+        const th = grid[t]!;
+        let best = -1;
+        let bv = -Infinity;
+        let tie = false;
+        for (let k = 0; k < K; k++) {
+          const v = x[layout.a + io + k]! * th + x[layout.c + io + k]!;
+          if (v > bv) {
+            bv = v;
+            best = k;
+            tie = false;
+          } else if (v === bv) tie = true;
+        }
+        // "single most likely": exact ties do not count.
+        if (!tie && best !== g) seen[best] = 1;
+      }
+      for (let k = 0; k < K; k++) if (seen[k]) found.push(k);
+    }
+    out.push(found);
+  }
+  return out;
+}

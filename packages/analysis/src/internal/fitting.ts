@@ -1,0 +1,45 @@
+import { fit as coreFit, withObserved, type FitOptions, type Layout, type ResponseBank } from '@llm-nrm/core';
+import type { ModelSpec } from '../modelSpec.js';
+
+/** What the experiments need from a fit. */
+export interface FitLike {
+  layout: Layout;
+  x: Float64Array;
+  converged: boolean;
+}
+
+export type FitFn = (bank: ResponseBank, options: FitOptions) => FitLike;
+
+export type ExperimentFitOptions = Omit<FitOptions, 'model' | 'parts' | 'init' | 'fixItems' | 'onProgress'>;
+
+/** Fit `spec` on the cells of `mask` only (items and LLMs jointly). */
+export function fitOnMask(
+  bank: ResponseBank, mask: Uint8Array, spec: ModelSpec, fitOptions: ExperimentFitOptions | undefined,
+  fitFn: FitFn = coreFit, say?: (msg: string) => void, label = '',
+): FitLike {
+  return fitFn(withObserved(bank, mask), {
+    standardErrors: false,
+    ...fitOptions,
+    model: spec.model,
+    ...(spec.parts ? { parts: spec.parts } : {}),
+    ...(say ? { onProgress: (p) => say(`${label}iteration ${p.iteration}, loss ${p.loss.toFixed(2)}`) } : {}),
+  });
+}
+
+/**
+ * Per-LLM parameters of the LLMs with cells in `mask`, item parameters (and globals) held at the
+ * calibration's values (`fixItems`). Rows without cells stay near the prior; read only masked rows.
+ */
+export function fitFixedItems(
+  bank: ResponseBank, mask: Uint8Array, spec: ModelSpec, calib: FitLike, fitOptions: ExperimentFitOptions | undefined,
+  fitFn: FitFn = coreFit,
+): FitLike {
+  return fitFn(withObserved(bank, mask), {
+    standardErrors: false,
+    ...fitOptions,
+    model: spec.model,
+    ...(spec.parts ? { parts: spec.parts } : {}),
+    init: calib.x,
+    fixItems: true,
+  });
+}

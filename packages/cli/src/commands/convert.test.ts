@@ -1,0 +1,91 @@
+// `llm-nrm convert` run in-process through main() on real fixture folders (read in place), writing
+// only to a temp dir; stdout/stderr are captured.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import type { ResponseRecord } from '@llm-nrm/core';
+import { readResponses } from '@llm-nrm/adapters';
+import { fixture, tempDir } from '@llm-nrm/tooling/test';
+import { main } from '../main.js';
+
+const tmp = tempDir('llm-nrm-cli-convert-');
+afterAll(() => tmp.cleanup());
+afterEach(() => vi.restoreAllMocks());
+
+/** Run the CLI, returning its exit code and what it printed. */
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+  // yargs prints --help through console.log.
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out += a.join(' ') + '\n'));
+  const code = await main(args);
+  log.mockRestore();
+  vi.mocked(process.stdout.write).mockRestore();
+  vi.mocked(process.stderr.write).mockRestore();
+  return { code, out, err };
+}
+
+async function read(path: string): Promise<ResponseRecord[]> {
+  const out: ResponseRecord[] = [];
+  for await (const r of readResponses(path)) out.push(r);
+  return out;
+}
+
+describe('llm-nrm convert', () => {
+  it('converts HELM run folders to Parquet and prints a models x benchmarks table with skips', async () => {
+    const output = join(tmp.dir, 'helm.parquet');
+    const { code, out, err } = await run(['convert', fixture('helm/every_eval_ever'), '-o', output]);
+    expect(err).toContain(`wrote 20 records to ${output}`);
+    expect(code).toBe(0);
+    const records = await read(output);
+    expect(records).toHaveLength(20);
+    expect(new Set(records.map((r) => r.model)).size).toBe(2);
+    expect(records.every((r) => r.choice !== undefined)).toBe(true);
+    expect(out).toMatch(/\(helm\)/);
+    expect(out).toMatch(/model\s+benchmark\s+items\s+hard\s+soft\s+missing\s+leakage/);
+    for (const m of new Set(records.map((r) => r.model))) expect(out).toContain(m);
+    expect(out).toContain('20 records; 2 model x benchmark pairs');
+    expect(out).toMatch(/skipped \d+:\n.*narrative_qa/);
+  });
+
+  it('--json prints the summary as JSON; NAEP rotations to gzipped JSON Lines', async () => {
+    const output = join(tmp.dir, 'naep.jsonl.gz');
+    const { code, out } = await run(['convert', fixture('response-matrices/mainlp-llm-psychometrics'), '-o', output, '--json', '-q']);
+    expect(code).toBe(0);
+    const summary = JSON.parse(out);
+    expect(summary.output).toBe(output);
+    expect(summary.inputs).toEqual([{ path: fixture('response-matrices/mainlp-llm-psychometrics'), format: 'naep-rotations' }]);
+    const records = await read(output);
+    expect(records).toHaveLength(summary.records);
+    const row = summary.byModelBenchmark[0];
+    expect(row.soft).toBe(row.items * 4);
+    expect(records.every((r) => r.logprobs !== undefined && r.position !== undefined)).toBe(true);
+  });
+
+  it('--from names the reader; a wrong extension fails before reading, with exit code 1', async () => {
+    const bad = await run(['convert', fixture('openai-evals'), '-o', join(tmp.dir, 'x.csv')]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/unknown output extension: .*x\.csv/);
+    expect(existsSync(join(tmp.dir, 'x.csv'))).toBe(false);
+    const usage = await run(['convert', fixture('openai-evals'), '--from', 'csv', '-o', join(tmp.dir, 'y.jsonl')]);
+    // A usage error (main's yargs .fail), not a conversion.
+    expect(usage.code).toBeGreaterThan(0);
+    expect(usage.err).toMatch(/Invalid values/);
+    const unknown = await run(['convert', fixture('helm/every_eval_ever/narrative_qa-model=openai_gpt2/stats.json'), '-o', join(tmp.dir, 'z.jsonl')]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(/stats\.json: unrecognised input/);
+  });
+
+  it('--help teaches, with examples', async () => {
+    // yargs ends the process after --help; keep the test runner alive.
+    const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    const { out } = await run(['convert', '--help']);
+    expect(exit).toHaveBeenCalledWith(0);
+    expect(out).toContain('Examples:');
+    expect(out).toContain('--score');
+    expect(out).toContain('convert results/ -o responses.parquet');
+    expect(out).toMatch(/-Infinity/);
+  });
+});

@@ -1,0 +1,57 @@
+// `llm-nrm evaluate` run in-process through main() on a small simulated responses file (temp dir);
+// stdout/stderr captured.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { bankRecords, simulateFleet } from '@llm-nrm/core';
+import { tempDir } from '@llm-nrm/tooling/test';
+import { main } from '../main.js';
+
+const tmp = tempDir('llm-nrm-cli-evaluate-');
+afterAll(() => tmp.cleanup());
+afterEach(() => vi.restoreAllMocks());
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out += a.join(' ') + '\n'));
+  const code = await main(args);
+  log.mockRestore();
+  vi.mocked(process.stdout.write).mockRestore();
+  vi.mocked(process.stderr.write).mockRestore();
+  return { code, out, err };
+}
+
+const file = join(tmp.dir, 'sim.jsonl');
+const { bank } = simulateFleet({ models: 12, items: 25, seed: 2 });
+writeFileSync(file, [...bankRecords(bank)].map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+describe('llm-nrm evaluate', () => {
+  it('prints Table 1 with the requested models and ablation rows', async () => {
+    const { code, out, err } = await run(['evaluate', file, '--cv', '3', '--models', 'llm-nrm,2pl', '--ablations', '--max-iterations', '30']);
+    expect(code).toBe(0);
+    expect(err).toContain('loaded 12 LLMs x 25 items');
+    expect(out).toMatch(/3-fold CV over 300 cells/);
+    expect(out).toMatch(/model\s+option acc\s+option log-loss\s+correct acc\s+correct log-loss\s+correct Brier/);
+    for (const name of ['llm-nrm ', '2pl', 'llm-nrm -sharpness', 'llm-nrm -position', 'llm-nrm -fallback', 'nrm ']) expect(out).toContain(name);
+    expect(out).toMatch(/0\.\d{4} ±0\.\d{4}/);
+  });
+
+  it('--by-llm and --compression --json give machine output', async () => {
+    const { code, out } = await run(['evaluate', file, '--by-llm', '3', '--compression', '5,25', '--max-iterations', '30', '--json', '-q']);
+    expect(code).toBe(0);
+    const res = JSON.parse(out);
+    expect(res.byLlm.rows.map((r: { estimator: string }) => r.estimator)).toEqual(['correctness', 'incorrect-only', 'options']);
+    expect(res.byLlm.full).toHaveLength(12);
+    expect(res.compression.points.map((p: { budget: number }) => p.budget)).toEqual([5, 25]);
+    expect(res.compression.points[1].kendall).toBe(1);
+  });
+
+  it('rejects an unknown model with one clear line', async () => {
+    const { code, err } = await run(['evaluate', file, '--models', 'llm-nrm,5pl']);
+    expect(code).toBe(1);
+    expect(err).toContain('unknown model: "5pl"');
+  });
+});

@@ -1,0 +1,134 @@
+import type { Argv, CommandModule } from 'yargs';
+import { LlmNrmError, MODEL_NAMES, type FitOptions, type ModelName } from '@llm-nrm/core';
+import { loadBank } from '@llm-nrm/adapters';
+import {
+  calibrationCurve, compression, crossValidate, llmCrossValidate,
+  type CalibrationCurve, type Compression, type CrossValidation, type LlmCrossValidation, type MeanSd,
+} from '@llm-nrm/analysis';
+import { formatTable, info, printJson, progress } from '../output.js';
+
+interface EvaluateArgs {
+  responses: string;
+  cv?: number;
+  'by-llm'?: number;
+  compression?: string;
+  calibration?: string;
+  models: string;
+  ablations: boolean;
+  seed: number;
+  'max-iterations'?: number;
+  json: boolean;
+  quiet: boolean;
+}
+
+const DEFAULT_MODELS = 'llm-nrm,nrm,nrm-hard,1pl,2pl,3pl,4pl';
+
+function parseModels(text: string): ModelName[] {
+  const out = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const m of out) {
+    if (!(MODEL_NAMES as readonly string[]).includes(m)) {
+      throw new LlmNrmError('INVALID_OPTION', `unknown model: ${JSON.stringify(m)} (one of ${MODEL_NAMES.join(', ')})`);
+    }
+  }
+  if (out.length === 0) throw new LlmNrmError('INVALID_OPTION', 'no model given to --models');
+  return out as ModelName[];
+}
+
+function parseInts(flag: string, text: string): number[] {
+  const out = text.split(',').map((s) => Number(s.trim()));
+  for (const n of out) if (!Number.isInteger(n) || n < 1) throw new LlmNrmError('INVALID_OPTION', `invalid ${flag} value: ${JSON.stringify(text)} (comma-separated positive integers)`);
+  return out;
+}
+
+const ms = (v: MeanSd) => `${v.mean.toFixed(4)} ±${(Number.isNaN(v.sd) ? 0 : v.sd).toFixed(4)}`;
+
+/** Table 1 as the paper prints it, mean ±SD over folds. */
+export function cvTable(res: CrossValidation): string {
+  const rows = res.rows.map((r) => [
+    r.name, ms(r.option.accuracy), ms(r.option.logLoss), ms(r.correctness.accuracy), ms(r.correctness.logLoss),
+    ms(r.correctness.brier), Math.round(r.seconds * 10) / 10,
+  ]);
+  return (
+    `Held-out prediction, ${res.folds}-fold CV over ${res.cells} cells (seed ${res.seed}); mean ±SD over folds\n` +
+    formatTable(['model', 'option acc', 'option log-loss', 'correct acc', 'correct log-loss', 'correct Brier', 'seconds'], rows)
+  );
+}
+
+export function llmCvTable(res: LlmCrossValidation): string {
+  const label = { correctness: 'correctness only', 'incorrect-only': 'incorrect options only', options: 'all options (theta only)' } as const;
+  return (
+    `Ability from errors, ${res.folds}-fold CV over ${res.models.length} LLMs (${res.model}, seed ${res.seed}); ` +
+    'correlation with the full-information theta\n' +
+    formatTable(['estimator', 'pearson', 'spearman', 'LLMs'], res.rows.map((r) => [label[r.estimator], r.pearson, r.spearman, r.n]))
+  );
+}
+
+export function compressionTable(res: Compression): string {
+  return (
+    `Compression, ${res.folds}-fold over LLMs (${res.model}): Kendall tau of held-out thetas from n items vs all items\n` +
+    formatTable(['items', 'kendall (informative)', 'kendall (random)', 'per-fold mean'], res.points.map((p) => [p.budget, p.kendall, p.kendallRandom, p.kendallFoldMean]))
+  );
+}
+
+export function calibrationTable(res: CalibrationCurve): string {
+  return (
+    `Calibration with fewer LLMs: held-out correctness log-loss (${res.heldOut} held-out LLMs, ${res.repeats} repeats)\n` +
+    formatTable(['model', 'calibration LLMs', 'log-loss'], res.points.map((p) => [p.name, p.n, ms(p.logLoss)]))
+  );
+}
+
+export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
+  command: 'evaluate <responses>',
+  describe: 'Cross-validate models on a responses file: held-out prediction (Table 1), ability from errors (Table 3), compression, calibration size',
+  builder: (y: Argv) =>
+    y
+      .positional('responses', { describe: 'Tidy responses file or folder (.jsonl, .jsonl.gz, .arrow, .parquet)', type: 'string', demandOption: true })
+      .option('cv', { describe: 'Cell-level k-fold CV (Table 1); the default experiment when none is named', type: 'number', requiresArg: true })
+      .option('by-llm', { describe: 'LLM-level k-fold CV: ability from correctness or from distractors only (Table 3)', type: 'number', requiresArg: true })
+      .option('compression', { describe: 'Item budgets, e.g. 10,41,100: Kendall tau from the n most informative items (Fig. 3a; 5 LLM folds)', type: 'string', requiresArg: true })
+      .option('calibration', { describe: 'Calibration-set sizes, e.g. 5,10,20,40: held-out log-loss with item parameters from n LLMs (Fig. 3b)', type: 'string', requiresArg: true })
+      .option('models', { describe: 'Models for --cv and --calibration, comma-separated', type: 'string', default: DEFAULT_MODELS })
+      .option('ablations', { describe: 'Add LLM-NRM without sharpness / position / fallback, and soft NRM, to --cv', type: 'boolean', default: false })
+      .option('seed', { describe: 'Seed of folds and draws', type: 'number', default: 1 })
+      .option('max-iterations', { describe: 'Cap on optimizer iterations per fit (default: core\'s)', type: 'number', requiresArg: true })
+      .option('json', { describe: 'Print results as JSON', type: 'boolean', default: false })
+      .option('quiet', { alias: 'q', describe: 'No progress on stderr', type: 'boolean', default: false })
+      .example('$0 evaluate responses.jsonl --cv 5 --ablations', 'Table 1 with every model and the ablation rows')
+      .example('$0 evaluate responses.jsonl --by-llm 5', 'Table 3: ability from errors alone')
+      .example('$0 evaluate responses.jsonl --compression 10,41,100 --calibration 5,10', 'Fig. 3a and 3b'),
+  handler: async (argv) => {
+    const tick = progress(argv.quiet);
+    const models = parseModels(argv.models);
+    const seed = argv.seed;
+    const fitOptions: FitOptions = argv['max-iterations'] !== undefined ? { maxIterations: argv['max-iterations'] } : {};
+    const { bank, stats } = await loadBank(argv.responses);
+    info(argv.quiet, `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells)`);
+    const none = argv.cv === undefined && argv['by-llm'] === undefined && argv.compression === undefined && argv.calibration === undefined;
+    const out: Record<string, unknown> = {};
+    const text: string[] = [];
+    const cvK = argv.cv ?? (none ? 5 : undefined);
+    if (cvK !== undefined) {
+      const res = crossValidate(bank, { models, ablations: argv.ablations, folds: cvK, seed, fitOptions, onProgress: tick });
+      out['cv'] = res;
+      text.push(cvTable(res));
+    }
+    if (argv['by-llm'] !== undefined) {
+      const res = llmCrossValidate(bank, { folds: argv['by-llm'], seed, fitOptions, onProgress: tick });
+      out['byLlm'] = { ...res, fold: Array.from(res.fold), full: Array.from(res.full), correctness: Array.from(res.correctness),
+        incorrectOnly: Array.from(res.incorrectOnly), options: Array.from(res.options), wrongCells: Array.from(res.wrongCells) };
+      text.push(llmCvTable(res));
+    }
+    if (argv.compression !== undefined) {
+      const res = compression(bank, { budgets: parseInts('--compression', argv.compression), seed, fitOptions, onProgress: tick });
+      out['compression'] = { ...res, full: Array.from(res.full), thetas: res.thetas.map((t) => Array.from(t)) };
+      text.push(compressionTable(res));
+    }
+    if (argv.calibration !== undefined) {
+      const res = calibrationCurve(bank, { sizes: parseInts('--calibration', argv.calibration), models, seed, fitOptions, onProgress: tick });
+      out['calibration'] = res;
+      text.push(calibrationTable(res));
+    }
+    if (argv.json) printJson(out);
+    else process.stdout.write(text.join('\n'));
+  },
+};

@@ -1,0 +1,5 @@
+export { loadTfjs, type LoadTfjsOptions, type LoadedTfjs, type Tf, type TfjsBackendName } from './loadTfjs.js';
+export {
+  createTfjsObjective, tfjsBinaryObjective, tfjsLlmNrmObjective, tfjsObjective,
+  type CreateTfjsObjectiveOptions, type CreatedTfjsObjective, type GatherGradient, type TfjsObjective, type TfjsObjectiveOptions,
+} from './tfjsObjective.js';

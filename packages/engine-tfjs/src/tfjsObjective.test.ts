@@ -1,0 +1,225 @@
+// tfjs autograd against core's analytic kernels: the same loss and the same gradient for every model
+// of `modelObjective`, on small seeded banks with ragged option counts (2..7), missing, hard and
+// rotated cells, at random points, at the generating truth and where the gate difficulty's
+// denominator D_i is near 0. tfjs computes in float32, so the tolerances are float32 ones:
+// loss relative 1e-5; gradient |g_tfjs - g| <= 1e-4 |g| + 1e-5 max|g| per coordinate.
+// GRADIENT_REPORT=1 prints the largest discrepancy per model.
+import { createRequire } from 'node:module';
+import {
+  DIFFICULTY_EPS, LlmNrmError, llmNrmLayout, modelObjective, randomSource, simulateFleet, softplusInv,
+  type EvalScope, type Layout, type LlmNrmParts, type ModelName, type Objective, type Priors, type Random, type ResponseBank,
+} from '@llm-nrm/core';
+import { expectArraysClose } from '@llm-nrm/tooling/test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTfjsObjective, loadTfjs, tfjsObjective, type LoadedTfjs } from './index.js';
+
+const RAGGED = { 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1 };
+const fleetOf = (seed: number) => simulateFleet({ models: 6, items: 12, seed, rotations: 2, missing: 0.2, hard: 0.3, optionWeights: RAGGED });
+
+function randomPoint(layout: Layout, rng: Random): Float64Array {
+  const x = new Float64Array(layout.size);
+  if (layout.kind === 'binary') {
+    for (let j = 0; j < layout.nModels; j++) x[layout.theta + j] = rng.normal();
+    for (let i = 0; i < layout.nItems; i++) {
+      x[layout.slope + i] = 1 + 0.4 * rng.normal();
+      x[layout.intercept + i] = rng.normal();
+      x[layout.guess + i] = -1.5 + 0.6 * rng.normal();
+      x[layout.slip + i] = -1.5 + 0.6 * rng.normal();
+    }
+    return x;
+  }
+  for (let j = 0; j < layout.nModels; j++) {
+    x[layout.theta + j] = rng.normal();
+    x[layout.sbar + j] = softplusInv(1) + 0.4 * rng.normal();
+  }
+  for (let t = 0; t < layout.nModels * layout.kMax; t++) {
+    x[layout.delta + t] = 0.4 * rng.normal();
+    x[layout.rho + t] = 0.7 * rng.normal();
+  }
+  for (let t = 0; t < layout.sumK; t++) {
+    x[layout.a + t] = 0.8 * rng.normal();
+    x[layout.c + t] = rng.normal();
+  }
+  x[layout.w0] = -0.5 + 0.5 * rng.normal();
+  x[layout.kbar] = softplusInv(1.2) + 0.3 * rng.normal();
+  return x;
+}
+
+/** Move a_key of the first items so that D_i = a_ig - sum_{k != g} w_ik a_ik equals each target. */
+function placeDenominators(bank: ResponseBank, layout: Layout, x: Float64Array, targets: number[]): void {
+  if (layout.kind !== 'llm-nrm') return;
+  targets.forEach((target, i) => {
+    const o = bank.itemOffsets[i]!;
+    const g = bank.key[i]!;
+    let s = 0;
+    let sa = 0;
+    for (let k = 0; k < bank.itemOffsets[i + 1]! - o; k++) {
+      if (k === g) continue;
+      const e = Math.exp(x[layout.c + o + k]!);
+      s += e;
+      sa += e * x[layout.a + o + k]!;
+    }
+    x[layout.a + o + g] = sa / s + target;
+  });
+}
+
+/** Compare loss and gradient; returns the largest |g_tfjs - g| as a fraction of its tolerance. */
+function compare(core: Objective, tfo: Objective, x: Float64Array, scope: EvalScope = {}): number {
+  const g = new Float64Array(x.length);
+  const gt = new Float64Array(x.length);
+  const L = core.lossAndGrad(x, g, scope);
+  const Lt = tfo.lossAndGrad(x, gt, scope);
+  expect(Math.abs(Lt - L)).toBeLessThanOrEqual(1e-5 * Math.abs(L));
+  let gmax = 0;
+  for (const v of g) gmax = Math.max(gmax, Math.abs(v));
+  expect(gmax).toBeGreaterThan(0);
+  expectArraysClose(gt, g, { rtol: 1e-4, atol: 1e-5 * gmax });
+  let worst = 0;
+  for (let t = 0; t < x.length; t++) {
+    if (core.free[t] === 0) expect(gt[t]).toBe(0);
+    worst = Math.max(worst, Math.abs(gt[t]! - g[t]!) / (1e-4 * Math.abs(g[t]!) + 1e-5 * gmax));
+  }
+  return worst;
+}
+
+let tfjs: LoadedTfjs;
+beforeAll(async () => {
+  tfjs = await loadTfjs();
+});
+
+describe('loadTfjs', () => {
+  it('falls back to tfjs-cpu where neither tfjs-node-gpu nor tfjs-node is installed, and says why', async () => {
+    const require = createRequire(import.meta.url);
+    const installed = (name: string): boolean => {
+      try {
+        require.resolve(name);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const gpu = installed('@tensorflow/tfjs-node-gpu');
+    const node = installed('@tensorflow/tfjs-node');
+    if (!gpu && !node) {
+      // This machine (and CI): neither optional dependency can install.
+      expect(tfjs.backend).toBe('tfjs-cpu');
+      expect(tfjs.detail).toContain('tfjs-node-gpu: not installed; tfjs-node: not installed');
+      expect(tfjs.detail).toContain('gradients from @tensorflow/tfjs');
+      expect(tfjs.tf.getBackend()).toBe('cpu');
+    } else {
+      expect(['tfjs-node-gpu', 'tfjs-node', 'tfjs-cpu']).toContain(tfjs.backend);
+    }
+    expect(await loadTfjs()).toBe(tfjs);
+    const cpu = await loadTfjs({ prefer: ['tfjs-cpu'] });
+    expect(cpu.backend).toBe('tfjs-cpu');
+  });
+
+  it('rejects an unknown backend name', async () => {
+    await expect(loadTfjs({ prefer: ['tfjs-wasm' as never] })).rejects.toThrow(LlmNrmError);
+    await expect(loadTfjs({ prefer: ['tfjs-wasm' as never] })).rejects.toThrow('unknown tfjs backend: "tfjs-wasm"');
+  });
+});
+
+interface Case {
+  name: string;
+  model: ModelName;
+  parts?: Partial<LlmNrmParts>;
+}
+
+const CASES: Case[] = [
+  { name: 'llm-nrm', model: 'llm-nrm' },
+  { name: 'llm-nrm without sharpness', model: 'llm-nrm', parts: { sharpness: false } },
+  { name: 'llm-nrm without position', model: 'llm-nrm', parts: { position: false } },
+  { name: 'llm-nrm without fallback', model: 'llm-nrm', parts: { fallback: false } },
+  { name: 'nrm', model: 'nrm' },
+  { name: 'nrm-hard', model: 'nrm-hard' },
+  { name: '1pl', model: '1pl' },
+  { name: '2pl', model: '2pl' },
+  { name: '3pl', model: '3pl' },
+  { name: '4pl', model: '4pl' },
+];
+
+describe('tfjs autograd equals the analytic kernels', () => {
+  for (const c of CASES) {
+    it(`${c.name}: loss and gradient at random points and at the truth`, async () => {
+      let worst = 0;
+      for (const seed of [11, 12]) {
+        const fleet = fleetOf(seed);
+        const core = modelObjective(fleet.bank, c.model, c.parts ?? {}).objective;
+        const { objective: tfo, backend } = await createTfjsObjective(fleet.bank, c.model, { parts: c.parts ?? {}, tfjs });
+        expect(backend).toBe(tfjs.backend);
+        expect(tfo.layout).toEqual(core.layout);
+        expect(Array.from(tfo.free)).toEqual(Array.from(core.free));
+        const rng = randomSource(100 + seed);
+        const points = [randomPoint(core.layout, rng), randomPoint(core.layout, rng)];
+        if (core.layout.kind === 'llm-nrm') points.push(Float64Array.from(fleet.truth));
+        for (const x of points) worst = Math.max(worst, compare(core, tfo, x));
+        tfo.dispose();
+      }
+      if (process.env.GRADIENT_REPORT) console.log(`tfjs ${c.name}: max |g_tfjs - g| / tolerance ${worst.toFixed(3)}`);
+    });
+  }
+
+  it('llm-nrm and nrm where the gate difficulty denominator D_i is near 0', async () => {
+    const { bank } = fleetOf(11);
+    for (const model of ['llm-nrm', 'nrm'] as const) {
+      const core = modelObjective(bank, model).objective;
+      const { objective: tfo } = await createTfjsObjective(bank, model, { tfjs });
+      const x = randomPoint(core.layout, randomSource(7));
+      placeDenominators(bank, core.layout, x, [0, 1e-9, -1e-4, 0.3 * DIFFICULTY_EPS, -DIFFICULTY_EPS, 2 * DIFFICULTY_EPS]);
+      const worst = compare(core, tfo, x);
+      if (process.env.GRADIENT_REPORT) console.log(`tfjs ${model} near D = 0: max |g_tfjs - g| / tolerance ${worst.toFixed(3)}`);
+      tfo.dispose();
+    }
+  });
+
+  it('row ranges, the item prior switched off, and other priors', async () => {
+    const { bank } = fleetOf(12);
+    const priors: Priors = { itemSd: 2, llmSd: 1.5 };
+    for (const model of ['llm-nrm', 'nrm', '2pl', '4pl'] as const) {
+      const core = modelObjective(bank, model, {}, priors).objective;
+      const { objective: tfo } = await createTfjsObjective(bank, model, { priors, tfjs });
+      const x = randomPoint(core.layout, randomSource(8));
+      for (const scope of [{ rowStart: 1, rowEnd: 4 }, { itemPrior: false }, { rowStart: 3, rowEnd: 6, itemPrior: false }, { rowStart: 2, rowEnd: 2 }]) {
+        compare(core, tfo, x, scope);
+      }
+      tfo.dispose();
+    }
+  });
+
+  it("tfjs's own gather gradient ('native') and the scatter-add one give core's gradient alike", async () => {
+    const { bank } = fleetOf(12);
+    for (const model of ['llm-nrm', '4pl'] as const) {
+      const core = modelObjective(bank, model).objective;
+      const x = randomPoint(core.layout, randomSource(31));
+      for (const gatherGradient of ['native', 'scatter'] as const) {
+        const { objective: tfo } = await createTfjsObjective(bank, model, { tfjs, gatherGradient });
+        compare(core, tfo, x, { rowStart: 1, rowEnd: 5 });
+        tfo.dispose();
+      }
+    }
+  });
+
+  it('tfjsObjective builds from a layout, holds no tensors after dispose, and refuses use after it', () => {
+    const { tf } = tfjs;
+    const { bank } = fleetOf(11);
+    const layout = llmNrmLayout(bank, { sharpness: true, position: false, fallback: true });
+    const before = tf.memory().numTensors;
+    const tfo = tfjsObjective(bank, layout, {}, tf);
+    const x = randomPoint(layout, randomSource(1));
+    const g = new Float64Array(layout.size);
+    expect(Number.isFinite(tfo.lossAndGrad(x, g))).toBe(true);
+    expect(tf.memory().numTensors).toBeGreaterThan(before);
+    tfo.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+    expect(() => tfo.lossAndGrad(x, g)).toThrow('tfjs objective used after dispose()');
+    const other = tfjsObjective(bank, layout, {}, tf);
+    expect(() => other.lossAndGrad(x, g, { rowStart: 4, rowEnd: 2 })).toThrow('invalid row range: 4..2');
+    other.dispose();
+  });
+
+  it('createTfjsObjective rejects an unknown model', async () => {
+    const { bank } = fleetOf(11);
+    await expect(createTfjsObjective(bank, 'irt' as ModelName, { tfjs })).rejects.toThrow('unknown model: "irt"');
+  });
+});
