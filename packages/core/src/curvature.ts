@@ -182,6 +182,7 @@ function llmNrmBlocks(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free
   const pos = new Int32Array(Kmax);
   const Jrow = new Float64Array(4 * Kmax); // per option: dtheta, dsbar, ddelta, drho
   const u = new Float64Array(P);
+  const touched = new Int32Array(2 + 2 * Kmax);
   const HL = new Float64Array(P * P);
   for (let j = 0; j < J; j++) {
     HL.fill(0);
@@ -221,14 +222,16 @@ function llmNrmBlocks(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free
       // Item block: w = (1 - G) s; M = Q (diag p - p p^T).
       const w2 = omg * s * omg * s * Q;
       const base = sq[i]!;
+      const th2 = th * th;
       for (let k = 0; k < K; k++) {
         const pk = p[k]!;
-        for (let l = 0; l < K; l++) {
-          const mkl = w2 * ((k === l ? pk : 0) - pk * p[l]!);
+        const wk = w2 * pk;
+        for (let l = k; l < K; l++) {
+          const mkl = (k === l ? wk : 0) - wk * p[l]!;
           const t = base + k * K + l;
           S0[t]! += mkl;
           S1[t]! += mkl * th;
-          S2[t]! += mkl * th * th;
+          S2[t]! += mkl * th2;
         }
       }
       const gg = G * omg;
@@ -274,18 +277,20 @@ function llmNrmBlocks(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free
         u[1]! += pk * js;
         u[2 + pos[k]!]! += pk * jd;
         u[2 + Kmax + pos[k]!]! += pk * jr;
-        // sum_k p_k J_k J_k^T (4 x 4, scattered).
-        const ix0 = 0;
-        const ix1 = 1;
-        const ix2 = 2 + pos[k]!;
-        const ix3 = 2 + Kmax + pos[k]!;
-        const e = [jt, js, jd, jr];
-        const ix = [ix0, ix1, ix2, ix3];
-        for (let r = 0; r < 4; r++) {
-          const er = pk * e[r]! * Q;
-          if (er === 0) continue;
-          for (let c = 0; c < 4; c++) HL[ix[r]! * P + ix[c]!]! += er * e[c]!;
-        }
+        // sum_k p_k J_k J_k^T over (theta, sbar, delta_pos, rho_pos), written out (hot loop).
+        const i2 = 2 + pos[k]!;
+        const i3 = 2 + Kmax + pos[k]!;
+        const wq = pk * Q;
+        HL[0]! += wq * jt * jt;
+        HL[1]! += wq * jt * js;
+        HL[P + 1]! += wq * js * js;
+        HL[i2]! += wq * jt * jd;
+        HL[P + i2]! += wq * js * jd;
+        HL[i2 * P + i2]! += wq * jd * jd;
+        HL[i3]! += wq * jt * jr;
+        HL[P + i3]! += wq * js * jr;
+        HL[i2 * P + i3]! += wq * jd * jr;
+        HL[i3 * P + i3]! += wq * jr * jr;
         // Globals: dv/dw0 = dvdG G(1-G); dv/dkbar = -(theta - b) dvdG G(1-G) kappa'.
         if (useFb) {
           const jw = dvdG * gg;
@@ -297,16 +302,22 @@ function llmNrmBlocks(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free
           ug1 += pk * jk;
         }
       }
-      // - Q u u^T over the touched indices.
-      const touched: number[] = [0, 1];
+      // - Q u u^T over the touched indices (upper triangle; mirrored after the LLM's cells).
+      let nt = 2;
+      touched[0] = 0;
+      touched[1] = 1;
       for (let k = 0; k < K; k++) {
-        touched.push(2 + pos[k]!);
-        touched.push(2 + Kmax + pos[k]!);
+        touched[nt++] = 2 + pos[k]!;
+        touched[nt++] = 2 + Kmax + pos[k]!;
       }
-      for (const r of touched) {
+      for (let a = 0; a < nt; a++) {
+        const r = touched[a]!;
         const ur = u[r]! * Q;
         if (ur === 0) continue;
-        for (const c of touched) HL[r * P + c]! -= ur * u[c]!;
+        for (let bb = 0; bb < nt; bb++) {
+          const c = touched[bb]!;
+          if (c >= r) HL[r * P + c]! -= ur * u[c]!;
+        }
       }
       if (useFb) {
         Hg[0]! += Q * (gq0 - ug0 * ug0);
@@ -315,6 +326,8 @@ function llmNrmBlocks(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free
         Hg[2]! += Q * (gq01 - ug0 * ug1);
       }
     }
+    // Only the upper triangle was accumulated: mirror it.
+    for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) HL[c * P + r] = HL[r * P + c]!;
     // Prior curvature: theta 1; sharpness (GN of the log-normal prior); delta, rho lamLlm.
     HL[0]! += 1;
     HL[P + 1]! += lamS * (ds / s) * (ds / s);
@@ -329,7 +342,7 @@ function llmNrmBlocks(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free
     const base = sq[i]!;
     for (let k = 0; k < K; k++) {
       for (let l = 0; l < K; l++) {
-        const t = base + k * K + l;
+        const t = base + (k <= l ? k * K + l : l * K + k); // upper triangle accumulated
         H[k * P2 + l] = S2[t]!; // a-a
         H[k * P2 + K + l] = S1[t]!; // a-c
         H[(K + k) * P2 + l] = S1[t]!; // c-a

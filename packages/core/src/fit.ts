@@ -55,6 +55,9 @@ export interface FitResult {
   optimizer: OptimizerName;
   engine: string;
   trace: number[];
+  /** Seconds and passes at each trace entry. */
+  traceSeconds: number[];
+  tracePasses: number[];
   /** The bank the objective saw (hardened for nrm-hard). */
   bank: ResponseBank;
   priors: Priors;
@@ -319,7 +322,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   return {
     model, parts, layout, x: x0, se, loss: res.loss, iterations: res.iterations, passes: res.passes,
     seconds: res.seconds, converged: res.converged, reason: res.reason, optimizer, engine: 'typescript-fused',
-    trace: res.trace, bank: fitBank, priors,
+    trace: res.trace, traceSeconds: res.traceSeconds, tracePasses: res.tracePasses, bank: fitBank, priors,
   };
 }
 

@@ -20,3 +20,10 @@ export {
 export { predictor, wrongOptionShares, type Predictor } from './predict.js';
 export { randomSource, shuffled, type Random } from './random.js';
 export { PAPER_OPTION_WEIGHTS, bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
+export {
+  BUNDLE_SCHEMA_VERSION, CALIBRATION_BUNDLE_SCHEMA, bundleItems, bundleParameters, parseBundle, toBundle, validateBundle,
+  type BundleItem, type BundleLlm, type CalibrationBundle,
+} from './bundle.js';
+export { scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
+export { ITEM_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';
+export { itemDifficultyGrad } from './difficulty.js';

@@ -52,6 +52,10 @@ export interface OptimizeResult {
   reason: string;
   /** Loss after each iteration (index 0: the starting point). */
   trace: number[];
+  /** Seconds since the start at each trace entry. */
+  traceSeconds: number[];
+  /** Passes over the data at each trace entry. */
+  tracePasses: number[];
   seconds: number;
 }
 
@@ -91,6 +95,8 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   };
   let f = evalAt(x, g);
   const trace = [f];
+  const traceSeconds = [(now() - t0) / 1000];
+  const tracePasses = [passes];
   let lastReport = now();
   let it = 0;
   let reason = 'max-iterations';
@@ -224,6 +230,8 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     const fPrev = f;
     f = fNew;
     trace.push(f);
+    traceSeconds.push((now() - t0) / 1000);
+    tracePasses.push(passes);
     if (opts.onProgress && now() - lastReport >= 1000) {
       lastReport = now();
       opts.onProgress({ iteration: it + 1, passes, loss: f, seconds: (lastReport - t0) / 1000 });
@@ -236,7 +244,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       break;
     }
   }
-  return { x, loss: f, iterations: it, passes, converged, reason, trace, seconds: (now() - t0) / 1000 };
+  return { x, loss: f, iterations: it, passes, converged, reason, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
 }
 
 /**
@@ -258,6 +266,8 @@ export function minimizeAdam(obj: Objective, x0: Float64Array, opts: OptimizeOpt
   const m1 = new Float64Array(n);
   const m2 = new Float64Array(n);
   const trace: number[] = [];
+  const traceSeconds: number[] = [];
+  const tracePasses: number[] = [];
   let lastReport = now();
   let f = NaN;
   let reason = 'steps';
@@ -265,6 +275,8 @@ export function minimizeAdam(obj: Objective, x0: Float64Array, opts: OptimizeOpt
   for (; step < steps; step++) {
     f = obj.lossAndGrad(x, g, opts.scope);
     trace.push(f);
+    traceSeconds.push((now() - t0) / 1000);
+    tracePasses.push(step + 1);
     if (opts.targetLoss !== undefined && f <= opts.targetLoss) {
       reason = 'target';
       break;
@@ -286,12 +298,14 @@ export function minimizeAdam(obj: Objective, x0: Float64Array, opts: OptimizeOpt
   if (reason === 'steps') {
     // The loss at the final parameters (one more pass), so results compare like for like.
     f = obj.lossAndGrad(x, g, opts.scope);
-    trace.push(f);
     passes++;
+    trace.push(f);
+    traceSeconds.push((now() - t0) / 1000);
+    tracePasses.push(passes);
   }
   const tail = trace.slice(-100);
   const converged = reason === 'target' || tail[tail.length - 1]! <= Math.min(...tail) + 1e-6 * Math.abs(f);
-  return { x, loss: f, iterations: step, passes, converged, reason, trace, seconds: (now() - t0) / 1000 };
+  return { x, loss: f, iterations: step, passes, converged, reason, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
 }
 
 function dot(a: Float64Array, b: Float64Array): number {

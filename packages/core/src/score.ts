@@ -1,0 +1,95 @@
+import { bankFromRecords, type BankStats } from './bank.js';
+import { bundleItems, bundleParameters, type CalibrationBundle } from './bundle.js';
+import { fit } from './fit.js';
+import { softplus } from './layout.js';
+import type { OptimizeProgress } from './optimize.js';
+import type { RecordSource, ResponseRecord } from './types.js';
+
+export interface ScoreOptions {
+  /** Where each record came from (same index), for error messages. */
+  sources?: RecordSource[];
+  file?: string;
+  /** Skip (and count) records that are invalid or for items not in the bundle. Default false. */
+  skipInvalid?: boolean;
+  onProgress?: (p: OptimizeProgress & { phase: string }) => void;
+}
+
+export interface LlmScore {
+  id: string;
+  theta: number;
+  /** Standard error of theta from the LLM's own information (items fixed). */
+  se: number;
+  sharpness: number;
+  positionBias: number[];
+  fallback: number[];
+  /** Observed cells (item presentations) the score rests on. */
+  cells: number;
+  /** Share of those cells answered correctly (argmax = key). */
+  accuracy: number;
+}
+
+export interface ScoreResult {
+  llms: LlmScore[];
+  stats: BankStats;
+  loss: number;
+  converged: boolean;
+}
+
+/**
+ * Place new LLMs on a calibrated scale (DESIGN.md, use 3): item parameters and globals stay at the
+ * bundle's values; each LLM's theta (MAP under theta ~ N(0,1)), sharpness, positional bias and
+ * fallback are fitted to its responses, with a standard error of theta from its observed
+ * information. The priors on sharpness (log-normal) and on bias and fallback keep a score from a
+ * handful of items finite; with few items the SE says how little it knows.
+ */
+export function scoreResponses(bundle: CalibrationBundle, records: Iterable<ResponseRecord>, options: ScoreOptions = {}): ScoreResult {
+  const { bank, stats } = bankFromRecords(records, {
+    items: bundleItems(bundle),
+    dropEmpty: false,
+    ...(options.sources ? { sources: options.sources } : {}),
+    ...(options.file !== undefined ? { file: options.file } : {}),
+    ...(options.skipInvalid ? { skipInvalid: true } : {}),
+  });
+  // New LLMs start from the prior, not from a same-named calibrated LLM.
+  const { x } = bundleParameters({ ...bundle, llms: [] }, bank);
+  const res = fit(bank, {
+    model: bundle.model,
+    parts: bundle.parts,
+    ...(bundle.priors ? { priors: bundle.priors } : {}),
+    init: x,
+    fixItems: true,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+  const L = res.layout;
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const llms = bank.models.map((id, j): LlmScore => {
+    let cells = 0;
+    let right = 0;
+    for (let c = 0; c < nC; c++) {
+      if (!bank.observed[j * nC + c]) continue;
+      cells++;
+      const o = j * width + bank.colOffsets[c]!;
+      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+      let best = 0;
+      for (let k = 1; k < K; k++) if (bank.q[o + k]! > bank.q[o + best]!) best = k;
+      if (best === bank.key[bank.colItem[c]!]) right++;
+    }
+    const base = { id, theta: res.x[L.theta + j]!, se: res.se[j]!, cells, accuracy: cells > 0 ? right / cells : 0 };
+    if (L.kind === 'llm-nrm') {
+      const center = (o: number) => {
+        const v = Array.from(res.x.subarray(o, o + L.kMax));
+        const m = v.reduce((s, t) => s + t, 0) / v.length;
+        return v.map((t) => t - m);
+      };
+      return {
+        ...base,
+        sharpness: L.parts.sharpness ? softplus(res.x[L.sbar + j]!) : 1,
+        positionBias: center(L.delta + j * L.kMax),
+        fallback: center(L.rho + j * L.kMax),
+      };
+    }
+    return { ...base, sharpness: 1, positionBias: [], fallback: [] };
+  });
+  return { llms, stats, loss: res.loss, converged: res.converged };
+}
