@@ -5,7 +5,7 @@ import { LlmNrmError } from './errors.js';
 import {
   binaryLayout, llmNrmLayout, llmParamIndices, softplusInv, type Layout,
 } from './layout.js';
-import { binaryObjective, llmNrmObjective, type Objective, type Priors } from './objective.js';
+import { binaryObjective, llmNrmObjective, type EvalScope, type Objective, type Priors } from './objective.js';
 import { minimizeAdam, minimizeLbfgs, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './optimize.js';
 import type { LlmNrmParts, ModelName } from './types.js';
 
@@ -25,6 +25,16 @@ export interface FitOptions {
   /** Stop once the loss reaches this value (benchmarks). */
   targetLoss?: number;
   priors?: Priors;
+  /**
+   * How the ability scale is pinned. 'standardize' (default for fleet fits of 3+ LLMs, except 1PL):
+   * theta = (t - mean t) / sd t over the calibration LLMs, i.e. the fleet is N(0,1) by construction.
+   * 'prior': the paper's literal theta ~ N(0,1) term in the joint MAP. In a joint MAP that prior
+   * does not pin the scale: shrinking every theta by l and growing a (or s) by 1/l leaves the
+   * likelihood unchanged and lowers the prior term, so the optimum drifts to small thetas and large
+   * slopes, held only by the weak item ridge (measured: fitted thetas came out 1.85x too compressed
+   * against the simulated truth). Scoring with fixed items always uses the prior.
+   */
+  identification?: 'standardize' | 'prior';
   /** Compute per-LLM standard errors of theta (default true). */
   standardErrors?: boolean;
   /** Warm start: a parameter vector of the same layout. */
@@ -111,6 +121,48 @@ export function freezeItems(inner: Objective): Objective {
     lossAndGrad(x, g, scope = {}) {
       const f = inner.lossAndGrad(x, g, { ...scope, itemPrior: false });
       for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
+      return f;
+    },
+  };
+}
+
+/** Copy of x with theta (the first J entries) standardised to mean 0, sd 1. */
+export function standardized(x: Float64Array, J: number): Float64Array {
+  const out = Float64Array.from(x);
+  let m = 0;
+  for (let j = 0; j < J; j++) m += x[j]! / J;
+  let v = 0;
+  for (let j = 0; j < J; j++) v += (x[j]! - m) ** 2 / J;
+  const sd = Math.sqrt(v) || 1;
+  for (let j = 0; j < J; j++) out[j] = (x[j]! - m) / sd;
+  return out;
+}
+
+/**
+ * Reparametrise theta = (t - mean t) / sd t (theta occupies x[0..J) in every layout) and drop the
+ * N(0,1) prior term: the objective in t, with the gradient by the chain rule
+ * dL/dt_j = (g_j - mean g - theta_j mean(g theta)) / sd.
+ */
+export function standardizeTheta(inner: Objective): Objective {
+  const J = inner.layout.nModels;
+  return {
+    layout: inner.layout,
+    free: inner.free,
+    lossAndGrad(x, g, scope = {}) {
+      const xs = standardized(x, J);
+      const f = inner.lossAndGrad(xs, g, { ...scope, thetaPrior: false });
+      let m = 0;
+      for (let j = 0; j < J; j++) m += x[j]! / J;
+      let v = 0;
+      for (let j = 0; j < J; j++) v += (x[j]! - m) ** 2 / J;
+      const sd = Math.sqrt(v) || 1;
+      let mg = 0;
+      let mgy = 0;
+      for (let j = 0; j < J; j++) {
+        mg += g[j]! / J;
+        mgy += (g[j]! * xs[j]!) / J;
+      }
+      for (let j = 0; j < J; j++) g[j] = inner.free[j] ? (g[j]! - mg - xs[j]! * mgy) / sd : 0;
       return f;
     },
   };
@@ -294,7 +346,10 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   const built = modelObjective(bank, model, options.parts, priors);
   const { bank: fitBank, parts } = built;
   if (options.fixItems && !options.init) throw new LlmNrmError('INVALID_OPTION', 'fixItems needs init (the calibrated parameters)');
-  const objective = options.fixItems ? freezeItems(built.objective) : built.objective;
+  const J = bank.models.length;
+  const identification = options.identification ?? (!options.fixItems && J >= 3 && model !== '1pl' ? 'standardize' : 'prior');
+  const objective0 = options.fixItems ? freezeItems(built.objective) : built.objective;
+  const objective = identification === 'standardize' ? standardizeTheta(objective0) : objective0;
   const layout = objective.layout;
   let x0 = options.init ? Float64Array.from(options.init) : initialParameters(fitBank, layout);
   if (x0.length !== layout.size) throw new LlmNrmError('INVALID_OPTION', `init has ${x0.length} parameters, the model needs ${layout.size}`);
@@ -308,17 +363,23 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   if (optimizer === 'adam') {
     res = minimizeAdam(objective, x0, { ...common, steps: options.steps ?? 2500, lr: options.lr ?? 0.05 });
   } else if (optimizer === 'lbfgs') {
+    const pc = blockPreconditioner(fitBank, objective0, priors, built.y);
     res = minimizeLbfgs(objective, x0, {
       ...common,
-      preconditioner: blockPreconditioner(fitBank, objective, priors, built.y),
+      preconditioner: identification === 'standardize' ? { apply: pc.apply, refresh: (x) => pc.refresh(standardized(x, J)) } : pc,
+      refreshEvery: 10,
       maxIterations: options.maxIterations ?? 1000,
       tolerance: options.tolerance ?? 1e-9,
     });
   } else {
     throw new LlmNrmError('INVALID_OPTION', `unknown optimizer: ${JSON.stringify(optimizer)} (lbfgs or adam)`);
   }
-  x0 = res.x;
-  const se = options.standardErrors === false ? new Float64Array(fitBank.models.length).fill(NaN) : thetaStandardErrors(objective, x0);
+  x0 = identification === 'standardize' ? standardized(res.x, J) : res.x;
+  // SEs from each LLM's own block at the final point; under standardisation the scale is fixed by
+  // the fleet, so the N(0,1) term is left out of that block's curvature.
+  const se = options.standardErrors === false
+    ? new Float64Array(J).fill(NaN)
+    : thetaStandardErrors(objective0, x0, undefined, identification === 'standardize' ? { thetaPrior: false } : {});
   return {
     model, parts, layout, x: x0, se, loss: res.loss, iterations: res.iterations, passes: res.passes,
     seconds: res.seconds, converged: res.converged, reason: res.reason, optimizer, engine: 'typescript-fused',
@@ -331,7 +392,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
  * bias, fallback) with item parameters held fixed: the Hessian by forward differences of the
  * analytic gradient over that LLM's row only, inverted; se = sqrt([H^-1]_theta,theta).
  */
-export function thetaStandardErrors(obj: Objective, x: Float64Array, rows?: number[]): Float64Array {
+export function thetaStandardErrors(obj: Objective, x: Float64Array, rows?: number[], extraScope: EvalScope = {}): Float64Array {
   const layout = obj.layout;
   const J = layout.nModels;
   const se = new Float64Array(J).fill(NaN);
@@ -341,7 +402,7 @@ export function thetaStandardErrors(obj: Objective, x: Float64Array, rows?: numb
   for (const j of rows ?? Array.from({ length: J }, (_, t) => t)) {
     const idx = llmParamIndices(layout, j).filter((t) => obj.free[t]);
     const P = idx.length;
-    const scope = { rowStart: j, rowEnd: j + 1, itemPrior: false };
+    const scope = { ...extraScope, rowStart: j, rowEnd: j + 1, itemPrior: false };
     obj.lossAndGrad(xx, g0, scope);
     const H = new Float64Array(P * P);
     for (let p = 0; p < P; p++) {

@@ -24,6 +24,8 @@ export interface EvalScope {
   rowEnd?: number;
   /** Add the item-parameter prior (default true; false when only LLM blocks are of interest). */
   itemPrior?: boolean;
+  /** Add the theta ~ N(0, 1) prior (default true; false when theta is standardised instead, see fit). */
+  thetaPrior?: boolean;
 }
 
 /**
@@ -77,6 +79,7 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
   function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
     const r0 = scope.rowStart ?? 0;
     const r1 = scope.rowEnd ?? J;
+    const tp = scope.thetaPrior === false ? 0 : 1;
     g.fill(0);
     if (useFb) {
       computeDifficulties(bank, x, A, Cc, b, aux, wts);
@@ -159,8 +162,8 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
       }
       loss += lossJ;
       // Priors: theta ~ N(0, 1); log s ~ N(0, sharpnessSd^2); delta, rho ~ N(0, llmSd^2).
-      loss += 0.5 * th * th;
-      gth += th;
+      loss += 0.5 * tp * th * th;
+      gth += tp * th;
       g[layout.theta + j]! += gth;
       if (useS) {
         const sb = x[layout.sbar + j]!;
@@ -222,6 +225,7 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
   function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
     const r0 = scope.rowStart ?? 0;
     const r1 = scope.rowEnd ?? J;
+    const tp = scope.thetaPrior === false ? 0 : 1;
     g.fill(0);
     let loss = 0;
     for (let j = r0; j < r1; j++) {
@@ -262,8 +266,8 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
           g[layout.slip + i]! += -dP * sg * ss * (1 - ss);
         }
       }
-      loss += 0.5 * th * th;
-      g[layout.theta + j]! += gth + th;
+      loss += 0.5 * tp * th * th;
+      g[layout.theta + j]! += gth + tp * th;
     }
     if (scope.itemPrior !== false) {
       for (let i = 0; i < I; i++) {

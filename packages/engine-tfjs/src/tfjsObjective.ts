@@ -227,7 +227,7 @@ export function tfjsLlmNrmObjective(
     return tf.mul(DIFFICULTY_BOUND, tf.tanh(tf.div(raw, DIFFICULTY_BOUND))) as Tensor1D;
   }
 
-  function lossOf(x: Tensor1D, r0: number, r1: number, itemPrior: boolean): Scalar {
+  function lossOf(x: Tensor1D, r0: number, r1: number, itemPrior: boolean, thetaPrior: boolean): Scalar {
     const seg = (off: number, len: number): Tensor1D => tf.slice(x, [off], [len]);
     const theta = seg(layout.theta, J);
     const a = seg(layout.a, sumK);
@@ -261,7 +261,7 @@ export function tfjsLlmNrmObjective(
       terms.push(tf.sub(tf.sum(tf.mul(rows1(T.qSum), tf.logSumExp(vm, 1))), tf.sum(tf.mul(rows2(T.q), vm))) as Scalar);
     }
     const nr = r1 - r0;
-    terms.push(ridge(tf, tf.slice(theta, [r0], [nr]), 1));
+    if (thetaPrior) terms.push(ridge(tf, tf.slice(theta, [r0], [nr]), 1));
     if (useS) terms.push(ridge(tf, tf.log(tf.softplus(tf.slice(sbar, [r0], [nr]))), lamS));
     if (usePos) terms.push(ridge(tf, tf.slice(delta, [r0 * Kmax], [nr * Kmax]), lamLlm));
     if (useFb) terms.push(ridge(tf, tf.slice(rho, [r0 * Kmax], [nr * Kmax]), lamLlm));
@@ -276,7 +276,7 @@ export function tfjsLlmNrmObjective(
     lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
       if (disposed) throw new LlmNrmError('INVALID_OPTION', 'tfjs objective used after dispose()');
       const [r0, r1] = rowRange(scope, J);
-      return evaluate(tf, (xT) => lossOf(xT, r0, r1, scope.itemPrior !== false), x, g, free);
+      return evaluate(tf, (xT) => lossOf(xT, r0, r1, scope.itemPrior !== false, scope.thetaPrior !== false), x, g, free);
     },
     dispose(): void {
       if (disposed) return;
@@ -333,7 +333,7 @@ export function tfjsBinaryObjective(
   const wrong = group(0);
   let disposed = false;
 
-  function lossOf(x: Tensor1D, r0: number, r1: number, itemPrior: boolean): Scalar {
+  function lossOf(x: Tensor1D, r0: number, r1: number, itemPrior: boolean, thetaPrior: boolean): Scalar {
     const seg = (off: number, len: number): Tensor1D => tf.slice(x, [off], [len]);
     const theta = seg(layout.theta, J);
     const slope = seg(layout.slope, I);
@@ -367,7 +367,7 @@ export function tfjsBinaryObjective(
       }
       terms.push(tf.neg(tf.sum(logLik)) as Scalar);
     }
-    terms.push(ridge(tf, tf.slice(theta, [r0], [r1 - r0]), 1));
+    if (thetaPrior) terms.push(ridge(tf, tf.slice(theta, [r0], [r1 - r0]), 1));
     if (itemPrior) {
       if (pl >= 2) terms.push(ridge(tf, slope, lamItem, 1));
       terms.push(ridge(tf, intercept, lamItem));
@@ -384,7 +384,7 @@ export function tfjsBinaryObjective(
     lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
       if (disposed) throw new LlmNrmError('INVALID_OPTION', 'tfjs objective used after dispose()');
       const [r0, r1] = rowRange(scope, J);
-      return evaluate(tf, (xT) => lossOf(xT, r0, r1, scope.itemPrior !== false), x, g, free);
+      return evaluate(tf, (xT) => lossOf(xT, r0, r1, scope.itemPrior !== false, scope.thetaPrior !== false), x, g, free);
     },
     dispose(): void {
       if (disposed) return;
