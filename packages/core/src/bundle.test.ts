@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { bankFromRecords } from './bank.js';
+import { bundleItems, bundleParameters, parseBundle, toBundle, validateBundle } from './bundle.js';
+import { LlmNrmError } from './errors.js';
+import { fit, modelObjective } from './fit.js';
+import { scoreResponses } from './score.js';
+import { bankRecords, simulateFleet } from './simulate.js';
+
+const fleet = simulateFleet({ models: 16, items: 80, seed: 11 });
+const result = fit(fleet.bank);
+const bundle = toBundle(result, { version: '0.1.0', createdAt: '2026-11-29T00:00:00Z', seed: 11 });
+
+describe('calibration bundle', () => {
+  it('validates against the published schema and survives JSON', () => {
+    const text = JSON.stringify(bundle);
+    const back = parseBundle(text, 'bundle.json');
+    expect(back.schemaVersion).toBe(1);
+    expect(back.llms).toHaveLength(16);
+    expect(back.items[0]!.a.reduce((s, v) => s + v, 0)).toBeCloseTo(0, 12);
+    expect(back.llms[0]!.positionBias.reduce((s, v) => s + v, 0)).toBeCloseTo(0, 12);
+  });
+
+  it('rebuilds parameters that give the same loss', () => {
+    const { bank } = bankFromRecords(bankRecords(fleet.bank), { items: bundleItems(bundle) });
+    const { x } = bundleParameters(bundle, bank);
+    const { objective } = modelObjective(bank, 'llm-nrm');
+    const g = new Float64Array(x.length);
+    const g2 = new Float64Array(x.length);
+    expect(objective.lossAndGrad(x, g, { thetaPrior: false })).toBeCloseTo(objective.lossAndGrad(result.x, g2, { thetaPrior: false }), 6);
+  });
+
+  it.each([
+    [(b: any) => (b.schemaVersion = 2), /schemaVersion/],
+    [(b: any) => delete b.items, /must have required property 'items'/],
+    [(b: any) => (b.llms[0].sharpness = -1), /llms\/0\/sharpness/],
+    [(b: any) => (b.items[3].key = 99), /key 99 out of range/],
+    [(b: any) => b.items[2].a.pop(), /slopes/],
+  ])('rejects a broken bundle with a message saying where (%#)', (mutate, msg) => {
+    const b = JSON.parse(JSON.stringify(bundle));
+    mutate(b);
+    try {
+      validateBundle(b, 'bad.json');
+      expect.unreachable();
+    } catch (e) {
+      expect((e as LlmNrmError).code).toBe('INVALID_BUNDLE');
+      expect((e as Error).message).toContain('bad.json');
+      expect((e as Error).message).toMatch(msg);
+    }
+  });
+
+  it('rejects text that is not JSON', () => {
+    expect(() => parseBundle('{oops', 'x.json')).toThrow(/x.json is not JSON/);
+  });
+});
+
+describe('scoreResponses', () => {
+  it('places LLMs near their calibrated abilities with item parameters fixed', () => {
+    const records = [...bankRecords(fleet.bank)];
+    const scored = scoreResponses(bundle, records);
+    expect(scored.llms).toHaveLength(16);
+    for (const l of scored.llms) {
+      const calibrated = bundle.llms.find((c) => c.id === l.id)!;
+      expect(Math.abs(l.theta - calibrated.theta)).toBeLessThan(3 * l.se + 0.15);
+      expect(l.cells).toBe(80);
+    }
+  });
+
+  it('scores from a handful of items with a wider standard error', () => {
+    const records = [...bankRecords(fleet.bank)].filter((r) => r.model === fleet.bank.models[0] && Number(r.item.split('/')[1]) < 6);
+    const few = scoreResponses(bundle, records).llms[0]!;
+    const all = scoreResponses(bundle, [...bankRecords(fleet.bank)].filter((r) => r.model === fleet.bank.models[0])).llms[0]!;
+    expect(few.cells).toBe(6);
+    expect(Number.isFinite(few.theta)).toBe(true);
+    expect(few.se).toBeGreaterThan(all.se);
+    // The N(0, 1) prior bounds the posterior SD of theta from above.
+    expect(few.se).toBeLessThan(1);
+  });
+
+  it('names responses to items the bundle does not hold', () => {
+    const r = { model: 'new', item: 'elsewhere/1', key: 0, probs: [0.5, 0.5] };
+    expect(() => scoreResponses(bundle, [r], { file: 'new.jsonl' })).toThrow(/new.jsonl:1: item not in the calibrated bank: "elsewhere\/1"/);
+  });
+});
