@@ -1,13 +1,21 @@
 import yargs from 'yargs';
 import { isLlmNrmError } from '@llm-nrm/core';
 import { commands } from './commands/index.js';
+import { setInvocation, toolVersion } from './provenance.js';
+
+/** Thrown from yargs' `.fail` so a usage error stops parsing before any command handler runs. */
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
 
 /**
- * Run the CLI on `argv` (without node and script). Returns the exit code: 0 on success, 1 on a
- * user-facing error (printed as one clear line), 2 on a usage error.
+ * Run the CLI on `argv` (without node and script). Returns the exit code: 0 on success (and after
+ * `--help` / `--version`), 1 on a user-facing error (printed as one clear line), 2 on a usage error.
+ * Never calls `process.exit`, so it can run in-process (tests, other tools).
  */
 export async function main(argv: string[]): Promise<number> {
-  let code = 0;
+  setInvocation(argv);
+  let hint = '';
   const cli = yargs(argv)
     .scriptName('llm-nrm')
     .usage('$0 <command> [options]\n\nOption-level psychometrics for LLM multiple-choice benchmarks (LLM-NRM).')
@@ -16,23 +24,35 @@ export async function main(argv: string[]): Promise<number> {
     .recommendCommands()
     .help()
     .alias('h', 'help')
-    .version()
+    .version(toolVersion())
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .epilogue('Docs: packages/README.md. Every command takes --json for machine output; progress goes to stderr.')
+    // yargs 18 runs the command handler after a `.fail` callback that returns, and with
+    // exitProcess on, --help would end the host process: throw instead, and return codes.
+    .exitProcess(false)
     .fail((msg, err) => {
-      if (err) throw err;
-      process.stderr.write(`llm-nrm: ${msg}\nRun with --help for usage.\n`);
-      code = 2;
+      // Parser errors ("Not enough arguments following: x") arrive as a YError, not as msg.
+      if (err && err.name !== 'YError') throw err;
+      // recommendCommands reports its guess first; strict mode's "Unknown argument" follows.
+      if (!err && /^Did you mean /.test(msg)) {
+        hint = msg;
+        return;
+      }
+      throw new UsageError([msg || err?.message || 'invalid usage', hint].filter(Boolean).join('. '));
     });
   for (const c of commands) cli.command(c as never);
   try {
     await cli.parseAsync();
   } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`llm-nrm: ${e.message}\nRun with --help for usage.\n`);
+      return 2;
+    }
     if (isLlmNrmError(e)) {
       process.stderr.write(`llm-nrm: ${e.message}\n`);
       return 1;
     }
     throw e;
   }
-  return code;
+  return 0;
 }

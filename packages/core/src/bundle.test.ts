@@ -72,8 +72,10 @@ describe('scoreResponses', () => {
     expect(few.cells).toBe(6);
     expect(Number.isFinite(few.theta)).toBe(true);
     expect(few.se).toBeGreaterThan(all.se);
-    // The N(0, 1) prior bounds the posterior SD of theta from above.
-    expect(few.se).toBeLessThan(1);
+    // The prior's SD bounds the posterior SD of theta from above (default N(0, 3^2); N(0, 1) on request).
+    expect(few.se).toBeLessThan(3);
+    const tight = scoreResponses(bundle, records, { thetaSd: 1 }).llms[0]!;
+    expect(tight.se).toBeLessThan(1);
   });
 
   it('names responses to items the bundle does not hold', () => {

@@ -35,6 +35,8 @@ export interface FitOptions {
    * against the simulated truth). Scoring with fixed items always uses the prior.
    */
   identification?: 'standardize' | 'prior';
+  /** SD of the theta prior under 'prior' identification (default 1, the paper's N(0, 1)). */
+  thetaSd?: number;
   /** Compute per-LLM standard errors of theta (default true). */
   standardErrors?: boolean;
   /** Warm start: a parameter vector of the same layout. */
@@ -121,6 +123,25 @@ export function freezeItems(inner: Objective): Objective {
     lossAndGrad(x, g, scope = {}) {
       const f = inner.lossAndGrad(x, g, { ...scope, itemPrior: false });
       for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
+      return f;
+    },
+  };
+}
+
+/** The objective with theta ~ N(0, sd^2) in place of N(0, 1). */
+export function withThetaSd(inner: Objective, sd: number): Objective {
+  const J = inner.layout.nModels;
+  const lam = 1 / (sd * sd);
+  return {
+    layout: inner.layout,
+    free: inner.free,
+    lossAndGrad(x, g, scope = {}) {
+      let f = inner.lossAndGrad(x, g, { ...scope, thetaPrior: false });
+      if (scope.thetaPrior === false) return f;
+      for (let j = scope.rowStart ?? 0; j < (scope.rowEnd ?? J); j++) {
+        f += 0.5 * lam * x[j]! * x[j]!;
+        if (inner.free[j]) g[j]! += lam * x[j]!;
+      }
       return f;
     },
   };
@@ -348,7 +369,8 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   if (options.fixItems && !options.init) throw new LlmNrmError('INVALID_OPTION', 'fixItems needs init (the calibrated parameters)');
   const J = bank.models.length;
   const identification = options.identification ?? (!options.fixItems && J >= 3 && model !== '1pl' ? 'standardize' : 'prior');
-  const objective0 = options.fixItems ? freezeItems(built.objective) : built.objective;
+  const frozen = options.fixItems ? freezeItems(built.objective) : built.objective;
+  const objective0 = identification === 'prior' && options.thetaSd !== undefined && options.thetaSd !== 1 ? withThetaSd(frozen, options.thetaSd) : frozen;
   const objective = identification === 'standardize' ? standardizeTheta(objective0) : objective0;
   const layout = objective.layout;
   let x0 = options.init ? Float64Array.from(options.init) : initialParameters(fitBank, layout);

@@ -14,7 +14,7 @@ export {
   minimizeAdam, minimizeLbfgs, type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName,
 } from './optimize.js';
 export {
-  ALL_PARTS, NO_PARTS, curvatureDiagonal, fit, freezeItems, standardizeTheta, standardized, initialParameters, inverseFirstDiagonal, itemDifficulties, modelObjective,
+  ALL_PARTS, NO_PARTS, curvatureDiagonal, fit, freezeItems, standardizeTheta, standardized, withThetaSd, initialParameters, inverseFirstDiagonal, itemDifficulties, modelObjective,
   thetaStandardErrors, type FitOptions, type FitResult,
 } from './fit.js';
 export { predictor, wrongOptionShares, type Predictor } from './predict.js';

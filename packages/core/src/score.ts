@@ -12,6 +12,13 @@ export interface ScoreOptions {
   /** Skip (and count) records that are invalid or for items not in the bundle. Default false. */
   skipInvalid?: boolean;
   onProgress?: (p: OptimizeProgress & { phase: string }) => void;
+  /**
+   * SD of the prior on a new LLM's theta. Default 3: the calibration's thetas carry no prior (the
+   * fleet is standardised instead), so a tight N(0, 1) here would pull new LLMs toward the middle
+   * of the leaderboard relative to the calibrated ones; a weak prior keeps scores from a handful of
+   * items, or all-correct answers, finite. Pass 1 for the paper's N(0, 1) MAP.
+   */
+  thetaSd?: number;
 }
 
 export interface LlmScore {
@@ -37,7 +44,7 @@ export interface ScoreResult {
 
 /**
  * Place new LLMs on a calibrated scale (DESIGN.md, use 3): item parameters and globals stay at the
- * bundle's values; each LLM's theta (MAP under theta ~ N(0,1)), sharpness, positional bias and
+ * bundle's values; each LLM's theta (MAP under a weak N(0, 3^2) prior), sharpness, positional bias and
  * fallback are fitted to its responses, with a standard error of theta from its observed
  * information. The priors on sharpness (log-normal) and on bias and fallback keep a score from a
  * handful of items finite; with few items the SE says how little it knows.
@@ -58,6 +65,8 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
     ...(bundle.priors ? { priors: bundle.priors } : {}),
     init: x,
     fixItems: true,
+    identification: 'prior',
+    thetaSd: options.thetaSd ?? 3,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
   const L = res.layout;

@@ -46,7 +46,7 @@ const ms = (v: MeanSd) => `${v.mean.toFixed(4)} ±${(Number.isNaN(v.sd) ? 0 : v.
 export function cvTable(res: CrossValidation): string {
   const rows = res.rows.map((r) => [
     r.name, ms(r.option.accuracy), ms(r.option.logLoss), ms(r.correctness.accuracy), ms(r.correctness.logLoss),
-    ms(r.correctness.brier), Math.round(r.seconds * 10) / 10,
+    ms(r.correctness.brier), r.seconds.toFixed(1),
   ]);
   return (
     `Held-out prediction, ${res.folds}-fold CV over ${res.cells} cells (seed ${res.seed}); mean ±SD over folds\n` +

@@ -1,6 +1,12 @@
 import type { CommandModule } from 'yargs';
 import { convertCommand } from './convert.js';
 import { evaluateCommand } from './evaluate.js';
+import { reportCommand } from './report.js';
+import { selectCommand } from './select.js';
+import { fitCommand } from './fit.js';
+import { scoreCommand } from './score.js';
+import { simulateCommand } from './simulate.js';
+import { demoCommand } from './demo.js';
 
 /**
  * Every CLI command, one module per file in this folder. Add a command by adding its file and one
@@ -9,4 +15,10 @@ import { evaluateCommand } from './evaluate.js';
 export const commands: CommandModule<object, any>[] = [
   convertCommand,
   evaluateCommand,
+  selectCommand,
+  reportCommand,
+  fitCommand,
+  scoreCommand,
+  simulateCommand,
+  demoCommand,
 ];

@@ -1,0 +1,96 @@
+// `llm-nrm fit` run in-process through main() on a small simulated responses file (temp dir, seeded).
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bankRecords, parseBundle, simulateFleet } from '@llm-nrm/core';
+import { spearmanRho } from '@llm-nrm/analysis';
+import { tempDir } from '@llm-nrm/tooling/test';
+import { runCli } from '../../test/runCli.js';
+
+const tmp = tempDir('llm-nrm-cli-fit-');
+afterAll(() => tmp.cleanup());
+
+const fleet = simulateFleet({ models: 16, items: 60, seed: 3 });
+const file = join(tmp.dir, 'sim.jsonl');
+writeFileSync(file, [...bankRecords(fleet.bank)].map((r) => JSON.stringify(r)).join('\n') + '\n');
+const trueTheta = new Map(fleet.bank.models.map((id, j) => [id, fleet.truth[fleet.layout.theta + j]!]));
+
+describe('llm-nrm fit', () => {
+  it('writes a valid bundle with provenance whose thetas follow the truth, and prints the leaderboard', async () => {
+    const output = join(tmp.dir, 'bundle.json');
+    const { code, out, err } = await runCli(['fit', file, '-o', output]);
+    expect(err).toContain('loaded 16 LLMs x 60 items');
+    expect(code).toBe(0);
+    const bundle = parseBundle(readFileSync(output, 'utf8'), output);
+    expect(bundle.model).toBe('llm-nrm');
+    expect(bundle.llms).toHaveLength(16);
+    const rho = spearmanRho(bundle.llms.map((l) => l.theta), bundle.llms.map((l) => trueTheta.get(l.id)!));
+    expect(rho).toBeGreaterThan(0.9);
+    expect(bundle.llms.every((l) => l.se !== null && l.se > 0)).toBe(true);
+    const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
+    expect(bundle.provenance.inputs).toEqual([{ path: file, sha256: sha }]);
+    expect(bundle.provenance.version).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
+    expect(bundle.provenance.command).toBe(`llm-nrm fit ${file} -o ${output}`);
+    expect(Number.isNaN(Date.parse(bundle.provenance.createdAt))).toBe(false);
+    expect(out).toMatch(/rank\s+model\s+theta\s+se\s+sharpness\s+accuracy\s+cells/);
+    // Best first: the first row is the LLM with the highest fitted theta.
+    const best = bundle.llms.reduce((a, b) => (b.theta > a.theta ? b : a));
+    expect(out).toMatch(new RegExp(`\\n\\s*1\\s+${best.id}\\s`));
+    for (const k of ['loss', 'iterations', 'passes', 'seconds', 'converged', 'optimizer', 'engine']) expect(out).toMatch(new RegExp(`\\n  ${k}\\s`));
+  });
+
+  it('--json summary; binary models, ablations, Adam and -q', async () => {
+    const output = join(tmp.dir, 'b-2pl.json');
+    const res = await runCli(['fit', file, '--model', '2pl', '-o', output, '--json', '-q', '--seed', '7']);
+    expect(res.code).toBe(0);
+    expect(res.err).toBe('');
+    const summary = JSON.parse(res.out);
+    expect(summary.model).toBe('2pl');
+    expect(summary.llms).toHaveLength(16);
+    expect(summary.llms.map((l: { rank: number }) => l.rank)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    expect(summary.provenance.seed).toBe(7);
+    expect(parseBundle(readFileSync(output, 'utf8')).items[0]!.irt).toBeDefined();
+
+    const ablated = join(tmp.dir, 'b-ablated.json');
+    const ab = await runCli(['fit', file, '--no-sharpness', '--no-fallback', '--optimizer', 'adam', '--steps', '40', '-o', ablated, '-q']);
+    expect(ab.code).toBe(0);
+    const b = parseBundle(readFileSync(ablated, 'utf8'));
+    expect(b.parts).toEqual({ sharpness: false, position: true, fallback: false });
+    expect(b.fit.optimizer).toBe('adam');
+    expect(b.fit.iterations).toBe(40);
+    expect(ab.out).toContain('LLM-NRM (without sharpness, fallback) leaderboard');
+  });
+
+  it('a bad responses file fails with exit code 1 naming the file and line', async () => {
+    const bad = join(tmp.dir, 'bad.jsonl');
+    writeFileSync(bad, [
+      { model: 'm1', item: 'i1', key: 0, probs: [0.5, 0.5] },
+      { model: 'm2', item: 'i1', key: 0, probs: [0.6, 0.4] },
+      { model: 'm1', item: 'i2', key: 1, probs: [-0.2, 1.2] },
+    ].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const output = join(tmp.dir, 'never.json');
+    const { code, err } = await runCli(['fit', bad, '-o', output]);
+    expect(code).toBe(1);
+    expect(err).toContain(`${bad}:3:`);
+    expect(err).toMatch(/-0\.2/);
+    expect(existsSync(output)).toBe(false);
+  });
+
+  it('usage errors exit 2 without running the fit', async () => {
+    const missing = await runCli(['fit', file]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/Missing required argument: output/);
+    expect(missing.err).not.toContain('loaded');
+    const output = join(tmp.dir, 'usage.json');
+    const wrong = await runCli(['fit', file, '-o', output, '--model', '5pl']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toMatch(/Invalid values/);
+    expect(wrong.err).not.toContain('loaded');
+    expect(existsSync(output)).toBe(false);
+    const help = await runCli(['fit', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('--no-sharpness');
+    expect(help.out).toContain('Examples:');
+  });
+});

@@ -1,0 +1,71 @@
+// `llm-nrm select` and `llm-nrm report` in-process on a bundle of a small simulated fit (temp dir).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { bankRecords, fit, simulateFleet, toBundle } from '@llm-nrm/core';
+import { tempDir } from '@llm-nrm/tooling/test';
+import { main } from '../main.js';
+
+const tmp = tempDir('llm-nrm-cli-select-');
+afterAll(() => tmp.cleanup());
+afterEach(() => vi.restoreAllMocks());
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out += a.join(' ') + '\n'));
+  const code = await main(args);
+  log.mockRestore();
+  vi.mocked(process.stdout.write).mockRestore();
+  vi.mocked(process.stderr.write).mockRestore();
+  return { code, out, err };
+}
+
+const { bank } = simulateFleet({ models: 14, items: 30, seed: 5 });
+const bundlePath = join(tmp.dir, 'bundle.json');
+writeFileSync(bundlePath, JSON.stringify(toBundle(fit(bank, { maxIterations: 60 }), { version: 'test' })));
+const responses = join(tmp.dir, 'responses.jsonl');
+writeFileSync(responses, [...bankRecords(bank)].map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+describe('llm-nrm select', () => {
+  it('lists the n most informative items, writes their ids, and checks the ranking on responses', async () => {
+    const ids = join(tmp.dir, 'tiny.txt');
+    const { code, out } = await run(['select', bundlePath, '--items', '8', '--responses', responses, '-o', ids, '-q']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/rank\s+item\s+benchmark\s+information/);
+    expect(readFileSync(ids, 'utf8').trim().split('\n')).toHaveLength(8);
+    expect(out).toMatch(/8 items vs all 30 on 14 LLMs: Kendall 0\.\d{4}/);
+  });
+
+  it('--json gives the ids in information order', async () => {
+    const { code, out } = await run(['select', bundlePath, '--items', '5', '--abilities', 'prior', '--json']);
+    expect(code).toBe(0);
+    const res = JSON.parse(out);
+    expect(res.items).toHaveLength(5);
+    for (let t = 1; t < 5; t++) expect(res.information[t - 1]).toBeGreaterThanOrEqual(res.information[t]);
+  });
+});
+
+describe('llm-nrm report', () => {
+  it('prints abilities, information over binary per benchmark and agreement with an external ranking', async () => {
+    const csv = join(tmp.dir, 'elo.csv');
+    writeFileSync(csv, 'model,score\n' + bank.models.slice(0, 10).map((m, j) => `${m},${1000 + j}`).join('\n') + '\n');
+    const { code, out } = await run(['report', bundlePath, '--external', csv]);
+    expect(code).toBe(0);
+    expect(out).toContain('llm-nrm bank: 14 LLMs, 30 items');
+    expect(out).toMatch(/\(all\)\s+30\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\+\d+\.\d%/);
+    expect(out).toMatch(/Agreement with .*elo.csv over 10 matched LLMs/);
+    expect(out).toMatch(/llm-nrm theta\s+-?\d\.\d{4}/);
+    expect(out).toMatch(/raw accuracy/);
+  });
+
+  it('fails with one clear line on a broken ranking file', async () => {
+    const bad = join(tmp.dir, 'bad.csv');
+    writeFileSync(bad, 'model,score\na,notanumber\n');
+    const { code, err } = await run(['report', bundlePath, '--external', bad]);
+    expect(code).toBe(1);
+    expect(err).toContain('bad.csv:2: invalid score: "notanumber"');
+  });
+});

@@ -1,0 +1,75 @@
+import { writeFile } from 'node:fs/promises';
+import type { Argv, CommandModule } from 'yargs';
+import { LlmNrmError, bundleItems, bundleParameters, fit, withObserved } from '@llm-nrm/core';
+import { loadBank } from '@llm-nrm/adapters';
+import { kendallTau, selectItems, spearmanRho } from '@llm-nrm/analysis';
+import { bundleBank, readBundle } from '../bundle-bank.js';
+import { formatTable, info, printJson } from '../output.js';
+
+interface SelectArgs {
+  bundle: string;
+  items: number;
+  abilities: 'fitted' | 'prior';
+  responses?: string;
+  output?: string;
+  json: boolean;
+  quiet: boolean;
+}
+
+export const selectCommand: CommandModule<object, SelectArgs> = {
+  command: 'select <bundle>',
+  describe: 'Select the most informative items of a calibrated bank (a tinybenchmark), optionally checking the ranking they give',
+  builder: (y: Argv) =>
+    y
+      .positional('bundle', { describe: 'Calibration bundle (JSON, from `llm-nrm fit`)', type: 'string', demandOption: true })
+      .option('items', { alias: 'n', describe: 'Number of items to keep', type: 'number', default: 41 })
+      .option('abilities', {
+        describe: "Ability distribution the information is averaged over: the bundle's fitted LLMs, or the N(0,1) prior",
+        choices: ['fitted', 'prior'] as const, default: 'fitted' as const,
+      })
+      .option('responses', { describe: 'Responses of LLMs to score from all items and from the selected ones only (Kendall tau of the two rankings)', type: 'string', requiresArg: true })
+      .option('output', { alias: 'o', describe: 'Write the selected item ids, one per line', type: 'string', requiresArg: true })
+      .option('json', { describe: 'Print results as JSON', type: 'boolean', default: false })
+      .option('quiet', { alias: 'q', describe: 'No status on stderr', type: 'boolean', default: false })
+      .example('$0 select bundle.json --items 41 -o tiny.txt', 'the 41 most informative items')
+      .example('$0 select bundle.json --items 41 --responses new-models.jsonl', 'and how well they rank new models'),
+  handler: async (argv) => {
+    if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
+    const bundle = await readBundle(argv.bundle);
+    const { bank, layout, x } = bundleBank(bundle);
+    const sel = selectItems(bank, layout, x, argv.items, { abilities: argv.abilities });
+    const out: Record<string, unknown> = {
+      items: sel.ids,
+      information: Array.from(sel.information),
+      benchmarks: Array.from(sel.items, (i) => bank.items[i]!.benchmark ?? null),
+    };
+    let text = formatTable(
+      ['rank', 'item', 'benchmark', 'information'],
+      Array.from(sel.items, (i, r) => [r + 1, bank.items[i]!.id, bank.items[i]!.benchmark ?? '', sel.information[r]!]),
+    );
+    if (argv.responses !== undefined) {
+      const { bank: rb } = await loadBank(argv.responses, { items: bundleItems(bundle) });
+      const start = bundleParameters(bundle, rb);
+      const opts = { model: bundle.model, parts: bundle.parts, init: start.x, fixItems: true, standardErrors: false } as const;
+      info(argv.quiet, `scoring ${rb.models.length} LLMs from all ${rb.items.length} items and from ${sel.ids.length}`);
+      const all = fit(rb, opts);
+      const keep = new Uint8Array(rb.items.length);
+      for (const i of sel.items) keep[i] = 1;
+      const mask = rb.observed.slice();
+      const nC = rb.colItem.length;
+      for (let j = 0; j < rb.models.length; j++) for (let c = 0; c < nC; c++) if (!keep[rb.colItem[c]!]) mask[j * nC + c] = 0;
+      const few = fit(withObserved(rb, mask), opts);
+      const tAll = all.x.slice(all.layout.theta, all.layout.theta + rb.models.length);
+      const tFew = few.x.slice(few.layout.theta, few.layout.theta + rb.models.length);
+      const check = { llms: rb.models.length, kendall: kendallTau(tFew, tAll), spearman: spearmanRho(tFew, tAll) };
+      out['check'] = { ...check, models: rb.models, thetaAll: Array.from(tAll), thetaSelected: Array.from(tFew) };
+      text += `\n${sel.ids.length} items vs all ${rb.items.length} on ${check.llms} LLMs: Kendall ${check.kendall.toFixed(4)}, Spearman ${check.spearman.toFixed(4)}\n`;
+    }
+    if (argv.output !== undefined) {
+      await writeFile(argv.output, sel.ids.join('\n') + '\n');
+      info(argv.quiet, `wrote ${sel.ids.length} item ids to ${argv.output}`);
+    }
+    if (argv.json) printJson(out);
+    else process.stdout.write(text);
+  },
+};
