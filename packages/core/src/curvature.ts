@@ -32,6 +32,14 @@ export interface BlockPreconditioner {
  */
 export const ITEM_STEP_CAP = 0.25;
 
+/**
+ * Largest move of any per-LLM parameter in one application when the gate is on. A long step can
+ * throw an LLM's theta deep into the region where its gate is open (G ~ 1): there the NRM part's
+ * weight 1 - G vanishes, so does theta's gradient, and the LLM stays stuck in fallback mode (seen on
+ * a simulated 189 x 2,000 fleet: one strong LLM ended at theta -6.2 instead of +2.4).
+ */
+export const LLM_STEP_CAP = 1;
+
 /** Blocks: each is a list of parameter indices and a factorised dense matrix over them. */
 class Blocks {
   readonly idx: Int32Array[] = [];
@@ -332,7 +340,7 @@ function llmNrmBlocks(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free
     HL[0]! += 1;
     HL[P + 1]! += lamS * (ds / s) * (ds / s);
     for (let r = 2; r < P; r++) HL[r * P + r]! += lamLlm;
-    blocks.add(llmParamIndices(L, j), Float64Array.from(HL), free, 0);
+    blocks.add(llmParamIndices(L, j), Float64Array.from(HL), free, 0, useFb ? LLM_STEP_CAP : Infinity);
   }
   for (let i = 0; i < I; i++) {
     const io = itemOffsets[i]!;

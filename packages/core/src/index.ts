@@ -25,5 +25,5 @@ export {
   type BundleItem, type BundleLlm, type CalibrationBundle,
 } from './bundle.js';
 export { scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
-export { ITEM_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';
+export { ITEM_STEP_CAP, LLM_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';
 export { itemDifficultyGrad } from './difficulty.js';
