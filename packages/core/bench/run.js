@@ -19,11 +19,8 @@ const opt = (name, def) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? Number(args[i + 1]) : def;
 };
-let peakRss = 0;
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
-}, 200);
-sampler.unref();
+// Peak resident memory of this process so far (the kernel's high-water mark; maxRSS is in KiB).
+const peakRss = () => process.resourceUsage().maxRSS * 1024;
 const mb = (b) => (b / 2 ** 20).toFixed(0);
 const log = (s) => process.stderr.write(`${s}\n`);
 
@@ -111,7 +108,7 @@ function adam(models, items) {
   console.log(`  Adam's excess over the default's optimum: ${(excess * 100).toFixed(4)}%`);
   console.log(`  default first within 0.1% of Adam's loss: ${hit ? `${hit.passes} passes, ${hit.seconds.toFixed(1)} s` : 'never'}`);
   console.log(`  default first at or below Adam's loss:    ${hitExact ? `${hitExact.passes} passes, ${hitExact.seconds.toFixed(1)} s` : 'never'}`);
-  console.log(`  peak RSS ${mb(peakRss)} MB`);
+  console.log(`  peak RSS ${mb(peakRss())} MB`);
   return excess;
 }
 
@@ -130,7 +127,7 @@ function paper(items, excess) {
   console.log(`  converged loss ${d.loss.toFixed(2)} after ${d.iterations} iterations, ${d.passes} passes, ${d.seconds.toFixed(1)} s (${d.reason})`);
   console.log(`  Adam-2500 level (optimum x (1 + ${(excess * 100).toFixed(4)}%)) reached: ${lvl ? `${lvl.passes} passes, ${lvl.seconds.toFixed(1)} s` : 'never'}`);
   console.log(`  within 0.1% of that level: ${lvl1 ? `${lvl1.passes} passes, ${lvl1.seconds.toFixed(1)} s` : 'never'}`);
-  console.log(`  peak RSS ${mb(peakRss)} MB`);
+  console.log(`  peak RSS ${mb(peakRss())} MB`);
 }
 
 const models = opt('models', 189);

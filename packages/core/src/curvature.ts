@@ -1,5 +1,6 @@
 import type { ResponseBank } from './bank.js';
 import { computeDifficulties, itemDifficultyGrad } from './difficulty.js';
+import { cholesky, cholSolve } from './internal/cholesky.js';
 import type { BinaryLayout, LlmNrmLayout } from './layout.js';
 import { llmParamIndices, sigmoid, softplus } from './layout.js';
 import type { Objective, Priors } from './objective.js';
@@ -92,47 +93,6 @@ class Blocks {
       }
       for (let r = 0; r < P; r++) out[ix[r]!] = scale * y[r]!;
     }
-  }
-}
-
-/** Cholesky factor (lower, row-major) of a symmetric matrix, adding diagonal jitter until PD. */
-function cholesky(H: Float64Array, P: number): Float64Array {
-  let jitter = 0;
-  let scale = 0;
-  for (let r = 0; r < P; r++) scale = Math.max(scale, Math.abs(H[r * P + r]!));
-  scale = scale || 1;
-  for (;;) {
-    const L = new Float64Array(P * P);
-    let ok = true;
-    for (let i = 0; i < P && ok; i++) {
-      for (let j = 0; j <= i; j++) {
-        let s = H[i * P + j]! + (i === j ? jitter : 0);
-        for (let k = 0; k < j; k++) s -= L[i * P + k]! * L[j * P + k]!;
-        if (i === j) {
-          if (!(s > 0)) {
-            ok = false;
-            break;
-          }
-          L[i * P + i] = Math.sqrt(s);
-        } else L[i * P + j] = s / L[j * P + j]!;
-      }
-    }
-    if (ok) return L;
-    // Indefinite (the b-curvature term) or singular: shift by a growing multiple of the scale.
-    jitter = jitter === 0 ? 1e-6 * scale : jitter * 4;
-  }
-}
-
-function cholSolve(L: Float64Array, P: number, y: Float64Array): void {
-  for (let i = 0; i < P; i++) {
-    let s = y[i]!;
-    for (let k = 0; k < i; k++) s -= L[i * P + k]! * y[k]!;
-    y[i] = s / L[i * P + i]!;
-  }
-  for (let i = P - 1; i >= 0; i--) {
-    let s = y[i]!;
-    for (let k = i + 1; k < P; k++) s -= L[k * P + i]! * y[k]!;
-    y[i] = s / L[i * P + i]!;
   }
 }
 

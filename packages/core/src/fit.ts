@@ -1,5 +1,6 @@
 import { correctness, hardenBank, type ResponseBank } from './bank.js';
 import { blockPreconditioner } from './curvature.js';
+import { cholesky, cholSolve } from './internal/cholesky.js';
 import { computeDifficulties } from './difficulty.js';
 import { LlmNrmError } from './errors.js';
 import {
@@ -447,37 +448,16 @@ export function thetaStandardErrors(obj: Objective, x: Float64Array, rows?: numb
   return se;
 }
 
-/** [H^-1]_00 of a symmetric positive definite P x P matrix by Cholesky (small ridge if needed). */
+/**
+ * [H^-1]_00 of a symmetric P x P matrix by Cholesky (a shifted factor if H is not positive
+ * definite, so the value stays finite): solve H y = e_0 and read y_0.
+ */
 export function inverseFirstDiagonal(H: Float64Array, P: number): number {
-  for (let ridge = 0; ridge < 1e6; ridge = ridge === 0 ? 1e-8 : ridge * 100) {
-    const L = new Float64Array(P * P);
-    let ok = true;
-    for (let i = 0; i < P && ok; i++) {
-      for (let j = 0; j <= i; j++) {
-        let s = H[i * P + j]! + (i === j ? ridge * Math.max(1, Math.abs(H[i * P + i]!)) : 0);
-        for (let k = 0; k < j; k++) s -= L[i * P + k]! * L[j * P + k]!;
-        if (i === j) {
-          if (!(s > 0)) {
-            ok = false;
-            break;
-          }
-          L[i * P + i] = Math.sqrt(s);
-        } else L[i * P + j] = s / L[j * P + j]!;
-      }
-    }
-    if (!ok) continue;
-    // e_0 = L L^T z  ->  [H^-1]_00 = |L^-1 e_0|^2.
-    const y = new Float64Array(P);
-    for (let i = 0; i < P; i++) {
-      let s = i === 0 ? 1 : 0;
-      for (let k = 0; k < i; k++) s -= L[i * P + k]! * y[k]!;
-      y[i] = s / L[i * P + i]!;
-    }
-    let v = 0;
-    for (let i = 0; i < P; i++) v += y[i]! * y[i]!;
-    return v;
-  }
-  return NaN;
+  const L = cholesky(H, P);
+  const y = new Float64Array(P);
+  y[0] = 1;
+  cholSolve(L, P, y);
+  return y[0]!;
 }
 
 /** Item difficulties b_i of an LLM-NRM layout (the gate's, guarded) or binary b = -beta / a. */
