@@ -12,6 +12,7 @@ interface EvaluateArgs {
   cv?: number;
   'by-llm'?: number;
   compression?: string;
+  scoring: 'fixed-items' | 'theta-only';
   calibration?: string;
   models: string;
   ablations: boolean;
@@ -65,7 +66,7 @@ export function llmCvTable(res: LlmCrossValidation): string {
 
 export function compressionTable(res: Compression): string {
   return (
-    `Compression, ${res.folds}-fold over LLMs (${res.model}): Kendall tau of held-out thetas from n items vs all items\n` +
+    `Compression, ${res.folds}-fold over LLMs (${res.model}, ${res.scoring} scoring): Kendall tau of held-out thetas from n items vs all items\n` +
     formatTable(['items', 'kendall (informative)', 'kendall (random)', 'per-fold mean'], res.points.map((p) => [p.budget, p.kendall, p.kendallRandom, p.kendallFoldMean]))
   );
 }
@@ -86,6 +87,10 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       .option('cv', { describe: 'Cell-level k-fold CV (Table 1); the default experiment when none is named', type: 'number', requiresArg: true })
       .option('by-llm', { describe: 'LLM-level k-fold CV: ability from correctness or from distractors only (Table 3)', type: 'number', requiresArg: true })
       .option('compression', { describe: 'Item budgets, e.g. 10,41,100: Kendall tau from the n most informative items (Fig. 3a; 5 LLM folds)', type: 'string', requiresArg: true })
+      .option('scoring', {
+        describe: 'How --compression scores held-out LLMs: fixed-item fit of all per-LLM parameters, or theta alone (nuisance at fleet means)',
+        choices: ['fixed-items', 'theta-only'] as const, default: 'fixed-items' as const,
+      })
       .option('calibration', { describe: 'Calibration-set sizes, e.g. 5,10,20,40: held-out log-loss with item parameters from n LLMs (Fig. 3b)', type: 'string', requiresArg: true })
       .option('models', { describe: 'Models for --cv and --calibration, comma-separated', type: 'string', default: DEFAULT_MODELS })
       .option('ablations', { describe: 'Add LLM-NRM without sharpness / position / fallback, and soft NRM, to --cv', type: 'boolean', default: false })
@@ -119,7 +124,7 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       text.push(llmCvTable(res));
     }
     if (argv.compression !== undefined) {
-      const res = compression(bank, { budgets: parseInts('--compression', argv.compression), seed, fitOptions, onProgress: tick });
+      const res = compression(bank, { budgets: parseInts('--compression', argv.compression), scoring: argv.scoring, seed, fitOptions, onProgress: tick });
       out['compression'] = { ...res, full: Array.from(res.full), thetas: res.thetas.map((t) => Array.from(t)) };
       text.push(compressionTable(res));
     }

@@ -10,6 +10,7 @@ interface SelectArgs {
   bundle: string;
   items: number;
   abilities: 'fitted' | 'prior';
+  information: 'nrm' | 'llm';
   responses?: string;
   output?: string;
   json: boolean;
@@ -27,6 +28,10 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
         describe: "Ability distribution the information is averaged over: the bundle's fitted LLMs, or the N(0,1) prior",
         choices: ['fitted', 'prior'] as const, default: 'fitted' as const,
       })
+      .option('information', {
+        describe: "Rank by the NRM component's information (paper.md) or by each fitted LLM's full LLM-NRM information (gate included)",
+        choices: ['nrm', 'llm'] as const, default: 'nrm' as const,
+      })
       .option('responses', { describe: 'Responses of LLMs to score from all items and from the selected ones only (Kendall tau of the two rankings)', type: 'string', requiresArg: true })
       .option('output', { alias: 'o', describe: 'Write the selected item ids, one per line', type: 'string', requiresArg: true })
       .option('json', { describe: 'Print results as JSON', type: 'boolean', default: false })
@@ -37,7 +42,7 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
     if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
     const bundle = await readBundle(argv.bundle);
     const { bank, layout, x } = bundleBank(bundle);
-    const sel = selectItems(bank, layout, x, argv.items, { abilities: argv.abilities });
+    const sel = selectItems(bank, layout, x, argv.items, { abilities: argv.abilities, information: argv.information });
     const out: Record<string, unknown> = {
       items: sel.ids,
       information: Array.from(sel.information),
