@@ -36,6 +36,15 @@ describe('compression (Fig. 3a)', () => {
     expect(p15!.kendall).toBeGreaterThan(0.4);
     expect(Number.isFinite(p5!.kendallRandom)).toBe(true);
   });
+
+  it("theta-only scoring also reproduces the full ranking from all items", () => {
+    const { bank } = simulateFleet({ models: 16, items: 30, seed: 9 });
+    const res = compression(bank, { budgets: [8, 30], folds: 4, seed: 2, scoring: 'theta-only', random: false, fitOptions });
+    expect(res.scoring).toBe('theta-only');
+    expect(res.points[1]!.kendall).toBe(1);
+    expect(res.points[0]!.kendall).toBeGreaterThan(0.3);
+    expect(res.points[0]!.kendallRandom).toBeNaN();
+  });
 });
 
 describe('calibrationCurve (Fig. 3b)', () => {

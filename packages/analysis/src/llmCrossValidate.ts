@@ -1,7 +1,8 @@
 import { LlmNrmError, argmaxAt, predictor, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { llmFolds } from './cellFolds.js';
-import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
+import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn } from './internal/fitting.js';
 import { mapTheta } from './internal/mapTheta.js';
+import { neutralLlms } from './internal/neutralLlms.js';
 import { rowMask } from './internal/masks.js';
 import { P_FLOOR } from './internal/stats.js';
 import type { ModelSpec } from './modelSpec.js';
@@ -142,34 +143,4 @@ function countOnes(m: Uint8Array): number {
   let n = 0;
   for (let t = 0; t < m.length; t++) n += m[t]!;
   return n;
-}
-
-/** A copy of the calibrated parameters whose held-out LLMs carry the training LLMs' mean nuisance parameters. */
-function neutralLlms(calib: FitLike, trainRows: Uint8Array): Float64Array {
-  const xs = Float64Array.from(calib.x);
-  const L = calib.layout;
-  if (L.kind !== 'llm-nrm') return xs;
-  const J = L.nModels;
-  const Km = L.kMax;
-  const mean = new Float64Array(1 + 2 * Km);
-  let n = 0;
-  for (let j = 0; j < J; j++) {
-    if (!trainRows[j]) continue;
-    n++;
-    mean[0]! += xs[L.sbar + j]!;
-    for (let t = 0; t < Km; t++) {
-      mean[1 + t]! += xs[L.delta + j * Km + t]!;
-      mean[1 + Km + t]! += xs[L.rho + j * Km + t]!;
-    }
-  }
-  for (let t = 0; t < mean.length; t++) mean[t]! /= Math.max(1, n);
-  for (let j = 0; j < J; j++) {
-    if (trainRows[j]) continue;
-    xs[L.sbar + j] = mean[0]!;
-    for (let t = 0; t < Km; t++) {
-      xs[L.delta + j * Km + t] = mean[1 + t]!;
-      xs[L.rho + j * Km + t] = mean[1 + Km + t]!;
-    }
-  }
-  return xs;
 }

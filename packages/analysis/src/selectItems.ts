@@ -4,13 +4,21 @@ import { itemInformation, type Abilities } from './itemInformation.js';
 
 export interface SelectItemsOptions {
   /**
-   * Ability distribution the information is averaged over: 'fitted' (default: every fitted LLM with
-   * its own sharpness, bias and fallback, `fleetInformation`), 'prior' (N(0,1), NRM component), or
-   * explicit abilities (NRM component).
+   * Ability distribution the information is averaged over: 'fitted' (default: the fitted thetas of
+   * `rows`), 'prior' (N(0,1)), or explicit abilities.
    */
   abilities?: Abilities;
   /** LLMs whose fitted parameters define the 'fitted' distribution (default all). */
   rows?: ArrayLike<number>;
+  /**
+   * 'nrm' (default): the NRM component's information sum p (a - abar)^2 of paper.md; 'llm': each
+   * fitted LLM's full LLM-NRM information (`fleetInformation`, 'fitted' only). The full information
+   * rewards items whose difficulty gate switches near some LLM's ability (dG/dtheta times the gap
+   * between fallback and knowledge logits); on the NAEP fixture (14 calibration LLMs) ranking by it
+   * picked such items and gave held-out rankings that were worse than random (Kendall < 0), so the
+   * NRM component is the default.
+   */
+  information?: 'nrm' | 'llm';
   /** Rank by 'total' information (default) or by the 'binary' part only. */
   by?: 'total' | 'binary';
 }
@@ -31,7 +39,14 @@ export function selectItems(bank: ResponseBank, layout: Layout, x: Float64Array,
   const I = bank.items.length;
   if (!Number.isInteger(n) || n < 1) throw new LlmNrmError('INVALID_OPTION', `invalid item budget: ${n}`);
   const ab = options.abilities ?? 'fitted';
-  const info = ab === 'fitted' ? fleetInformation(bank, layout, x, options.rows) : itemInformation(bank, layout, x, { abilities: ab });
+  let info;
+  if (options.information === 'llm') {
+    if (ab !== 'fitted') throw new LlmNrmError('INVALID_OPTION', "information 'llm' needs the fitted abilities");
+    info = fleetInformation(bank, layout, x, options.rows);
+  } else if (ab === 'fitted' && options.rows) {
+    const thetas = Array.from(options.rows, (j) => x[layout.theta + j]!);
+    info = itemInformation(bank, layout, x, { abilities: thetas });
+  } else info = itemInformation(bank, layout, x, { abilities: ab });
   const score = options.by === 'binary' ? info.binary : info.total;
   const order = Array.from({ length: I }, (_, i) => i);
   const val = (i: number) => (Number.isNaN(score[i]!) ? -Infinity : score[i]!);

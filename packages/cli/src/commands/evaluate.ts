@@ -88,7 +88,7 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       .option('by-llm', { describe: 'LLM-level k-fold CV: ability from correctness or from distractors only (Table 3)', type: 'number', requiresArg: true })
       .option('compression', { describe: 'Item budgets, e.g. 10,41,100: Kendall tau from the n most informative items (Fig. 3a; 5 LLM folds)', type: 'string', requiresArg: true })
       .option('scoring', {
-        describe: 'How --compression scores held-out LLMs: fixed-item fit of all per-LLM parameters, or theta alone (nuisance at fleet means)',
+        describe: 'How --compression scores held-out LLMs: a fixed-item fit of every per-LLM parameter, or theta alone (sharpness, bias, fallback at the training fleet means; robust with few items and few LLMs)',
         choices: ['fixed-items', 'theta-only'] as const, default: 'fixed-items' as const,
       })
       .option('calibration', { describe: 'Calibration-set sizes, e.g. 5,10,20,40: held-out log-loss with item parameters from n LLMs (Fig. 3b)', type: 'string', requiresArg: true })
