@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bankFromRecords, isLlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { bankFromRecords, fit, isLlmNrmError, type ResponseRecord } from '@llm-nrm/core';
 import { expectArraysClose, fixture, tempDir } from '@llm-nrm/tooling/test';
 import { newReport } from '../reader.js';
 import { LFS_POINTER_REASON, readLmEvalHarness } from './readLmEvalHarness.js';
@@ -40,6 +40,10 @@ describe('readLmEvalHarness', () => {
     expect(bank.models).toEqual(['llama', 'llama13', 'mistral']);
     expect(bank.items.length).toBe(1267);
     expect(bank.kMax).toBe(2);
+    // ...and core fits it.
+    const r = fit(bank, { model: 'llm-nrm', standardErrors: false });
+    expect(r.converged).toBe(true);
+    expect(Number.isFinite(r.loss)).toBe(true);
   });
 
   it('reads v0.4.0-0.4.2 JSON arrays in a .jsonl with real floats, NaN and -Infinity', async () => {

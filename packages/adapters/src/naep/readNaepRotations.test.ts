@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bankFromRecords, type ResponseRecord } from '@llm-nrm/core';
+import { bankFromRecords, fit, type ResponseRecord } from '@llm-nrm/core';
 import { fixture } from '@llm-nrm/tooling/test';
 import { newReport } from '../reader.js';
 import { readNaepRotations } from './readNaepRotations.js';
@@ -27,6 +27,11 @@ describe('readNaepRotations', () => {
     expect(bank.items.length).toBe(297);
     expect(bank.colItem.length).toBe(1188);
     expect(new Set(records.map((r) => r.benchmark))).toEqual(new Set(['economics', 'history']));
+    // ...and core fits it: LLM-NRM (rotations separate position from content) beats soft NRM.
+    const full = fit(bank, { model: 'llm-nrm', standardErrors: false });
+    const nrm = fit(bank, { model: 'nrm', standardErrors: false });
+    expect(full.converged && nrm.converged).toBe(true);
+    expect(full.loss).toBeLessThan(nrm.loss);
   });
 
   it('places original option i at (i - r) mod 4 in rotation r', async () => {
