@@ -1,5 +1,5 @@
 // Shared helpers for tests across packages. Imported from TypeScript sources by vitest.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,4 +43,17 @@ export function expectArraysClose(
       throw new Error(`arrays differ at index ${i}: actual ${a}, expected ${b} (atol ${atol}, rtol ${rtol})`);
     }
   }
+}
+
+/**
+ * The first ```ts block of a README written to a temporary .ts file, ready to `import()` (STYLE.md:
+ * a README's first example runs in CI). Returns its path and the code.
+ */
+export function readmeExample(readmeUrl: URL, dir: string): { file: string; code: string } {
+  const readme = readFileSync(readmeUrl, 'utf8');
+  const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (code === undefined) throw new Error(`no \`\`\`ts block in ${readmeUrl.pathname}`);
+  const file = join(dir, 'readme-example.ts');
+  writeFileSync(file, code);
+  return { file, code };
 }

@@ -1,18 +1,13 @@
 // The README's first example, run as written (STYLE.md: a README's first example runs in CI).
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { tempDir } from '@llm-nrm/tooling/test';
+import { readmeExample, tempDir } from '@llm-nrm/tooling/test';
 import { afterAll, expect, it, vi } from 'vitest';
 
 const { dir, cleanup } = tempDir('llm-nrm-engine-tfjs-readme-');
 afterAll(cleanup);
 
 it('README first example runs and prints matching float32 and float64 losses', async () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  const { file, code } = readmeExample(new URL('../README.md', import.meta.url), dir);
   expect(code).toContain('createTfjsObjective');
-  const file = join(dir, 'example.ts');
-  writeFileSync(file, code!);
   const log = vi.spyOn(console, 'log').mockImplementation(() => {});
   try {
     await import(/* @vite-ignore */ file);

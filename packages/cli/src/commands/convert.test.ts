@@ -6,26 +6,14 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResponseRecord } from '@llm-nrm/core';
 import { readResponses } from '@llm-nrm/adapters';
 import { fixture, tempDir } from '@llm-nrm/tooling/test';
-import { main } from '../main.js';
+import { runCli } from '../../test/runCli.js';
 
 const tmp = tempDir('llm-nrm-cli-convert-');
 afterAll(() => tmp.cleanup());
 afterEach(() => vi.restoreAllMocks());
 
 /** Run the CLI, returning its exit code and what it printed. */
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  // yargs prints --help through console.log.
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out += a.join(' ') + '\n'));
-  const code = await main(args);
-  log.mockRestore();
-  vi.mocked(process.stdout.write).mockRestore();
-  vi.mocked(process.stderr.write).mockRestore();
-  return { code, out, err };
-}
+const run = runCli;
 
 async function read(path: string): Promise<ResponseRecord[]> {
   const out: ResponseRecord[] = [];

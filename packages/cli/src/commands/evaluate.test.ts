@@ -5,24 +5,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { bankRecords, simulateFleet } from '@llm-nrm/core';
 import { tempDir } from '@llm-nrm/tooling/test';
-import { main } from '../main.js';
+import { runCli } from '../../test/runCli.js';
 
 const tmp = tempDir('llm-nrm-cli-evaluate-');
 afterAll(() => tmp.cleanup());
 afterEach(() => vi.restoreAllMocks());
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out += a.join(' ') + '\n'));
-  const code = await main(args);
-  log.mockRestore();
-  vi.mocked(process.stdout.write).mockRestore();
-  vi.mocked(process.stderr.write).mockRestore();
-  return { code, out, err };
-}
+const run = runCli;
 
 const file = join(tmp.dir, 'sim.jsonl');
 const { bank } = simulateFleet({ models: 12, items: 25, seed: 2 });

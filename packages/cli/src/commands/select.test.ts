@@ -4,24 +4,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { bankRecords, fit, simulateFleet, toBundle } from '@llm-nrm/core';
 import { tempDir } from '@llm-nrm/tooling/test';
-import { main } from '../main.js';
+import { runCli } from '../../test/runCli.js';
 
 const tmp = tempDir('llm-nrm-cli-select-');
 afterAll(() => tmp.cleanup());
 afterEach(() => vi.restoreAllMocks());
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void (out += a.join(' ') + '\n'));
-  const code = await main(args);
-  log.mockRestore();
-  vi.mocked(process.stdout.write).mockRestore();
-  vi.mocked(process.stderr.write).mockRestore();
-  return { code, out, err };
-}
+const run = runCli;
 
 const { bank } = simulateFleet({ models: 14, items: 30, seed: 5 });
 const bundlePath = join(tmp.dir, 'bundle.json');
