@@ -6,62 +6,13 @@
 // GRADIENT_REPORT=1 prints the largest discrepancy per model.
 import { createRequire } from 'node:module';
 import {
-  DIFFICULTY_EPS, LlmNrmError, llmNrmLayout, modelObjective, randomSource, simulateFleet, softplusInv,
-  type EvalScope, type Layout, type LlmNrmParts, type ModelName, type Objective, type Priors, type Random, type ResponseBank,
+  DIFFICULTY_EPS, LlmNrmError, llmNrmLayout, modelObjective, randomSource,
+  type EvalScope, type ModelName, type Objective, type Priors,
 } from '@llm-nrm/core';
+import { GRADIENT_CASES, gradientFleet as fleetOf, placeDenominators, randomPoint } from '@llm-nrm/tooling/gradient';
 import { expectArraysClose } from '@llm-nrm/tooling/test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTfjsObjective, loadTfjs, tfjsObjective, type LoadedTfjs } from './index.js';
-
-const RAGGED = { 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1 };
-const fleetOf = (seed: number) => simulateFleet({ models: 6, items: 12, seed, rotations: 2, missing: 0.2, hard: 0.3, optionWeights: RAGGED });
-
-function randomPoint(layout: Layout, rng: Random): Float64Array {
-  const x = new Float64Array(layout.size);
-  if (layout.kind === 'binary') {
-    for (let j = 0; j < layout.nModels; j++) x[layout.theta + j] = rng.normal();
-    for (let i = 0; i < layout.nItems; i++) {
-      x[layout.slope + i] = 1 + 0.4 * rng.normal();
-      x[layout.intercept + i] = rng.normal();
-      x[layout.guess + i] = -1.5 + 0.6 * rng.normal();
-      x[layout.slip + i] = -1.5 + 0.6 * rng.normal();
-    }
-    return x;
-  }
-  for (let j = 0; j < layout.nModels; j++) {
-    x[layout.theta + j] = rng.normal();
-    x[layout.sbar + j] = softplusInv(1) + 0.4 * rng.normal();
-  }
-  for (let t = 0; t < layout.nModels * layout.kMax; t++) {
-    x[layout.delta + t] = 0.4 * rng.normal();
-    x[layout.rho + t] = 0.7 * rng.normal();
-  }
-  for (let t = 0; t < layout.sumK; t++) {
-    x[layout.a + t] = 0.8 * rng.normal();
-    x[layout.c + t] = rng.normal();
-  }
-  x[layout.w0] = -0.5 + 0.5 * rng.normal();
-  x[layout.kbar] = softplusInv(1.2) + 0.3 * rng.normal();
-  return x;
-}
-
-/** Move a_key of the first items so that D_i = a_ig - sum_{k != g} w_ik a_ik equals each target. */
-function placeDenominators(bank: ResponseBank, layout: Layout, x: Float64Array, targets: number[]): void {
-  if (layout.kind !== 'llm-nrm') return;
-  targets.forEach((target, i) => {
-    const o = bank.itemOffsets[i]!;
-    const g = bank.key[i]!;
-    let s = 0;
-    let sa = 0;
-    for (let k = 0; k < bank.itemOffsets[i + 1]! - o; k++) {
-      if (k === g) continue;
-      const e = Math.exp(x[layout.c + o + k]!);
-      s += e;
-      sa += e * x[layout.a + o + k]!;
-    }
-    x[layout.a + o + g] = sa / s + target;
-  });
-}
 
 /** Compare loss and gradient; returns the largest |g_tfjs - g| as a fraction of its tolerance. */
 function compare(core: Objective, tfo: Objective, x: Float64Array, scope: EvalScope = {}): number {
@@ -120,27 +71,8 @@ describe('loadTfjs', () => {
   });
 });
 
-interface Case {
-  name: string;
-  model: ModelName;
-  parts?: Partial<LlmNrmParts>;
-}
-
-const CASES: Case[] = [
-  { name: 'llm-nrm', model: 'llm-nrm' },
-  { name: 'llm-nrm without sharpness', model: 'llm-nrm', parts: { sharpness: false } },
-  { name: 'llm-nrm without position', model: 'llm-nrm', parts: { position: false } },
-  { name: 'llm-nrm without fallback', model: 'llm-nrm', parts: { fallback: false } },
-  { name: 'nrm', model: 'nrm' },
-  { name: 'nrm-hard', model: 'nrm-hard' },
-  { name: '1pl', model: '1pl' },
-  { name: '2pl', model: '2pl' },
-  { name: '3pl', model: '3pl' },
-  { name: '4pl', model: '4pl' },
-];
-
 describe('tfjs autograd equals the analytic kernels', () => {
-  for (const c of CASES) {
+  for (const c of GRADIENT_CASES) {
     it(`${c.name}: loss and gradient at random points and at the truth`, async () => {
       let worst = 0;
       for (const seed of [11, 12]) {
