@@ -1,7 +1,8 @@
 import {
-  argmaxAt, fit as coreFit, predictor, withObserved, wrongOptionShares, type FitOptions, type ModelName, type ResponseBank,
+  argmaxAt, fit as coreFit, predictor, wrongOptionShares, type FitOptions, type ModelName, type ResponseBank,
 } from '@llm-nrm/core';
 import { cellFolds, foldMask } from './cellFolds.js';
+import { fitOnMask } from './internal/fitting.js';
 import { P_FLOOR, meanSd } from './internal/stats.js';
 import { modelSpecs, type ModelSpec } from './modelSpec.js';
 
@@ -85,16 +86,9 @@ export function crossValidate(bank: ResponseBank, options: CrossValidateOptions 
       say(`cv ${spec.name}: fold ${f + 1}/${k}`);
       const train = foldMask(folds, f, 'train');
       const t1 = Date.now();
-      const res = fitFn(withObserved(bank, train), {
-        standardErrors: false,
-        // Held-out metrics need the optimum to about 4 digits, not core's 1e-9 relative
-        // stopping rule: 1e-7 takes about half the passes (fitOptions.tolerance overrides).
-        tolerance: 1e-7,
-        ...options.fitOptions,
-        model: spec.model,
-        ...(spec.parts ? { parts: spec.parts } : {}),
-        onProgress: (pr) => say(`cv ${spec.name}: fold ${f + 1}/${k}, iteration ${pr.iteration}, loss ${pr.loss.toFixed(2)}`),
-      });
+      // Held-out metrics need the optimum to about 4 digits, not core's 1e-9 relative stopping
+      // rule: 1e-7 takes about half the passes (fitOptions.tolerance overrides).
+      const res = fitOnMask(bank, train, spec, { tolerance: 1e-7, ...options.fitOptions }, fitFn, say, `cv ${spec.name}: fold ${f + 1}/${k}, `);
       const fitSeconds = (Date.now() - t1) / 1000;
       const shares = res.layout.kind === 'binary' ? wrongOptionShares(bank, train) : undefined;
       const pred = predictor(bank, res.layout, res.x, shares);
