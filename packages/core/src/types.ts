@@ -25,6 +25,20 @@ export interface ResponseRecord {
   position?: number[];
   /** Probability mass the model put outside the option tokens. */
   leakage?: number;
+  /** The exact context the model was scored on (few-shot examples included). */
+  prompt?: string;
+  /** The exact scored strings, content order (e.g. `" A"`, or the option texts). */
+  continuations?: string[];
+  /** Where the item came from in its harness. */
+  source?: ItemSource;
+}
+
+/** Where an item came from: harness, task, document id and split (each optional but `harness`). */
+export interface ItemSource {
+  harness: string;
+  task?: string;
+  docId?: string;
+  split?: string;
 }
 
 /** Where a record came from, for error messages. */

@@ -17,5 +17,8 @@ export function formatResponseRecord(r: ResponseRecord): string {
   if (r.nOptions !== undefined) o.nOptions = r.nOptions;
   if (r.position !== undefined) o.position = r.position;
   if (r.leakage !== undefined) o.leakage = r.leakage;
+  if (r.prompt !== undefined) o.prompt = r.prompt;
+  if (r.continuations !== undefined) o.continuations = r.continuations;
+  if (r.source !== undefined) o.source = r.source;
   return JSON.stringify(o);
 }

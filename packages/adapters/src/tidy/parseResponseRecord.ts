@@ -1,4 +1,4 @@
-import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { LlmNrmError, type ItemSource, type ResponseRecord } from '@llm-nrm/core';
 
 /**
  * Validate one tidy record (a parsed JSON Lines value, or one row of an Arrow/Parquet table) and
@@ -84,6 +84,17 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
     if (typeof v.leakage !== 'number' || !(v.leakage >= 0 && v.leakage <= 1)) throw invalid('leakage must be a number in [0, 1]', v.leakage);
     r.leakage = v.leakage;
   }
+  if (v.prompt != null) {
+    if (typeof v.prompt !== 'string') throw invalid('prompt must be a string', v.prompt);
+    r.prompt = v.prompt;
+  }
+  if (v.continuations != null) {
+    if (!Array.isArray(v.continuations) || !v.continuations.every((o) => typeof o === 'string')) {
+      throw invalid('continuations must be an array of strings', v.continuations);
+    }
+    r.continuations = v.continuations.slice() as string[];
+  }
+  if (v.source != null) r.source = parseItemSource(v.source);
 
   // Every length that is given must agree, and the key (and a hard choice) must index an option.
   const lengths: [string, number][] = [];
@@ -92,6 +103,7 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
   if (r.logprobs) lengths.push(['logprobs', r.logprobs.length]);
   if (r.nOptions !== undefined) lengths.push(['nOptions', r.nOptions]);
   if (r.position) lengths.push(['position', r.position.length]);
+  if (r.continuations) lengths.push(['continuations', r.continuations.length]);
   if (lengths.length > 0) {
     const [name0, k] = lengths[0]!;
     for (const [name, n] of lengths) {
@@ -102,6 +114,28 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
     if (typeof r.choice === 'number' && r.choice >= k) throw invalid(`choice out of range (${k} options)`, r.choice);
   }
   return r;
+}
+
+/** `source`: an object, or its JSON text (how Arrow and Parquet files store it). */
+function parseItemSource(value: unknown): ItemSource {
+  let v = value;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      throw invalid('source must be an object {harness, task?, docId?, split?}', value);
+    }
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw invalid('source must be an object {harness, task?, docId?, split?}', value);
+  const o = v as Record<string, unknown>;
+  if (typeof o.harness !== 'string' || o.harness === '') throw invalid('source.harness must be a non-empty string', o.harness);
+  const out: ItemSource = { harness: o.harness };
+  for (const f of ['task', 'docId', 'split'] as const) {
+    if (o[f] == null) continue;
+    if (typeof o[f] !== 'string') throw invalid(`source.${f} must be a string`, o[f]);
+    out[f] = o[f] as string;
+  }
+  return out;
 }
 
 function invalid(what: string, value: unknown): LlmNrmError {

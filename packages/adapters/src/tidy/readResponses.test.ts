@@ -48,6 +48,9 @@ describe('readResponses on bad lines', () => {
     ['no response', '{"model":"m","item":"i/9","key":0,"nOptions":2}', 'INVALID_RECORD', /no response/],
     ['missing model', '{"item":"i/9","key":0,"probs":[1,0]}', 'INVALID_RECORD', /model must be a non-empty string, got undefined/],
     ['lengths disagree', '{"model":"m","item":"i/9","key":0,"options":["a","b"],"probs":[0.2,0.3,0.5]}', 'INVALID_OPTIONS', /options has 2, probs has 3/],
+    ['continuations disagree', '{"model":"m","item":"i/9","key":0,"probs":[0.5,0.5],"continuations":[" A"]}', 'INVALID_OPTIONS', /probs has 2, continuations has 1/],
+    ['source without harness', '{"model":"m","item":"i/9","key":0,"probs":[0.5,0.5],"source":{"task":"t"}}', 'INVALID_RECORD', /source.harness must be a non-empty string/],
+    ['prompt not a string', '{"model":"m","item":"i/9","key":0,"probs":[0.5,0.5],"prompt":7}', 'INVALID_RECORD', /prompt must be a string, got 7/],
   ];
   cases.forEach(([what, bad, code, message], n) => {
     it(`names file and line for ${what}`, async () => {

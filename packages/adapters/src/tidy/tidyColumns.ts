@@ -22,6 +22,10 @@ export const TIDY_COLUMNS: readonly { name: keyof ResponseRecord; type: TidyColu
   { name: 'nOptions', type: 'int', required: false },
   { name: 'position', type: 'int[]', required: false },
   { name: 'leakage', type: 'float', required: false },
+  { name: 'prompt', type: 'string', required: false },
+  { name: 'continuations', type: 'string[]', required: false },
+  // An object: stored as its JSON text, since the column stores here hold flat types only.
+  { name: 'source', type: 'string', required: false },
 ];
 
 /** Column values of a batch of records (null where a field is absent). */
@@ -29,7 +33,10 @@ export function recordColumns(records: readonly ResponseRecord[]): Map<string, u
   const cols = new Map<string, unknown[]>();
   for (const c of TIDY_COLUMNS) {
     const values = new Array<unknown>(records.length);
-    for (let i = 0; i < records.length; i++) values[i] = records[i]![c.name] ?? null;
+    for (let i = 0; i < records.length; i++) {
+      const v = records[i]![c.name] ?? null;
+      values[i] = c.name === 'source' && v !== null ? JSON.stringify(v) : v;
+    }
     cols.set(c.name, values);
   }
   return cols;

@@ -35,6 +35,17 @@ function fleetRecords(): ResponseRecord[] {
     { model: 'lp', item: 'q/3', key: 1, options: ['α', 'β "quoted"', 'γ\nnew line'], logprobs: [-0.5, -Infinity, -1e-300], leakage: 0.012345678901234567 },
     { model: 'lp', item: 'q/4', key: 0, logprobs: [-Infinity, 0, -Infinity, -700.1], position: [1, 2, 3, 0] },
     { model: 'p', item: 'q/5', key: 1, probs: [5e-324, 1 - 1e-16, 0.30000000000000004], leakage: 0 },
+    {
+      model: 'content',
+      item: 'q/6',
+      key: 1,
+      options: ['left', 'right'],
+      probs: [0.25, 0.75],
+      prompt: 'Question: which way?\nAnswer:',
+      continuations: [' left', ' right'],
+      source: { harness: 'lm-eval', task: 'q', docId: '6', split: 'test' },
+    },
+    { model: 'content', item: 'q/7', key: 0, logprobs: [-1, -2], prompt: '', source: { harness: 'helm' } },
   );
   return records;
 }
@@ -48,6 +59,7 @@ describe('writeResponses / readResponses round trip', () => {
     expect(records.some((r) => r.probs !== undefined)).toBe(true);
     expect(records.some((r) => r.position !== undefined)).toBe(true);
     expect(records.some((r) => r.logprobs?.includes(-Infinity))).toBe(true);
+    expect(records.some((r) => r.prompt !== undefined && r.continuations !== undefined && r.source !== undefined)).toBe(true);
   });
 
   for (const name of ['fleet.jsonl', 'fleet.jsonl.gz', 'fleet.arrow', 'fleet.parquet']) {
