@@ -40,8 +40,8 @@ function median(xs) {
 
 async function kernel(models, items) {
   const f = fleet(models, items);
-  const { objective } = core.modelObjective(f.bank, 'llm-nrm');
-  const x = core.initialParameters(f.bank, objective.layout);
+  const { objective, family } = core.modelObjective(f.bank, 'llm-nrm');
+  const x = core.initialParameters(f.bank, family);
   const g = new Float64Array(x.length);
   for (let r = 0; r < 2; r++) objective.lossAndGrad(x, g); // warm-up
   const ts = [];
@@ -50,7 +50,7 @@ async function kernel(models, items) {
     objective.lossAndGrad(x, g);
     ts.push(performance.now() - t);
   }
-  const pc = core.blockPreconditioner(f.bank, objective);
+  const pc = core.blockPreconditioner(f.bank, family, objective);
   pc.refresh(x);
   const tr = [];
   for (let r = 0; r < 3; r++) {
@@ -63,8 +63,8 @@ async function kernel(models, items) {
     const { createTfjsObjective } = await import('@llm-nrm/engine-tfjs');
     const small = core.simulateFleet({ models: Math.min(models, 40), items: Math.min(items, 200), seed: 1 });
     const tf = await createTfjsObjective(small.bank, 'llm-nrm');
-    const fused = core.modelObjective(small.bank, 'llm-nrm').objective;
-    const xs = core.initialParameters(small.bank, fused.layout);
+    const { objective: fused, family: sf } = core.modelObjective(small.bank, 'llm-nrm');
+    const xs = core.initialParameters(small.bank, sf);
     const gs = new Float64Array(xs.length);
     tf.objective.lossAndGrad(xs, gs);
     const tt = [];
@@ -114,8 +114,8 @@ function adam(models, items) {
 
 function paper(items, excess) {
   const f = fleet(189, items);
-  const { objective } = core.modelObjective(f.bank, 'llm-nrm');
-  const x0 = core.initialParameters(f.bank, objective.layout);
+  const { objective, family } = core.modelObjective(f.bank, 'llm-nrm');
+  const x0 = core.initialParameters(f.bank, family);
   const g0 = new Float64Array(x0.length);
   objective.lossAndGrad(x0, g0);
   const ts = [];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bankFromRecords } from './bank.js';
 import { LlmNrmError } from './errors.js';
-import { fit, modelObjective, standardized } from './fit.js';
+import { fit, modelObjective } from './fit.js';
+import { standardized } from './fit/identification.js';
 import { predictor } from './predict.js';
 import { bankRecords, simulateFleet } from './simulate.js';
 import { MODEL_NAMES } from './types.js';

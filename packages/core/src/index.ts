@@ -1,5 +1,7 @@
 export { LlmNrmError, isLlmNrmError, type LlmNrmErrorCode } from './errors.js';
-export { MODEL_NAMES, type ItemSource, type ItemSpec, type LlmNrmParts, type ModelName, type RecordSource, type ResponseRecord } from './types.js';
+export {
+  ALL_PARTS, MODEL_NAMES, NO_PARTS, type ItemSource, type ItemSpec, type LlmNrmParts, type ModelName, type RecordSource, type ResponseRecord,
+} from './types.js';
 export {
   MAX_OPTIONS, argmaxAt, bankColumns, bankFromRecords, bankWidth, correctness, hardenBank, observedCount,
   recordDistribution, withObserved, type BankFromRecordsOptions, type BankStats, type ResponseBank,
@@ -8,15 +10,19 @@ export {
   binaryLayout, freeMask, llmNrmLayout, llmParamIndices, sigmoid, softplus, softplusInv,
   type BinaryLayout, type Layout, type LlmNrmLayout,
 } from './layout.js';
-export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackward } from './difficulty.js';
-export { DEFAULT_PRIORS, binaryObjective, llmNrmObjective, type EvalScope, type Objective, type Priors } from './objective.js';
-export {
-  minimizeAdam, minimizeLbfgs, type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName,
-} from './optimize.js';
-export {
-  ALL_PARTS, NO_PARTS, curvatureDiagonal, fit, freezeItems, standardizeTheta, standardized, withThetaSd, initialParameters, inverseFirstDiagonal, itemDifficulties, modelObjective,
-  thetaStandardErrors, type FitOptions, type FitResult,
-} from './fit.js';
+export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackward, itemDifficultyGrad } from './difficulty.js';
+export { DEFAULT_PRIORS, type EvalScope, type Objective, type Priors } from './objective.js';
+export { llmNrmObjective } from './families/llmNrm/objective.js';
+export { binaryObjective } from './families/binary/objective.js';
+export { type CurvatureAt, type ModelFamily } from './families/family.js';
+export { familyOfLayout, getFamily } from './families/registry.js';
+export { engineNames, getEngine, registerEngine, resolveEngine, tsEngine, type Engine } from './engine.js';
+export { minimizeAdam } from './fit/adam.js';
+export { minimizeLbfgs } from './fit/lbfgs.js';
+export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './fit/optimizer.js';
+export { freezeItems, standardizeTheta, standardized, withThetaSd } from './fit/identification.js';
+export { thetaStandardErrors, type ThetaStandardErrors } from './fit/standardErrors.js';
+export { fit, initialParameters, itemDifficulties, modelObjective, type FitOptions, type FitResult } from './fit.js';
 export { predictor, wrongOptionShares, type Predictor } from './predict.js';
 export { randomSource, shuffled, type Random } from './random.js';
 export { PAPER_OPTION_WEIGHTS, bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
@@ -26,4 +32,3 @@ export {
 } from './bundle.js';
 export { scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
 export { ITEM_STEP_CAP, LLM_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';
-export { itemDifficultyGrad } from './difficulty.js';

@@ -1,8 +1,9 @@
 import { bankFromRecords, type BankStats } from './bank.js';
 import { bundleItems, bundleParameters, type CalibrationBundle } from './bundle.js';
+import type { Engine } from './engine.js';
 import { fit } from './fit.js';
 import { softplus } from './layout.js';
-import type { OptimizeProgress } from './optimize.js';
+import type { OptimizeProgress } from './fit/optimizer.js';
 import type { RecordSource, ResponseRecord } from './types.js';
 
 export interface ScoreOptions {
@@ -19,6 +20,8 @@ export interface ScoreOptions {
    * items, or all-correct answers, finite. Pass 1 for the paper's N(0, 1) MAP.
    */
   thetaSd?: number;
+  /** Engine of the per-LLM fits (an Engine or a registered name; default 'ts'). */
+  engine?: Engine | string;
 }
 
 export interface LlmScore {
@@ -68,6 +71,7 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
     identification: 'prior',
     thetaSd: options.thetaSd ?? 3,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.engine !== undefined ? { engine: options.engine } : {}),
   });
   const L = res.layout;
   const nC = bank.colItem.length;

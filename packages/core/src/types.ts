@@ -70,3 +70,6 @@ export interface LlmNrmParts {
   /** Difficulty-gated guessing fallback (rho_jk, w0, kappa). Off: G = 0. */
   fallback: boolean;
 }
+
+export const ALL_PARTS: LlmNrmParts = { sharpness: true, position: true, fallback: true };
+export const NO_PARTS: LlmNrmParts = { sharpness: false, position: false, fallback: false };

@@ -1,7 +1,6 @@
 import {
-  ALL_PARTS, DEFAULT_PRIORS, DIFFICULTY_BOUND, DIFFICULTY_EPS, LlmNrmError, NO_PARTS, binaryLayout, correctness, freeMask,
-  hardenBank, llmNrmLayout,
-  type BinaryLayout, type EvalScope, type Layout, type LlmNrmLayout, type LlmNrmParts, type ModelName, type Objective,
+  DEFAULT_PRIORS, DIFFICULTY_BOUND, DIFFICULTY_EPS, LlmNrmError, correctness, freeMask, getFamily,
+  type BinaryLayout, type EvalScope, type Layout, type LlmNrmLayout, type LlmNrmParts, type ModelFamily, type ModelName, type Objective,
   type Priors, type ResponseBank,
 } from '@llm-nrm/core';
 import type { Scalar, Tensor, Tensor1D, Tensor2D } from '@tensorflow/tfjs-core';
@@ -395,8 +394,17 @@ export function tfjsBinaryObjective(
 }
 
 /**
+ * The tfjs objective of a family on its (prepared) bank: option-level families (llm-nrm, nrm,
+ * nrm-hard) on the LLM-NRM graph, binary ones on the correctness of `bank`, both on the family's
+ * own layout, so the parameter vector is core's.
+ */
+export function tfjsFamilyObjective(bank: ResponseBank, family: ModelFamily, priors: Priors | undefined, tf: Tf, options: TfjsObjectiveOptions = {}): TfjsObjective {
+  return tfjsObjective(bank, family.layout(bank), priors, tf, options);
+}
+
+/**
  * The tfjs objective of a layout: LLM-NRM/NRM layouts as `tfjsLlmNrmObjective`; binary layouts on the
- * correctness of `bank` (as core's `modelObjective` does).
+ * correctness of `bank` (as core's binary family does).
  */
 export function tfjsObjective(bank: ResponseBank, layout: Layout, priors: Priors | undefined, tf: Tf, options: TfjsObjectiveOptions = {}): TfjsObjective {
   return layout.kind === 'llm-nrm'
@@ -438,30 +446,10 @@ export async function createTfjsObjective(
   model: ModelName = 'llm-nrm',
   options: CreateTfjsObjectiveOptions = {},
 ): Promise<CreatedTfjsObjective> {
+  const family = getFamily(model, options.parts ?? {});
   const loaded = options.tfjs ?? (await loadTfjs());
   const { tf, backend, detail } = loaded;
-  const priors = options.priors ?? {};
-  const opts: TfjsObjectiveOptions = { gatherGradient: options.gatherGradient ?? 'auto' };
-  switch (model) {
-    case 'llm-nrm': {
-      const parts = { ...ALL_PARTS, ...options.parts };
-      return { objective: tfjsLlmNrmObjective(bank, llmNrmLayout(bank, parts), priors, tf, opts), bank, parts, backend, detail };
-    }
-    case 'nrm':
-      return { objective: tfjsLlmNrmObjective(bank, llmNrmLayout(bank, NO_PARTS), priors, tf, opts), bank, parts: { ...NO_PARTS }, backend, detail };
-    case 'nrm-hard': {
-      const hb = hardenBank(bank);
-      return { objective: tfjsLlmNrmObjective(hb, llmNrmLayout(hb, NO_PARTS), priors, tf, opts), bank: hb, parts: { ...NO_PARTS }, backend, detail };
-    }
-    case '1pl':
-    case '2pl':
-    case '3pl':
-    case '4pl': {
-      const pl = Number(model[0]) as 1 | 2 | 3 | 4;
-      const objective = tfjsBinaryObjective(bank, binaryLayout(bank, pl), correctness(bank), priors, tf, opts);
-      return { objective, bank, parts: { ...NO_PARTS }, backend, detail };
-    }
-    default:
-      throw new LlmNrmError('INVALID_OPTION', `unknown model: ${JSON.stringify(model)} (one of llm-nrm, nrm, nrm-hard, 1pl, 2pl, 3pl, 4pl)`);
-  }
+  const fitBank = family.prepare(bank);
+  const objective = tfjsFamilyObjective(fitBank, family, options.priors ?? {}, tf, { gatherGradient: options.gatherGradient ?? 'auto' });
+  return { objective, bank: fitBank, parts: { ...family.parts }, backend, detail };
 }

@@ -10,6 +10,7 @@ import { newReport, readLmEvalHarness, writeFileAtomic, writeLmEvalHarness } fro
 import { pearson, spearmanRho } from '@llm-nrm/analysis';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, toolVersion } from '../provenance.js';
+import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress, formatDiagnostics, ranked } from './fit.js';
 import { fleetTruth } from './simulate.js';
 
@@ -17,6 +18,7 @@ interface DemoArgs {
   models: number;
   items: number;
   seed: number;
+  engine: string;
   out?: string;
   json: boolean;
   quiet: boolean;
@@ -45,7 +47,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
   command: 'demo',
   describe: 'The whole path on a simulated fleet: simulate, write lm-eval-harness outputs, read them back, fit LLM-NRM, check recovery',
   builder: (y: Argv) =>
-    y
+    engineOption(y)
       .option('models', { describe: 'LLMs in the simulated fleet', type: 'number', default: 40 })
       .option('items', { describe: 'Items in the simulated bank', type: 'number', default: 400 })
       .option('seed', { describe: 'Seed of the simulation', type: 'number', default: 1 })
@@ -83,7 +85,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
 
       // 4. Fit LLM-NRM with the default optimizer.
       t = Date.now();
-      const result = fit(bank, { onProgress: fitProgress(argv.quiet) });
+      const result = fit(bank, { engine: await loadEngine(argv.engine), onProgress: fitProgress(argv.quiet) });
       const bundle = toBundle(result, { version: toolVersion(), command: commandLine(), seed: argv.seed });
       say(`4/4 fitted LLM-NRM in ${secs(t)} s (${result.iterations} iterations, ${result.passes} passes)`);
 

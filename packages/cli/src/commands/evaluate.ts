@@ -5,6 +5,7 @@ import {
   calibrationCurve, compression, crossValidate, llmCrossValidate,
   type CalibrationCurve, type Compression, type CrossValidation, type LlmCrossValidation, type MeanSd,
 } from '@llm-nrm/analysis';
+import { engineOption, loadEngine } from '../engines.js';
 import { formatTable, info, printJson, progress } from '../output.js';
 
 interface EvaluateArgs {
@@ -17,6 +18,7 @@ interface EvaluateArgs {
   models: string;
   ablations: boolean;
   seed: number;
+  engine: string;
   'max-iterations'?: number;
   json: boolean;
   quiet: boolean;
@@ -82,7 +84,7 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
   command: 'evaluate <responses>',
   describe: 'Cross-validate models on a responses file: held-out prediction (Table 1), ability from errors (Table 3), compression, calibration size',
   builder: (y: Argv) =>
-    y
+    engineOption(y)
       .positional('responses', { describe: 'Tidy responses file or folder (.jsonl, .jsonl.gz, .arrow, .parquet)', type: 'string', demandOption: true })
       .option('cv', { describe: 'Cell-level k-fold CV (Table 1); the default experiment when none is named', type: 'number', requiresArg: true })
       .option('by-llm', { describe: 'LLM-level k-fold CV: ability from correctness or from distractors only (Table 3)', type: 'number', requiresArg: true })
@@ -105,7 +107,8 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
     const tick = progress(argv.quiet);
     const models = parseModels(argv.models);
     const seed = argv.seed;
-    const fitOptions: FitOptions = argv['max-iterations'] !== undefined ? { maxIterations: argv['max-iterations'] } : {};
+    const fitOptions: FitOptions = { engine: await loadEngine(argv.engine) };
+    if (argv['max-iterations'] !== undefined) fitOptions.maxIterations = argv['max-iterations'];
     const { bank, stats } = await loadBank(argv.responses);
     info(argv.quiet, `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells)`);
     const none = argv.cv === undefined && argv['by-llm'] === undefined && argv.compression === undefined && argv.calibration === undefined;

@@ -40,6 +40,22 @@ describe('llm-nrm fit', () => {
     for (const k of ['loss', 'iterations', 'passes', 'seconds', 'converged', 'optimizer', 'engine']) expect(out).toMatch(new RegExp(`\\n  ${k}\\s`));
   });
 
+  it('--engine tfjs fits on TensorFlow.js to the ts fit and records the engine; an unknown engine is a usage error', async () => {
+    const ts = join(tmp.dir, 'b-ts.json');
+    const tf = join(tmp.dir, 'b-tfjs.json');
+    expect((await runCli(['fit', file, '--model', '2pl', '-o', ts, '-q'])).code).toBe(0);
+    const res = await runCli(['fit', file, '--model', '2pl', '--engine', 'tfjs', '-o', tf, '-q']);
+    expect(res.code).toBe(0);
+    const a = parseBundle(readFileSync(ts, 'utf8'));
+    const b = parseBundle(readFileSync(tf, 'utf8'));
+    expect(a.fit.engine).toBe('ts');
+    expect(b.fit.engine).toBe('tfjs');
+    expect(Math.abs(b.fit.loss - a.fit.loss)).toBeLessThan(1e-5 * a.fit.loss);
+    const bad = await runCli(['fit', file, '--engine', 'cuda', '-o', join(tmp.dir, 'x.json')]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('cuda');
+  });
+
   it('--json summary; binary models, ablations, Adam and -q', async () => {
     const output = join(tmp.dir, 'b-2pl.json');
     const res = await runCli(['fit', file, '--model', '2pl', '-o', output, '--json', '-q', '--seed', '7']);

@@ -7,6 +7,7 @@ import {
 } from '@llm-nrm/core';
 import { loadBank, writeFileAtomic } from '@llm-nrm/adapters';
 import { fmt, formatTable, info, printJson, progress } from '../output.js';
+import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, hashInputs, toolVersion } from '../provenance.js';
 
 interface FitArgs {
@@ -16,6 +17,7 @@ interface FitArgs {
   position: boolean;
   fallback: boolean;
   optimizer: 'lbfgs' | 'adam';
+  engine: string;
   steps?: number;
   lr?: number;
   'max-iterations'?: number;
@@ -75,7 +77,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
   command: 'fit <responses>',
   describe: 'Calibrate a bank: fit LLM-NRM (or NRM, 1PL-4PL) to a responses file, write the calibration bundle, print the leaderboard',
   builder: (y: Argv) =>
-    y
+    engineOption(y)
       .positional('responses', { describe: 'Tidy responses file or folder (.jsonl, .jsonl.gz, .arrow, .parquet)', type: 'string', demandOption: true })
       .option('output', { alias: 'o', describe: 'Calibration bundle to write (JSON)', type: 'string', demandOption: true, requiresArg: true })
       .option('model', { alias: 'm', describe: 'Model family', choices: MODEL_NAMES as ModelName[], default: 'llm-nrm' as ModelName })
@@ -94,6 +96,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 fit responses.jsonl.gz -o bundle.json', 'LLM-NRM with every part, L-BFGS')
       .example('$0 fit responses.parquet --model 2pl -o bundle-2pl.json', 'a binary 2PL on correctness')
+      .example('$0 fit responses.jsonl --engine tfjs -o b.json', 'loss and gradient on TensorFlow.js (the GPU with @tensorflow/tfjs-node-gpu)')
       .example('$0 fit responses.jsonl --no-position --optimizer adam --steps 2500 -o b.json --json', 'an ablation, the paper\'s Adam recipe, JSON summary')
       .epilogue(
         'The bundle holds every item\'s option slopes and intercepts (a, c) and difficulty, every LLM\'s theta with its ' +
@@ -126,6 +129,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       model: argv.model,
       parts: { sharpness: argv.sharpness, position: argv.position, fallback: argv.fallback },
       optimizer: argv.optimizer,
+      engine: await loadEngine(argv.engine),
       onProgress: fitProgress(argv.quiet),
     };
     if (argv.steps !== undefined) options.steps = argv.steps;

@@ -7,6 +7,7 @@ import {
 import { newReport, readResponsesWithSources, writeFileAtomic } from '@llm-nrm/adapters';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, toolVersion } from '../provenance.js';
+import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress } from './fit.js';
 
 interface ScoreArgs {
@@ -14,6 +15,7 @@ interface ScoreArgs {
   responses: string;
   output?: string;
   'skip-invalid': boolean;
+  engine: string;
   json: boolean;
   quiet: boolean;
 }
@@ -56,7 +58,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
   command: 'score <bundle> <responses>',
   describe: 'Place new LLMs on a calibrated scale: fit each one\'s theta (± SE), sharpness, bias and fallback with the bundle\'s items held fixed',
   builder: (y: Argv) =>
-    y
+    engineOption(y)
       .positional('bundle', { describe: 'Calibration bundle written by `llm-nrm fit`', type: 'string', demandOption: true })
       .positional('responses', { describe: 'Tidy responses of the new LLMs (.jsonl, .jsonl.gz, .arrow, .parquet, or a folder)', type: 'string', demandOption: true })
       .option('output', { alias: 'o', describe: 'Write the scores as JSON', type: 'string', requiresArg: true })
@@ -96,7 +98,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
           `the bundle lacks; --skip-invalid scores the rest)`,
       );
     }
-    const res = scoreResponses(bundle, records, { sources, skipInvalid: argv['skip-invalid'], onProgress: fitProgress(argv.quiet, 'score') });
+    const res = scoreResponses(bundle, records, { sources, skipInvalid: argv['skip-invalid'], engine: await loadEngine(argv.engine), onProgress: fitProgress(argv.quiet, 'score') });
     const skippedInvalid = report.skipped.length + res.stats.skipped - unknown;
     info(argv.quiet, `scored ${res.llms.length} LLMs on ${res.stats.cells} cells against ${bundle.items.length} calibrated items (${bundle.model}, ${bundle.llms.length} calibrated LLMs)`);
     if (unknown > 0) info(argv.quiet, `skipped ${unknown} responses to items not in the bundle`);

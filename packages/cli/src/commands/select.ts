@@ -4,6 +4,7 @@ import { LlmNrmError, bundleItems, bundleParameters, fit, withObserved } from '@
 import { loadBank } from '@llm-nrm/adapters';
 import { kendallTau, selectItems, spearmanRho } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
+import { engineOption, loadEngine } from '../engines.js';
 import { formatTable, info, printJson } from '../output.js';
 
 interface SelectArgs {
@@ -12,6 +13,7 @@ interface SelectArgs {
   abilities: 'fitted' | 'prior';
   information: 'nrm' | 'llm';
   responses?: string;
+  engine: string;
   output?: string;
   json: boolean;
   quiet: boolean;
@@ -21,7 +23,7 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
   command: 'select <bundle>',
   describe: 'Select the most informative items of a calibrated bank (a tinybenchmark), optionally checking the ranking they give',
   builder: (y: Argv) =>
-    y
+    engineOption(y)
       .positional('bundle', { describe: 'Calibration bundle (JSON, from `llm-nrm fit`)', type: 'string', demandOption: true })
       .option('items', { alias: 'n', describe: 'Number of items to keep', type: 'number', default: 41 })
       .option('abilities', {
@@ -55,7 +57,7 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
     if (argv.responses !== undefined) {
       const { bank: rb } = await loadBank(argv.responses, { items: bundleItems(bundle) });
       const start = bundleParameters(bundle, rb);
-      const opts = { model: bundle.model, parts: bundle.parts, init: start.x, fixItems: true, standardErrors: false } as const;
+      const opts = { model: bundle.model, parts: bundle.parts, init: start.x, fixItems: true, standardErrors: false, engine: await loadEngine(argv.engine) };
       info(argv.quiet, `scoring ${rb.models.length} LLMs from all ${rb.items.length} items and from ${sel.ids.length}`);
       const all = fit(rb, opts);
       const keep = new Uint8Array(rb.items.length);

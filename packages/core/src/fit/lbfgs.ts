@@ -1,63 +1,6 @@
-import { LlmNrmError } from './errors.js';
-import type { EvalScope, Objective } from './objective.js';
-
-export type OptimizerName = 'lbfgs' | 'adam';
-
-/** Progress of a running optimization, reported about once a second. */
-export interface OptimizeProgress {
-  iteration: number;
-  passes: number;
-  loss: number;
-  seconds: number;
-}
-
-export interface OptimizeOptions {
-  /** Iteration cap. Default 1000 for L-BFGS; Adam runs exactly `steps`. */
-  maxIterations?: number;
-  /** L-BFGS stops when the loss falls by less than `tolerance` x |loss| over 5 iterations. Default 1e-9. */
-  tolerance?: number;
-  /** L-BFGS stops when the largest preconditioned gradient entry is below this. Default 1e-6. */
-  gradTolerance?: number;
-  /** L-BFGS memory (curvature pairs kept). Default 12. */
-  memory?: number;
-  /** Diagonal curvature estimate (same length as x; > 0) used as L-BFGS's initial inverse Hessian. */
-  diagonal?: Float64Array;
-  /**
-   * A (block) preconditioner used as the initial inverse Hessian instead of `diagonal`, refreshed
-   * at the current point every `refreshEvery` iterations (default 10).
-   */
-  preconditioner?: { apply(v: Float64Array, out: Float64Array): void; refresh(x: Float64Array): void };
-  refreshEvery?: number;
-  /** Adam: steps (default 2500), learning rate (default 0.05), betas (0.9, 0.999). */
-  steps?: number;
-  lr?: number;
-  /** Stop early once the loss is at or below this value (used to time "reach loss X"). */
-  targetLoss?: number;
-  /** Called about once a second with the state. */
-  onProgress?: (p: OptimizeProgress) => void;
-  /** Rows and prior scope passed to every evaluation. */
-  scope?: EvalScope;
-  /** Clock in milliseconds (default Date.now); injectable for tests. */
-  now?: () => number;
-}
-
-export interface OptimizeResult {
-  x: Float64Array;
-  loss: number;
-  iterations: number;
-  /** Evaluations of lossAndGrad, i.e. passes over the data. */
-  passes: number;
-  converged: boolean;
-  /** Why it stopped: 'tolerance' | 'gradient' | 'max-iterations' | 'steps' | 'target' | 'line-search'. */
-  reason: string;
-  /** Loss after each iteration (index 0: the starting point). */
-  trace: number[];
-  /** Seconds since the start at each trace entry. */
-  traceSeconds: number[];
-  /** Passes over the data at each trace entry. */
-  tracePasses: number[];
-  seconds: number;
-}
+import { LlmNrmError } from '../errors.js';
+import type { Objective } from '../objective.js';
+import type { OptimizeOptions, OptimizeResult } from './optimizer.js';
 
 /**
  * Limited-memory BFGS (Nocedal and Wright, Algorithm 7.4/7.5) with a diagonal initial inverse
@@ -249,67 +192,6 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     }
   }
   return { x, loss: f, iterations: it, passes, converged, reason, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
-}
-
-/**
- * Full-batch Adam (Kingma and Ba 2015), the paper's recipe: lr 0.05, betas (0.9, 0.999),
- * eps 1e-8, 2,500 steps on the summed MAP objective. Reports converged = true when it ran its steps
- * without the loss rising over the last 100 of them.
- */
-export function minimizeAdam(obj: Objective, x0: Float64Array, opts: OptimizeOptions = {}): OptimizeResult {
-  const now = opts.now ?? Date.now;
-  const t0 = now();
-  const n = x0.length;
-  const steps = opts.steps ?? 2500;
-  const lr = opts.lr ?? 0.05;
-  const b1 = 0.9;
-  const b2 = 0.999;
-  const eps = 1e-8;
-  const x = Float64Array.from(x0);
-  const g = new Float64Array(n);
-  const m1 = new Float64Array(n);
-  const m2 = new Float64Array(n);
-  const trace: number[] = [];
-  const traceSeconds: number[] = [];
-  const tracePasses: number[] = [];
-  let lastReport = now();
-  let f = NaN;
-  let reason = 'steps';
-  let step = 0;
-  for (; step < steps; step++) {
-    f = obj.lossAndGrad(x, g, opts.scope);
-    trace.push(f);
-    traceSeconds.push((now() - t0) / 1000);
-    tracePasses.push(step + 1);
-    if (opts.targetLoss !== undefined && f <= opts.targetLoss) {
-      reason = 'target';
-      break;
-    }
-    const c1 = 1 - Math.pow(b1, step + 1);
-    const c2 = 1 - Math.pow(b2, step + 1);
-    for (let t = 0; t < n; t++) {
-      const gt = g[t]!;
-      m1[t] = b1 * m1[t]! + (1 - b1) * gt;
-      m2[t] = b2 * m2[t]! + (1 - b2) * gt * gt;
-      x[t]! -= (lr * (m1[t]! / c1)) / (Math.sqrt(m2[t]! / c2) + eps);
-    }
-    if (opts.onProgress && now() - lastReport >= 1000) {
-      lastReport = now();
-      opts.onProgress({ iteration: step + 1, passes: step + 1, loss: f, seconds: (lastReport - t0) / 1000 });
-    }
-  }
-  let passes = step;
-  if (reason === 'steps') {
-    // The loss at the final parameters (one more pass), so results compare like for like.
-    f = obj.lossAndGrad(x, g, opts.scope);
-    passes++;
-    trace.push(f);
-    traceSeconds.push((now() - t0) / 1000);
-    tracePasses.push(passes);
-  }
-  const tail = trace.slice(-100);
-  const converged = reason === 'target' || tail[tail.length - 1]! <= Math.min(...tail) + 1e-6 * Math.abs(f);
-  return { x, loss: f, iterations: step, passes, converged, reason, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
 }
 
 function dot(a: Float64Array, b: Float64Array): number {

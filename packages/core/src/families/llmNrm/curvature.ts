@@ -1,0 +1,281 @@
+import type { ResponseBank } from '../../bank.js';
+import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../curvature.js';
+import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
+import { Blocks } from '../../internal/blocks.js';
+import { llmParamIndices, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
+import type { CurvatureAt } from '../family.js';
+
+/** Block Gauss-Newton curvature of the LLM-NRM objective at x (see BlockPreconditioner). */
+export function llmNrmCurvature(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free: Uint8Array, priors: Priors): CurvatureAt {
+  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
+  const lamItem = 1 / (itemSd * itemSd);
+  const lamLlm = 1 / (llmSd * llmSd);
+  const lamS = 1 / (sharpnessSd * sharpnessSd);
+  const J = L.nModels;
+  const I = L.nItems;
+  const Kmax = L.kMax;
+  const P = 2 + 2 * Kmax;
+  const { sharpness: useS, position: usePos, fallback: useFb } = L.parts;
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const { q, observed, colItem, colOffsets, itemOffsets, colPosition } = bank;
+  const b = new Float64Array(I);
+  const aux = new Float64Array(3 * I);
+  const wts = new Float64Array(L.sumK);
+  if (useFb) computeDifficulties(bank, x, L.a, L.c, b, aux, wts);
+  // The gate's b_i depends on a_i, c_i: the Jacobian of v in the item block is A + h t^T, with
+  // h_k = dv_k/db_i and t = db_i/d(a_i, c_i). Its GN block adds u t^T + t u^T + (h^T M h) t t^T,
+  // u = A^T M h. Without it the GN step ignores that moving a_i can flip the gate.
+  const U1 = new Float64Array(L.sumK);
+  const U0 = new Float64Array(L.sumK);
+  const HH = new Float64Array(I);
+  // dL/db_i over all cells: the weight of b_i's own curvature in the item block's Hessian.
+  const GB = new Float64Array(I);
+  const w0 = x[L.w0]!;
+  const kappa = useFb ? softplus(x[L.kbar]!) : 0;
+  const dkappa = sigmoid(x[L.kbar]!);
+  // Item accumulators: S_m = sum over cells of w^2 theta^m M (m = 0, 1, 2), K x K each.
+  const sq = new Int32Array(I + 1);
+  for (let i = 0; i < I; i++) {
+    const K = itemOffsets[i + 1]! - itemOffsets[i]!;
+    sq[i + 1] = sq[i]! + K * K;
+  }
+  const S0 = new Float64Array(sq[I]!);
+  const S1 = new Float64Array(sq[I]!);
+  const S2 = new Float64Array(sq[I]!);
+  const Hg = new Float64Array(4); // globals (w0, kbar)
+  const blocks = new Blocks(L.size);
+  const p = new Float64Array(Kmax);
+  const zd = new Float64Array(Kmax);
+  const pos = new Int32Array(Kmax);
+  const Jrow = new Float64Array(4 * Kmax); // per option: dtheta, dsbar, ddelta, drho
+  const u = new Float64Array(P);
+  const touched = new Int32Array(2 + 2 * Kmax);
+  const HL = new Float64Array(P * P);
+  const llm: Float64Array[] = [];
+  for (let j = 0; j < J; j++) {
+    HL.fill(0);
+    const th = x[L.theta + j]!;
+    const sb = x[L.sbar + j]!;
+    const s = useS ? softplus(sb) : 1;
+    const ds = sigmoid(sb);
+    const dOff = L.delta + j * Kmax;
+    const rOff = L.rho + j * Kmax;
+    for (let col = 0; col < nC; col++) {
+      if (observed[j * nC + col] === 0) continue;
+      const i = colItem[col]!;
+      const io = itemOffsets[i]!;
+      const co = colOffsets[col]!;
+      const K = colOffsets[col + 1]! - co;
+      const qo = j * width + co;
+      const G = useFb ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
+      const omg = 1 - G;
+      let m = -Infinity;
+      let Q = 0;
+      for (let k = 0; k < K; k++) {
+        const ps = colPosition === null ? k : colPosition[co + k]!;
+        pos[k] = ps;
+        const z = x[L.a + io + k]! * th + x[L.c + io + k]! + (usePos ? x[dOff + ps]! : 0);
+        zd[k] = z;
+        const v = useFb ? omg * s * z + G * x[rOff + ps]! : s * z;
+        p[k] = v;
+        if (v > m) m = v;
+        Q += q[qo + k]!;
+      }
+      let sum = 0;
+      for (let k = 0; k < K; k++) {
+        p[k] = Math.exp(p[k]! - m);
+        sum += p[k]!;
+      }
+      for (let k = 0; k < K; k++) p[k]! /= sum;
+      // Item block: w = (1 - G) s; M = Q (diag p - p p^T).
+      const w2 = omg * s * omg * s * Q;
+      const base = sq[i]!;
+      const th2 = th * th;
+      for (let k = 0; k < K; k++) {
+        const pk = p[k]!;
+        const wk = w2 * pk;
+        for (let l = k; l < K; l++) {
+          const mkl = (k === l ? wk : 0) - wk * p[l]!;
+          const t = base + k * K + l;
+          S0[t]! += mkl;
+          S1[t]! += mkl * th;
+          S2[t]! += mkl * th2;
+        }
+      }
+      const gg = G * omg;
+      if (useFb) {
+        // h_k = dv_k/db = (rho - s z_k) G (1 - G) kappa; (M h)_k = Q p_k (h_k - p.h).
+        let ph = 0;
+        for (let k = 0; k < K; k++) ph += p[k]! * (x[rOff + pos[k]!]! - s * zd[k]!);
+        ph *= gg * kappa;
+        const wq = omg * s * Q;
+        let hMh = 0;
+        let rh = 0;
+        for (let k = 0; k < K; k++) {
+          const hk = (x[rOff + pos[k]!]! - s * zd[k]!) * gg * kappa;
+          rh += (Q * p[k]! - q[qo + k]!) * hk;
+          const mh = p[k]! * (hk - ph);
+          U1[io + k]! += wq * th * mh;
+          U0[io + k]! += wq * mh;
+          hMh += Q * hk * mh;
+        }
+        HH[i]! += hMh;
+        GB[i]! += rh;
+      }
+      // LLM block: sparse Jacobian rows J_k over (theta, sbar, delta_pos, rho_pos).
+      u.fill(0);
+      let ug0 = 0;
+      let ug1 = 0;
+      let gq0 = 0;
+      let gq1 = 0;
+      let gq01 = 0;
+      for (let k = 0; k < K; k++) {
+        const rho = useFb ? x[rOff + pos[k]!]! : 0;
+        const dvdG = rho - s * zd[k]!;
+        const jt = omg * s * x[L.a + io + k]! - dvdG * kappa * gg;
+        const js = useS ? omg * zd[k]! * ds : 0;
+        const jd = usePos ? omg * s : 0;
+        const jr = useFb ? G : 0;
+        Jrow[4 * k] = jt;
+        Jrow[4 * k + 1] = js;
+        Jrow[4 * k + 2] = jd;
+        Jrow[4 * k + 3] = jr;
+        const pk = p[k]!;
+        u[0]! += pk * jt;
+        u[1]! += pk * js;
+        u[2 + pos[k]!]! += pk * jd;
+        u[2 + Kmax + pos[k]!]! += pk * jr;
+        // sum_k p_k J_k J_k^T over (theta, sbar, delta_pos, rho_pos), written out (hot loop).
+        const i2 = 2 + pos[k]!;
+        const i3 = 2 + Kmax + pos[k]!;
+        const wq = pk * Q;
+        HL[0]! += wq * jt * jt;
+        HL[1]! += wq * jt * js;
+        HL[P + 1]! += wq * js * js;
+        HL[i2]! += wq * jt * jd;
+        HL[P + i2]! += wq * js * jd;
+        HL[i2 * P + i2]! += wq * jd * jd;
+        HL[i3]! += wq * jt * jr;
+        HL[P + i3]! += wq * js * jr;
+        HL[i2 * P + i3]! += wq * jd * jr;
+        HL[i3 * P + i3]! += wq * jr * jr;
+        // Globals: dv/dw0 = dvdG G(1-G); dv/dkbar = -(theta - b) dvdG G(1-G) kappa'.
+        if (useFb) {
+          const jw = dvdG * gg;
+          const jk = -(th - b[i]!) * dvdG * gg * dkappa;
+          gq0 += pk * jw * jw;
+          gq1 += pk * jk * jk;
+          gq01 += pk * jw * jk;
+          ug0 += pk * jw;
+          ug1 += pk * jk;
+        }
+      }
+      // - Q u u^T over the touched indices (upper triangle; mirrored after the LLM's cells).
+      let nt = 2;
+      touched[0] = 0;
+      touched[1] = 1;
+      for (let k = 0; k < K; k++) {
+        touched[nt++] = 2 + pos[k]!;
+        touched[nt++] = 2 + Kmax + pos[k]!;
+      }
+      for (let a = 0; a < nt; a++) {
+        const r = touched[a]!;
+        const ur = u[r]! * Q;
+        if (ur === 0) continue;
+        for (let bb = 0; bb < nt; bb++) {
+          const c = touched[bb]!;
+          if (c >= r) HL[r * P + c]! -= ur * u[c]!;
+        }
+      }
+      if (useFb) {
+        Hg[0]! += Q * (gq0 - ug0 * ug0);
+        Hg[3]! += Q * (gq1 - ug1 * ug1);
+        Hg[1]! += Q * (gq01 - ug0 * ug1);
+        Hg[2]! += Q * (gq01 - ug0 * ug1);
+      }
+    }
+    // Only the upper triangle was accumulated: mirror it.
+    for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) HL[c * P + r] = HL[r * P + c]!;
+    // Prior curvature: sharpness (GN of the log-normal prior); delta, rho lamLlm; theta's N(0, 1)
+    // only in the preconditioner's copy (the SEs add theta's prior per identification).
+    if (useS) HL[P + 1]! += lamS * (ds / s) * (ds / s);
+    if (usePos) for (let r = 2; r < 2 + Kmax; r++) HL[r * P + r]! += lamLlm;
+    if (useFb) for (let r = 2 + Kmax; r < P; r++) HL[r * P + r]! += lamLlm;
+    llm.push(Float64Array.from(HL));
+    HL[0]! += 1;
+    blocks.add(llmParamIndices(L, j), Float64Array.from(HL), free, 0, useFb ? LLM_STEP_CAP : Infinity);
+  }
+  for (let i = 0; i < I; i++) {
+    const io = itemOffsets[i]!;
+    const K = itemOffsets[i + 1]! - io;
+    const P2 = 2 * K;
+    const H = new Float64Array(P2 * P2);
+    const base = sq[i]!;
+    for (let k = 0; k < K; k++) {
+      for (let l = 0; l < K; l++) {
+        const t = base + (k <= l ? k * K + l : l * K + k); // upper triangle accumulated
+        H[k * P2 + l] = S2[t]!; // a-a
+        H[k * P2 + K + l] = S1[t]!; // a-c
+        H[(K + k) * P2 + l] = S1[t]!; // c-a
+        H[(K + k) * P2 + K + l] = S0[t]!; // c-c
+      }
+    }
+    if (useFb) {
+      const g = bank.key[i]!;
+      const dN = aux[3 * i]!;
+      const dD = aux[3 * i + 1]!;
+      const abar = aux[3 * i + 2]!;
+      const t = new Float64Array(P2);
+      const uu = new Float64Array(P2);
+      for (let k = 0; k < K; k++) {
+        const wk = wts[io + k]!;
+        t[k] = k === g ? dD : -dD * wk;
+        t[K + k] = k === g ? -dN : dN * wk - dD * wk * (x[L.a + io + k]! - abar);
+        uu[k] = U1[io + k]!;
+        uu[K + k] = U0[io + k]!;
+      }
+      const hh = HH[i]!;
+      for (let r = 0; r < P2; r++) {
+        for (let c = 0; c < P2; c++) H[r * P2 + c]! += uu[r]! * t[c]! + t[r]! * uu[c]! + hh * t[r]! * t[c]!;
+      }
+      // + dL/db_i * Hessian of b_i (by differences of its analytic gradient; item-local, cheap).
+      // This is the term GN drops; near D_i ~ 0 it dominates and can make the block indefinite,
+      // which the Cholesky shift in Blocks.add then repairs.
+      const gbi = GB[i]!;
+      if (gbi !== 0) {
+        const av = new Float64Array(K);
+        const cv = new Float64Array(K);
+        for (let k = 0; k < K; k++) {
+          av[k] = x[L.a + io + k]!;
+          cv[k] = x[L.c + io + k]!;
+        }
+        const g0 = new Float64Array(P2);
+        const g1 = new Float64Array(P2);
+        const wk = new Float64Array(K);
+        itemDifficultyGrad(av, cv, K, g, g0, wk);
+        const hstep = 1e-6;
+        for (let p = 0; p < P2; p++) {
+          const arr = p < K ? av : cv;
+          const kk = p < K ? p : p - K;
+          const old = arr[kk]!;
+          arr[kk] = old + hstep;
+          itemDifficultyGrad(av, cv, K, g, g1, wk);
+          arr[kk] = old;
+          for (let r = 0; r < P2; r++) {
+            const hv = (gbi * (g1[r]! - g0[r]!)) / hstep;
+            H[r * P2 + p]! += 0.5 * hv;
+            H[p * P2 + r]! += 0.5 * hv;
+          }
+        }
+      }
+    }
+    const ix: number[] = [];
+    for (let k = 0; k < K; k++) ix.push(L.a + io + k);
+    for (let k = 0; k < K; k++) ix.push(L.c + io + k);
+    blocks.add(ix, H, free, lamItem, useFb ? ITEM_STEP_CAP : Infinity);
+  }
+  blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6);
+  return { blocks, llm };
+}

@@ -1,0 +1,34 @@
+import { LlmNrmError } from '../errors.js';
+import type { Layout } from '../layout.js';
+import { MODEL_NAMES, type LlmNrmParts, type ModelName } from '../types.js';
+import { binaryFamily } from './binary/index.js';
+import type { ModelFamily } from './family.js';
+import { llmNrmFamily, nrmFamily, nrmHardFamily } from './llmNrm/index.js';
+
+/** Every model name `fit` understands and the family it names (LLM-NRM takes its parts). */
+const FAMILIES: Record<ModelName, (parts: Partial<LlmNrmParts>) => ModelFamily> = {
+  'llm-nrm': (parts) => llmNrmFamily(parts),
+  nrm: () => nrmFamily,
+  'nrm-hard': () => nrmHardFamily,
+  '1pl': () => binaryFamily(1),
+  '2pl': () => binaryFamily(2),
+  '3pl': () => binaryFamily(3),
+  '4pl': () => binaryFamily(4),
+};
+
+/**
+ * The family of a model name (parts: LLM-NRM's ablations, ignored by the others). Throws
+ * INVALID_OPTION for an unknown name.
+ */
+export function getFamily(model: ModelName, parts: Partial<LlmNrmParts> = {}): ModelFamily {
+  const make = Object.prototype.hasOwnProperty.call(FAMILIES, model) ? FAMILIES[model] : undefined;
+  if (make === undefined) {
+    throw new LlmNrmError('INVALID_OPTION', `unknown model: ${JSON.stringify(model)} (one of ${MODEL_NAMES.join(', ')})`);
+  }
+  return make(parts);
+}
+
+/** The family that reads a layout (for the forward model; nrm and nrm-hard read as LLM-NRM with parts off). */
+export function familyOfLayout(layout: Layout): ModelFamily {
+  return layout.kind === 'llm-nrm' ? llmNrmFamily(layout.parts) : binaryFamily(layout.pl);
+}

@@ -1,0 +1,82 @@
+import { llmParamIndices } from '../layout.js';
+import type { Objective } from '../objective.js';
+
+/**
+ * The same objective with every non-LLM parameter (items, globals) held fixed: their gradient is
+ * zeroed, and the item prior is left out of the loss since it is constant.
+ */
+export function freezeItems(inner: Objective): Objective {
+  const layout = inner.layout;
+  const free = new Uint8Array(inner.free.length);
+  for (let j = 0; j < layout.nModels; j++) for (const t of llmParamIndices(layout, j)) free[t] = inner.free[t]!;
+  return {
+    layout,
+    free,
+    lossAndGrad(x, g, scope = {}) {
+      const f = inner.lossAndGrad(x, g, { ...scope, itemPrior: false });
+      for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
+      return f;
+    },
+  };
+}
+
+/** The objective with theta ~ N(0, sd^2) in place of N(0, 1). */
+export function withThetaSd(inner: Objective, sd: number): Objective {
+  const J = inner.layout.nModels;
+  const lam = 1 / (sd * sd);
+  return {
+    layout: inner.layout,
+    free: inner.free,
+    lossAndGrad(x, g, scope = {}) {
+      let f = inner.lossAndGrad(x, g, { ...scope, thetaPrior: false });
+      if (scope.thetaPrior === false) return f;
+      for (let j = scope.rowStart ?? 0; j < (scope.rowEnd ?? J); j++) {
+        f += 0.5 * lam * x[j]! * x[j]!;
+        if (inner.free[j]) g[j]! += lam * x[j]!;
+      }
+      return f;
+    },
+  };
+}
+
+/** Copy of x with theta (the first J entries) standardised to mean 0, sd 1. */
+export function standardized(x: Float64Array, J: number): Float64Array {
+  const out = Float64Array.from(x);
+  let m = 0;
+  for (let j = 0; j < J; j++) m += x[j]! / J;
+  let v = 0;
+  for (let j = 0; j < J; j++) v += (x[j]! - m) ** 2 / J;
+  const sd = Math.sqrt(v) || 1;
+  for (let j = 0; j < J; j++) out[j] = (x[j]! - m) / sd;
+  return out;
+}
+
+/**
+ * Reparametrise theta = (t - mean t) / sd t (theta occupies x[0..J) in every layout) and drop the
+ * N(0,1) prior term: the objective in t, with the gradient by the chain rule
+ * dL/dt_j = (g_j - mean g - theta_j mean(g theta)) / sd.
+ */
+export function standardizeTheta(inner: Objective): Objective {
+  const J = inner.layout.nModels;
+  return {
+    layout: inner.layout,
+    free: inner.free,
+    lossAndGrad(x, g, scope = {}) {
+      const xs = standardized(x, J);
+      const f = inner.lossAndGrad(xs, g, { ...scope, thetaPrior: false });
+      let m = 0;
+      for (let j = 0; j < J; j++) m += x[j]! / J;
+      let v = 0;
+      for (let j = 0; j < J; j++) v += (x[j]! - m) ** 2 / J;
+      const sd = Math.sqrt(v) || 1;
+      let mg = 0;
+      let mgy = 0;
+      for (let j = 0; j < J; j++) {
+        mg += g[j]! / J;
+        mgy += (g[j]! * xs[j]!) / J;
+      }
+      for (let j = 0; j < J; j++) g[j] = inner.free[j] ? (g[j]! - mg - xs[j]! * mgy) / sd : 0;
+      return f;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { EvalScope } from '../objective.js';
+
+export type OptimizerName = 'lbfgs' | 'adam';
+
+/** Progress of a running optimization, reported about once a second. */
+export interface OptimizeProgress {
+  iteration: number;
+  passes: number;
+  loss: number;
+  seconds: number;
+}
+
+export interface OptimizeOptions {
+  /** Iteration cap. Default 1000 for L-BFGS; Adam runs exactly `steps`. */
+  maxIterations?: number;
+  /** L-BFGS stops when the loss falls by less than `tolerance` x |loss| over 5 iterations. Default 1e-9. */
+  tolerance?: number;
+  /** L-BFGS stops when the largest preconditioned gradient entry is below this. Default 1e-6. */
+  gradTolerance?: number;
+  /** L-BFGS memory (curvature pairs kept). Default 12. */
+  memory?: number;
+  /** Diagonal curvature estimate (same length as x; > 0) used as L-BFGS's initial inverse Hessian. */
+  diagonal?: Float64Array;
+  /**
+   * A (block) preconditioner used as the initial inverse Hessian instead of `diagonal`, refreshed
+   * at the current point every `refreshEvery` iterations (default 10).
+   */
+  preconditioner?: { apply(v: Float64Array, out: Float64Array): void; refresh(x: Float64Array): void };
+  refreshEvery?: number;
+  /** Adam: steps (default 2500), learning rate (default 0.05), betas (0.9, 0.999). */
+  steps?: number;
+  lr?: number;
+  /** Stop early once the loss is at or below this value (used to time "reach loss X"). */
+  targetLoss?: number;
+  /** Called about once a second with the state. */
+  onProgress?: (p: OptimizeProgress) => void;
+  /** Rows and prior scope passed to every evaluation. */
+  scope?: EvalScope;
+  /** Clock in milliseconds (default Date.now); injectable for tests. */
+  now?: () => number;
+}
+
+export interface OptimizeResult {
+  x: Float64Array;
+  loss: number;
+  iterations: number;
+  /** Evaluations of lossAndGrad, i.e. passes over the data. */
+  passes: number;
+  converged: boolean;
+  /** Why it stopped: 'tolerance' | 'gradient' | 'max-iterations' | 'steps' | 'target' | 'line-search'. */
+  reason: string;
+  /** Loss after each iteration (index 0: the starting point). */
+  trace: number[];
+  /** Seconds since the start at each trace entry. */
+  traceSeconds: number[];
+  /** Passes over the data at each trace entry. */
+  tracePasses: number[];
+  seconds: number;
+}
