@@ -158,7 +158,9 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   // the fleet, so no theta prior enters that block's information.
   const se = options.standardErrors === false
     ? new Float64Array(J).fill(NaN)
-    : thetaStandardErrors(family, fitBank, layout, x0, objective0.free, priors, identification === 'standardize' ? 0 : 1 / (thetaSd * thetaSd)).se;
+    : thetaStandardErrors(family, fitBank, layout, x0, objective0.free, priors, identification === 'standardize' ? 0 : 1 / (thetaSd * thetaSd), {
+      profileItems: !options.fixItems,
+    }).se;
   return {
     model, parts, family, layout, x: x0, se, loss: res.loss, iterations: res.iterations, passes: res.passes,
     seconds: res.seconds, converged: res.converged, reason: res.reason, optimizer, engine: engine.name,

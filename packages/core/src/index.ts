@@ -21,7 +21,7 @@ export { minimizeAdam } from './fit/adam.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';
 export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './fit/optimizer.js';
 export { freezeItems, standardizeTheta, standardized, withThetaSd } from './fit/identification.js';
-export { thetaStandardErrors, type ThetaStandardErrors } from './fit/standardErrors.js';
+export { thetaStandardErrors, type StandardErrorOptions, type ThetaStandardErrors } from './fit/standardErrors.js';
 export { fit, initialParameters, itemDifficulties, modelObjective, type FitOptions, type FitResult } from './fit.js';
 export { predictor, wrongOptionShares, type Predictor } from './predict.js';
 export { randomSource, shuffled, type Random } from './random.js';

@@ -14,6 +14,31 @@ export interface CurvatureAt {
   blocks: Blocks;
   /** llm[j]: P_j x P_j row-major, P_j = llmIndices(layout, j).length; positive semi-definite. */
   llm: Float64Array[];
+  /**
+   * With `cross` (families with global parameters, e.g. LLM-NRM's gate w0, kbar): the GN block of
+   * the globals over every cell, and each LLM's P_j x G cross block with them (row-major).
+   */
+  globals?: Float64Array;
+  llmGlobals?: Float64Array[];
+  globalIndices?: number[];
+  /** With `cross`: each item's GN information block (2K x 2K over a_i then c_i; item prior included). */
+  itemGN?: Float64Array[];
+  /** With `itemInverse`: per LLM, B D^-1 B^T, the information its block loses when the items it answered are profiled out. */
+  llmItem?: Float64Array[];
+  /** With `cross` (and globals): each item's cross block with the globals (2K x G, row-major). */
+  itemGlobals?: Float64Array[];
+  /** With `itemZ`: per LLM, B Z (P_j x G), Z_i = D_i^-1 itemGlobals_i. */
+  llmItemGlobals?: Float64Array[];
+}
+
+/** What a curvature evaluation adds beyond the preconditioner's blocks (the SEs' needs). */
+export interface CurvatureOptions {
+  /** Also return the globals' block, the LLM-globals cross blocks and the item GN blocks. */
+  cross?: boolean;
+  /** Inverses of `itemGN` (same layout): also return `llmItem`. */
+  itemInverse?: Float64Array[];
+  /** D_i^-1 itemGlobals_i per item (with itemInverse): also return `llmItemGlobals`. */
+  itemZ?: Float64Array[];
 }
 
 /**
@@ -39,7 +64,7 @@ export interface ModelFamily {
   /** The fused TypeScript kernel (core's 'ts' engine). */
   objective(bank: ResponseBank, layout: Layout, priors: Priors): Objective;
   /** Curvature builder; the returned function is called at each refresh. */
-  curvature(bank: ResponseBank, layout: Layout, priors: Priors): (x: Float64Array, free: Uint8Array) => CurvatureAt;
+  curvature(bank: ResponseBank, layout: Layout, priors: Priors): (x: Float64Array, free: Uint8Array, opts?: CurvatureOptions) => CurvatureAt;
   /** Forward model: p_jik for cells (the one place the family's probabilities are computed). */
   predictor(bank: ResponseBank, layout: Layout, x: Float64Array, wrongShares?: Float64Array): Predictor;
   /** Item difficulties b_i at x (LLM-NRM: the gate's guarded b_i; binary: -beta_i / a_i). */

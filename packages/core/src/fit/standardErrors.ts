@@ -12,6 +12,31 @@ export interface ThetaStandardErrors {
   information: Float64Array;
 }
 
+export interface StandardErrorOptions {
+  /** LLMs to compute (default all). */
+  rows?: readonly number[];
+  /**
+   * Profile each theta over the item parameters as well (fleet fits, where items are estimated from
+   * the same LLMs). Default false: items held at their values (scoring against a calibration).
+   */
+  profileItems?: boolean;
+}
+
+/** Inverse of a small symmetric positive definite matrix by Cholesky. */
+function inverseSpd(H: Float64Array): Float64Array {
+  const n = Math.round(Math.sqrt(H.length));
+  const L = cholesky(H, n);
+  const out = new Float64Array(n * n);
+  const e = new Float64Array(n);
+  for (let c = 0; c < n; c++) {
+    e.fill(0);
+    e[c] = 1;
+    cholSolve(L, n, e);
+    for (let r = 0; r < n; r++) out[r * n + c] = e[r]!;
+  }
+  return out;
+}
+
 /**
  * Relative size below which theta's profiled information counts as zero: the nuisance parameters
  * (sharpness, bias, fallback) then explain everything theta would (an LLM whose every answer the
@@ -40,30 +65,106 @@ export function thetaStandardErrors(
   free: Uint8Array,
   priors: Priors,
   thetaPrecision: number,
-  rows?: readonly number[],
+  options: StandardErrorOptions = {},
 ): ThetaStandardErrors {
+  const rows = options.rows;
   const J = layout.nModels;
   const se = new Float64Array(J).fill(NaN);
   const information = new Float64Array(J).fill(NaN);
   // Every LLM parameter counts as free here: under fixItems only those are, in a fleet fit too.
   const llmFree = new Uint8Array(free.length).fill(1);
-  const { llm } = family.curvature(bank, layout, priors)(x, llmFree);
+  const at = family.curvature(bank, layout, priors);
+  const curv = at(x, llmFree, { cross: true });
+  // Items estimated with the fleet (not held fixed, as in scoring): profile theta_j over the items
+  // it answered too, each item's information being the whole fleet's (other LLMs held at their
+  // estimates). With few LLMs per item this is most of theta's uncertainty (NAEP: 18 LLMs).
+  const profileItems = options.profileItems && curv.itemGN !== undefined;
+  let llmItem: Float64Array[] | undefined;
+  let llmItemGlobals: Float64Array[] | undefined;
+  let globals = curv.globals;
+  if (profileItems) {
+    const inv = curv.itemGN!.map(inverseSpd);
+    // Z_i = D_i^-1 G_i (items' cross with the globals); the globals' information net of the items:
+    // Hg - sum_i G_i^T D_i^-1 G_i.
+    const G = curv.itemGlobals;
+    const nG0 = curv.globalIndices?.length ?? 0;
+    let itemZ: Float64Array[] | undefined;
+    if (G !== undefined && globals !== undefined && nG0 > 0) {
+      itemZ = G.map((Gi, i) => {
+        const D = inv[i]!;
+        const n2 = Math.round(Math.sqrt(D.length));
+        const Z = new Float64Array(n2 * nG0);
+        for (let a = 0; a < n2; a++) for (let g = 0; g < nG0; g++) {
+          let acc = 0;
+          for (let b = 0; b < n2; b++) acc += D[a * n2 + b]! * Gi[b * nG0 + g]!;
+          Z[a * nG0 + g] = acc;
+        }
+        return Z;
+      });
+      const Hg = Float64Array.from(globals);
+      G.forEach((Gi, i) => {
+        const Z = itemZ![i]!;
+        const n2 = Z.length / nG0;
+        for (let g = 0; g < nG0; g++) for (let h = 0; h < nG0; h++) {
+          let acc = 0;
+          for (let a = 0; a < n2; a++) acc += Gi[a * nG0 + g]! * Z[a * nG0 + h]!;
+          Hg[g * nG0 + h]! -= acc;
+        }
+      });
+      globals = Hg;
+    }
+    const second = at(x, llmFree, itemZ ? { itemInverse: inv, itemZ } : { itemInverse: inv });
+    llmItem = second.llmItem;
+    llmItemGlobals = second.llmItemGlobals;
+  }
+  const { llm } = curv;
+  // Global parameters (the gate's w0, kbar) estimated with the fleet: theta_j is profiled over them
+  // too, with their information from every cell. Without this, a gate that the fit made a step
+  // (kappa in the hundreds, as on a 4 x 6 fleet) lends theta the step's huge, spurious precision.
+  const gIdx = curv.globalIndices ?? [];
+  const gKeep: number[] = [];
+  gIdx.forEach((t, a) => {
+    if (free[t]) gKeep.push(a);
+  });
+  const nG = gIdx.length;
   for (const j of rows ?? Array.from({ length: J }, (_, t) => t)) {
     const all = family.llmIndices(layout, j);
     const P = all.length;
-    const H = llm[j]!;
-    // Keep theta (position 0) and the free nuisance parameters.
+    const H = Float64Array.from(llm[j]!);
+    const corr = llmItem?.[j];
+    if (corr !== undefined) for (let t = 0; t < H.length; t++) H[t]! -= corr[t]!;
+    let X = curv.llmGlobals?.[j];
+    const xz = llmItemGlobals?.[j];
+    if (X !== undefined && xz !== undefined) {
+      X = Float64Array.from(X);
+      for (let t = 0; t < X.length; t++) X[t]! -= xz[t]!;
+    }
+    // Keep theta (position 0) and the free nuisance parameters, then the free globals.
     const keep: number[] = [];
     for (let r = 1; r < P; r++) if (free[all[r]!]) keep.push(r);
     const itt = H[0]! + thetaPrecision;
+    const nL = keep.length;
+    const n = nL + (X ? gKeep.length : 0);
     let info = itt;
-    const n = keep.length;
     if (n > 0) {
       const Hnn = new Float64Array(n * n);
       const h = new Float64Array(n);
-      for (let a = 0; a < n; a++) {
+      for (let a = 0; a < nL; a++) {
         h[a] = H[keep[a]!]!;
-        for (let b = 0; b < n; b++) Hnn[a * n + b] = H[keep[a]! * P + keep[b]!]!;
+        for (let b = 0; b < nL; b++) Hnn[a * n + b] = H[keep[a]! * P + keep[b]!]!;
+      }
+      if (X) {
+        const Hg = globals!;
+        for (let ga = 0; ga < gKeep.length; ga++) {
+          const a = nL + ga;
+          const gc = gKeep[ga]!;
+          h[a] = X[gc]!;
+          for (let b = 0; b < nL; b++) {
+            Hnn[a * n + b] = X[keep[b]! * nG + gc]!;
+            Hnn[b * n + a] = X[keep[b]! * nG + gc]!;
+          }
+          for (let gb = 0; gb < gKeep.length; gb++) Hnn[a * n + nL + gb] = Hg[gc * nG + gKeep[gb]!]!;
+        }
       }
       const y = Float64Array.from(h);
       cholSolve(cholesky(Hnn, n), n, y);

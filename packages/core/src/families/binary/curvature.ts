@@ -2,10 +2,13 @@ import type { ResponseBank } from '../../bank.js';
 import { Blocks } from '../../internal/blocks.js';
 import { sigmoid, type BinaryLayout } from '../../layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
-import type { CurvatureAt } from '../family.js';
+import type { CurvatureAt, CurvatureOptions } from '../family.js';
 
 /** Block Fisher curvature of the binary objective at x: one block per LLM (theta), one per item. */
-export function binaryCurvature(bank: ResponseBank, L: BinaryLayout, x: Float64Array, free: Uint8Array, priors: Priors, y: Uint8Array): CurvatureAt {
+export function binaryCurvature(
+  bank: ResponseBank, L: BinaryLayout, x: Float64Array, free: Uint8Array, priors: Priors, y: Uint8Array, opts: CurvatureOptions = {},
+): CurvatureAt {
+  const inv = opts.itemInverse;
   const { itemSd } = { ...DEFAULT_PRIORS, ...priors };
   const lamItem = 1 / (itemSd * itemSd);
   const J = L.nModels;
@@ -14,8 +17,16 @@ export function binaryCurvature(bank: ResponseBank, L: BinaryLayout, x: Float64A
   const HI = new Float64Array(I * 16);
   const Ht = new Float64Array(J);
   const pl = L.pl;
+  // Item parameters the layout uses (slope from 2PL, guess from 3PL, slip at 4PL).
+  const used = [pl >= 2, true, pl >= 3, pl >= 4];
+  // With itemInverse: theta_j's cross block with each item (4 per item) and sum_i B D^-1 B^T.
+  const B = inv ? new Float64Array(4 * I) : null;
+  const llmItem: Float64Array[] = [];
+  const seen: number[] = [];
+  const stamp = new Int32Array(I).fill(-1);
   for (let j = 0; j < J; j++) {
     const th = x[L.theta + j]!;
+    seen.length = 0;
     for (let col = 0; col < nC; col++) {
       if (y[j * nC + col] === 255) continue;
       const i = bank.colItem[col]!;
@@ -35,6 +46,22 @@ export function binaryCurvature(bank: ResponseBank, L: BinaryLayout, x: Float64A
       ];
       for (let r = 0; r < 4; r++) for (let c = 0; c < 4; c++) HI[i * 16 + r * 4 + c]! += fi * jv[r]! * jv[c]!;
       Ht[j]! += fi * deta * a * deta * a;
+      if (B !== null) {
+        if (stamp[i] !== j) {
+          stamp[i] = j;
+          seen.push(i);
+        }
+        for (let r = 0; r < 4; r++) if (used[r]) B[4 * i + r]! += fi * deta * a * jv[r]!;
+      }
+    }
+    if (B !== null) {
+      let corr = 0;
+      for (const i of seen) {
+        const D = inv![i]!;
+        for (let r = 0; r < 4; r++) for (let c = 0; c < 4; c++) corr += B[4 * i + r]! * D[r * 4 + c]! * B[4 * i + c]!;
+        B.fill(0, 4 * i, 4 * i + 4);
+      }
+      llmItem.push(Float64Array.of(corr));
     }
   }
   const blocks = new Blocks(L.size);
@@ -46,5 +73,17 @@ export function binaryCurvature(bank: ResponseBank, L: BinaryLayout, x: Float64A
   for (let i = 0; i < I; i++) {
     blocks.add([L.slope + i, L.intercept + i, L.guess + i, L.slip + i], HI.slice(i * 16, i * 16 + 16), free, lamItem);
   }
-  return { blocks, llm };
+  const out: CurvatureAt = { blocks, llm };
+  if (opts.cross) {
+    out.itemGN = Array.from({ length: I }, (_, i) => {
+      const H = HI.slice(i * 16, i * 16 + 16);
+      for (let r = 0; r < 4; r++) {
+        for (let c = 0; c < 4; c++) if (!used[r] || !used[c]) H[r * 4 + c] = 0;
+        H[r * 4 + r] = used[r] ? H[r * 4 + r]! + lamItem : 1;
+      }
+      return H;
+    });
+  }
+  if (inv) out.llmItem = llmItem;
+  return out;
 }

@@ -28,7 +28,7 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
     curvature: (bank, layout, priors) => {
       const L = asBinary(layout);
       const y = correctness(bank);
-      return (x, free) => binaryCurvature(bank, L, x, free, priors, y);
+      return (x, free, opts) => binaryCurvature(bank, L, x, free, priors, y, opts);
     },
     predictor: (bank, layout, x, wrongShares) => binaryPredictor(bank, asBinary(layout), x, wrongShares),
     difficulties: (bank, layout, x) => {

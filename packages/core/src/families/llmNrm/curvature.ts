@@ -4,10 +4,14 @@ import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
 import { Blocks } from '../../internal/blocks.js';
 import { llmParamIndices, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
-import type { CurvatureAt } from '../family.js';
+import type { CurvatureAt, CurvatureOptions } from '../family.js';
 
 /** Block Gauss-Newton curvature of the LLM-NRM objective at x (see BlockPreconditioner). */
-export function llmNrmCurvature(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free: Uint8Array, priors: Priors): CurvatureAt {
+export function llmNrmCurvature(
+  bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free: Uint8Array, priors: Priors, opts: CurvatureOptions = {},
+): CurvatureAt {
+  const cross = opts.cross === true;
+  const itemInverse = opts.itemInverse;
   const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
   const lamItem = 1 / (itemSd * itemSd);
   const lamLlm = 1 / (llmSd * llmSd);
@@ -54,8 +58,53 @@ export function llmNrmCurvature(bank: ResponseBank, L: LlmNrmLayout, x: Float64A
   const touched = new Int32Array(2 + 2 * Kmax);
   const HL = new Float64Array(P * P);
   const llm: Float64Array[] = [];
+  // LLM-globals cross blocks (P x 2 per LLM, over w0 and kbar), for the SEs' profile over the gate.
+  const withCross = cross && useFb;
+  const llmGlobals: Float64Array[] = [];
+  const HX = new Float64Array(2 * P);
+  // Item-globals cross blocks over every cell (2K x 2 per item: a_i then c_i, by w0, kbar), and the
+  // per-option global Jacobians of the current cell.
+  const IG = withCross ? new Float64Array(2 * 2 * L.sumK) : null;
+  const EG = withCross ? new Float64Array(2 * I) : null;
+  const JW = new Float64Array(Kmax);
+  const hkb = new Float64Array(Kmax);
+  const itemGlobals: Float64Array[] = [];
+  const llmItemGlobals: Float64Array[] = [];
+  const itemZ = opts.itemZ;
+  const JK = new Float64Array(Kmax);
+  // With itemInverse: per LLM, B D^-1 B^T over the items it answered (B: the LLM-item cross block of
+  // the GN matrix, D: each item's fleet information), to profile theta over the item parameters.
+  // Per cell B = [theta W, W] + E t^T: W[r, l] = Q (1 - G) s p_l (J_rl - u_r) (a_l, c_l enter v_l
+  // as (1 - G) s (a_l theta + c_l)), E_r = Q cov_p(J_r, h) and t = db_i/d(a_i, c_i) (the gate).
+  const llmItem: Float64Array[] = [];
+  const sumK = L.sumK;
+  const Wb = itemInverse ? new Float64Array(P * sumK) : null;
+  const Eb = itemInverse ? new Float64Array(P * I) : null;
+  const seen = itemInverse ? new Int32Array(I).fill(-1) : null;
+  const items: number[] = [];
+  const tItem: Float64Array[] = [];
+  if (itemInverse && useFb) {
+    for (let i = 0; i < I; i++) {
+      const io = itemOffsets[i]!;
+      const K = itemOffsets[i + 1]! - io;
+      const g = bank.key[i]!;
+      const dN = aux[3 * i]!;
+      const dD = aux[3 * i + 1]!;
+      const abar = aux[3 * i + 2]!;
+      const t = new Float64Array(2 * K);
+      for (let k = 0; k < K; k++) {
+        const wk = wts[io + k]!;
+        t[k] = k === g ? dD : -dD * wk;
+        t[K + k] = k === g ? -dN : dN * wk - dD * wk * (x[L.a + io + k]! - abar);
+      }
+      tItem.push(t);
+    }
+  }
+  const itemGN: Float64Array[] = [];
   for (let j = 0; j < J; j++) {
     HL.fill(0);
+    HX.fill(0);
+    items.length = 0;
     const th = x[L.theta + j]!;
     const sb = x[L.sbar + j]!;
     const s = useS ? softplus(sb) : 1;
@@ -165,11 +214,25 @@ export function llmNrmCurvature(bank: ResponseBank, L: LlmNrmLayout, x: Float64A
         if (useFb) {
           const jw = dvdG * gg;
           const jk = -(th - b[i]!) * dvdG * gg * dkappa;
+          JW[k] = jw;
+          JK[k] = jk;
           gq0 += pk * jw * jw;
           gq1 += pk * jk * jk;
           gq01 += pk * jw * jk;
           ug0 += pk * jw;
           ug1 += pk * jk;
+          if (withCross) {
+            const a0 = wq * jw;
+            const a1 = wq * jk;
+            HX[0]! += a0 * jt;
+            HX[1]! += a1 * jt;
+            HX[2]! += a0 * js;
+            HX[3]! += a1 * js;
+            HX[2 * i2]! += a0 * jd;
+            HX[2 * i2 + 1]! += a1 * jd;
+            HX[2 * i3]! += a0 * jr;
+            HX[2 * i3 + 1]! += a1 * jr;
+          }
         }
       }
       // - Q u u^T over the touched indices (upper triangle; mirrored after the LLM's cells).
@@ -189,6 +252,73 @@ export function llmNrmCurvature(bank: ResponseBank, L: LlmNrmLayout, x: Float64A
           if (c >= r) HL[r * P + c]! -= ur * u[c]!;
         }
       }
+      if (Wb !== null) {
+        if (seen![i] !== j) {
+          seen![i] = j;
+          items.push(i);
+        }
+        let ph = 0;
+        const hk = hkb; // h_k = dv_k/db_i = (rho - s z_k) G (1 - G) kappa
+        for (let k = 0; k < K; k++) {
+          hk[k] = useFb ? (x[rOff + pos[k]!]! - s * zd[k]!) * gg * kappa : 0;
+          ph += p[k]! * hk[k]!;
+        }
+        const wbase = Q * omg * s;
+        for (let l = 0; l < K; l++) {
+          const f = wbase * p[l]!;
+          const col = io + l;
+          for (let a = 0; a < nt; a++) {
+            const r = touched[a]!;
+            Wb[r * sumK + col]! -= f * u[r]!;
+          }
+          Wb[col]! += f * Jrow[4 * l]!;
+          Wb[sumK + col]! += f * Jrow[4 * l + 1]!;
+          Wb[(2 + pos[l]!) * sumK + col]! += f * Jrow[4 * l + 2]!;
+          Wb[(2 + Kmax + pos[l]!) * sumK + col]! += f * Jrow[4 * l + 3]!;
+        }
+        if (useFb) {
+          for (let a = 0; a < nt; a++) {
+            const r = touched[a]!;
+            Eb![r * I + i]! -= Q * u[r]! * ph;
+          }
+          for (let k = 0; k < K; k++) {
+            const f = Q * p[k]! * hk[k]!;
+            Eb![i]! += f * Jrow[4 * k]!;
+            Eb![I + i]! += f * Jrow[4 * k + 1]!;
+            Eb![(2 + pos[k]!) * I + i]! += f * Jrow[4 * k + 2]!;
+            Eb![(2 + Kmax + pos[k]!) * I + i]! += f * Jrow[4 * k + 3]!;
+          }
+        }
+      }
+      if (withCross) {
+        // Item-globals: a_l, c_l enter v_l as (1 - G) s (a_l theta + c_l); b_i through h t^T.
+        const wbase = Q * omg * s;
+        let ph = 0;
+        let phw = 0;
+        let phk = 0;
+        for (let l = 0; l < K; l++) {
+          const f = wbase * p[l]!;
+          const w0l = f * (JW[l]! - ug0);
+          const w1l = f * (JK[l]! - ug1);
+          const sa = 2 * (2 * io + l);
+          const sc = 2 * (2 * io + K + l);
+          IG![sa]! += th * w0l;
+          IG![sa + 1]! += th * w1l;
+          IG![sc]! += w0l;
+          IG![sc + 1]! += w1l;
+          const hl = (x[rOff + pos[l]!]! - s * zd[l]!) * gg * kappa;
+          ph += p[l]! * hl;
+          phw += p[l]! * hl * JW[l]!;
+          phk += p[l]! * hl * JK[l]!;
+        }
+        EG![2 * i]! += Q * (phw - ph * ug0);
+        EG![2 * i + 1]! += Q * (phk - ph * ug1);
+        for (let a = 0; a < nt; a++) {
+          const r = touched[a]!;
+          HX[2 * r]! -= Q * u[r]! * ug0;
+          HX[2 * r + 1]! -= Q * u[r]! * ug1;
+        }
+      }
       if (useFb) {
         Hg[0]! += Q * (gq0 - ug0 * ug0);
         Hg[3]! += Q * (gq1 - ug1 * ug1);
@@ -204,6 +334,12 @@ export function llmNrmCurvature(bank: ResponseBank, L: LlmNrmLayout, x: Float64A
     if (usePos) for (let r = 2; r < 2 + Kmax; r++) HL[r * P + r]! += lamLlm;
     if (useFb) for (let r = 2 + Kmax; r < P; r++) HL[r * P + r]! += lamLlm;
     llm.push(Float64Array.from(HL));
+    if (withCross) llmGlobals.push(Float64Array.from(HX));
+    if (Wb !== null) {
+      const bz = itemZ ? new Float64Array(2 * P) : null;
+      llmItem.push(itemCorrection(Wb, Eb!, items, itemInverse!, tItem, itemOffsets, th, P, sumK, I, itemZ, bz));
+      if (bz !== null) llmItemGlobals.push(bz);
+    }
     HL[0]! += 1;
     blocks.add(llmParamIndices(L, j), Float64Array.from(HL), free, 0, useFb ? LLM_STEP_CAP : Infinity);
   }
@@ -240,6 +376,19 @@ export function llmNrmCurvature(bank: ResponseBank, L: LlmNrmLayout, x: Float64A
       for (let r = 0; r < P2; r++) {
         for (let c = 0; c < P2; c++) H[r * P2 + c]! += uu[r]! * t[c]! + t[r]! * uu[c]! + hh * t[r]! * t[c]!;
       }
+      if (withCross) {
+        const ig = new Float64Array(2 * P2);
+        for (let r = 0; r < P2; r++) {
+          ig[2 * r] = IG![2 * (2 * io) + 2 * r]! + t[r]! * EG![2 * i]!;
+          ig[2 * r + 1] = IG![2 * (2 * io) + 2 * r + 1]! + t[r]! * EG![2 * i + 1]!;
+        }
+        itemGlobals.push(ig);
+      }
+      if (cross) {
+        const gn = Float64Array.from(H);
+        for (let r = 0; r < P2; r++) gn[r * P2 + r]! += lamItem;
+        itemGN.push(gn);
+      }
       // + dL/db_i * Hessian of b_i (by differences of its analytic gradient; item-local, cheap).
       // This is the term GN drops; near D_i ~ 0 it dominates and can make the block indefinite,
       // which the Cholesky shift in Blocks.add then repairs.
@@ -271,11 +420,105 @@ export function llmNrmCurvature(bank: ResponseBank, L: LlmNrmLayout, x: Float64A
         }
       }
     }
+    if (cross && !useFb) {
+      const gn = Float64Array.from(H);
+      for (let r = 0; r < P2; r++) gn[r * P2 + r]! += lamItem;
+      itemGN.push(gn);
+    }
     const ix: number[] = [];
     for (let k = 0; k < K; k++) ix.push(L.a + io + k);
     for (let k = 0; k < K; k++) ix.push(L.c + io + k);
     blocks.add(ix, H, free, lamItem, useFb ? ITEM_STEP_CAP : Infinity);
   }
+  const globals = Float64Array.from(Hg);
   blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6);
-  return { blocks, llm };
+  const out: CurvatureAt = { blocks, llm };
+  if (withCross) Object.assign(out, { llmGlobals, globals, globalIndices: [L.w0, L.kbar], itemGlobals });
+  if (itemZ) out.llmItemGlobals = llmItemGlobals;
+  if (cross) out.itemGN = itemGN;
+  if (itemInverse) out.llmItem = llmItem;
+  return out;
+}
+
+/**
+ * sum over the LLM's items of B_i D_i^-1 B_i^T (P x P), B_i = [theta W_i, W_i] + E_i t_i^T; zeroes
+ * the W, E columns it used. With M = theta^2 D_aa + theta (D_ac + D_ca) + D_cc, m = D^-1 t and
+ * v = theta m_a + m_c: B D^-1 B^T = W M W^T + (W v) E^T + E (W v)^T + (t.m) E E^T.
+ */
+function itemCorrection(
+  Wb: Float64Array, Eb: Float64Array, items: readonly number[], inv: Float64Array[], tItem: Float64Array[],
+  itemOffsets: Int32Array, th: number, P: number, sumK: number, I: number,
+  itemZ: Float64Array[] | undefined, bz: Float64Array | null,
+): Float64Array {
+  const C = new Float64Array(P * P);
+  for (const i of items) {
+    const io = itemOffsets[i]!;
+    const K = itemOffsets[i + 1]! - io;
+    const P2 = 2 * K;
+    const D = inv[i]!;
+    const M = new Float64Array(K * K);
+    for (let l = 0; l < K; l++) {
+      for (let m = 0; m < K; m++) {
+        M[l * K + m] = th * th * D[l * P2 + m]! + th * (D[l * P2 + K + m]! + D[(K + l) * P2 + m]!) + D[(K + l) * P2 + K + m]!;
+      }
+    }
+    const WM = new Float64Array(P * K);
+    for (let r = 0; r < P; r++) {
+      for (let m = 0; m < K; m++) {
+        let acc = 0;
+        for (let l = 0; l < K; l++) acc += Wb[r * sumK + io + l]! * M[l * K + m]!;
+        WM[r * K + m] = acc;
+      }
+    }
+    for (let r = 0; r < P; r++) {
+      for (let c = r; c < P; c++) {
+        let acc = 0;
+        for (let m = 0; m < K; m++) acc += WM[r * K + m]! * Wb[c * sumK + io + m]!;
+        C[r * P + c]! += acc;
+      }
+    }
+    const t = tItem[i];
+    if (t !== undefined) {
+      const mv = new Float64Array(P2);
+      let tm = 0;
+      for (let a = 0; a < P2; a++) {
+        let acc = 0;
+        for (let b = 0; b < P2; b++) acc += D[a * P2 + b]! * t[b]!;
+        mv[a] = acc;
+        tm += t[a]! * acc;
+      }
+      const Wv = new Float64Array(P);
+      for (let r = 0; r < P; r++) {
+        let acc = 0;
+        for (let l = 0; l < K; l++) acc += Wb[r * sumK + io + l]! * (th * mv[l]! + mv[K + l]!);
+        Wv[r] = acc;
+      }
+      for (let r = 0; r < P; r++) {
+        const er = Eb[r * I + i]!;
+        for (let c = r; c < P; c++) {
+          const ec = Eb[c * I + i]!;
+          C[r * P + c]! += Wv[r]! * ec + er * Wv[c]! + tm * er * ec;
+        }
+      }
+    }
+    if (bz !== null) {
+      // B Z (P x 2), Z = D^-1 G_i: B = [theta W, W] + E t^T.
+      const Z = itemZ![i]!;
+      for (let g = 0; g < 2; g++) {
+        let tz = 0;
+        if (t !== undefined) for (let a = 0; a < P2; a++) tz += t[a]! * Z[2 * a + g]!;
+        for (let r = 0; r < P; r++) {
+          let acc = 0;
+          for (let l = 0; l < K; l++) acc += Wb[r * sumK + io + l]! * (th * Z[2 * l + g]! + Z[2 * (K + l) + g]!);
+          bz[2 * r + g]! += acc + Eb[r * I + i]! * tz;
+        }
+      }
+    }
+    for (let r = 0; r < P; r++) {
+      for (let l = 0; l < K; l++) Wb[r * sumK + io + l] = 0;
+      Eb[r * I + i] = 0;
+    }
+  }
+  for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) C[c * P + r] = C[r * P + c]!;
+  return C;
 }

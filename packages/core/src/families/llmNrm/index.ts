@@ -27,7 +27,7 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
     objective: (bank, layout, priors) => llmNrmObjective(bank, asLlmNrm(layout), priors),
     curvature: (bank, layout, priors) => {
       const L = asLlmNrm(layout);
-      return (x, free) => llmNrmCurvature(bank, L, x, free, priors);
+      return (x, free, opts) => llmNrmCurvature(bank, L, x, free, priors, opts);
     },
     predictor: (bank, layout, x) => llmNrmPredictor(bank, asLlmNrm(layout), x),
     difficulties: (bank, layout, x) => {
