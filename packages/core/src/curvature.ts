@@ -41,10 +41,21 @@ export const ITEM_STEP_CAP = 0.25;
 export const LLM_STEP_CAP = 1;
 
 /**
+ * Largest move of the gate globals (w0, kbar) in one application during a gate restart (see
+ * fit): with the gate nearly shut their GN block is tiny, and uncapped Newton steps took a
+ * restarted 60 x 41 simulated fleet straight back to the shut gate (w0 -24, 11 nats above the
+ * optimum that Adam and a start at the truth reach, w0 -1.1). The first run goes uncapped: a gate
+ * that sharpens into a step (w0 to -1,000, kappa up with it) would crawl at 0.5 per iteration.
+ */
+export const GLOBAL_STEP_CAP = 0.5;
+
+/**
  * The block Gauss-Newton preconditioner of a family's objective (`obj` gives the free mask; it may
  * come from any engine, the curvature is always the family's TypeScript one).
  */
-export function blockPreconditioner(bank: ResponseBank, family: ModelFamily, obj: Objective, priors: Priors = {}): BlockPreconditioner {
+export function blockPreconditioner(
+  bank: ResponseBank, family: ModelFamily, obj: Objective, priors: Priors = {}, opts: { globalStepCap?: number } = {},
+): BlockPreconditioner {
   const at = family.curvature(bank, obj.layout, priors);
   let blocks: Blocks | null = null;
   return {
@@ -53,7 +64,7 @@ export function blockPreconditioner(bank: ResponseBank, family: ModelFamily, obj
       blocks.apply(v, out);
     },
     refresh: (x) => {
-      blocks = at(x, obj.free).blocks;
+      blocks = at(x, obj.free, opts.globalStepCap !== undefined ? { globalStepCap: opts.globalStepCap } : {}).blocks;
     },
   };
 }

@@ -31,4 +31,4 @@ export {
   type BundleItem, type BundleLlm, type CalibrationBundle,
 } from './bundle.js';
 export { scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
-export { ITEM_STEP_CAP, LLM_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';
+export { GLOBAL_STEP_CAP, ITEM_STEP_CAP, LLM_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';

@@ -39,6 +39,8 @@ export interface CurvatureOptions {
   itemInverse?: Float64Array[];
   /** D_i^-1 itemGlobals_i per item (with itemInverse): also return `llmItemGlobals`. */
   itemZ?: Float64Array[];
+  /** Largest move of the global parameters in one preconditioner application (default: none). */
+  globalStepCap?: number;
 }
 
 /**
@@ -69,6 +71,17 @@ export interface ModelFamily {
   predictor(bank: ResponseBank, layout: Layout, x: Float64Array, wrongShares?: Float64Array): Predictor;
   /** Item difficulties b_i at x (LLM-NRM: the gate's guarded b_i; binary: -beta_i / a_i). */
   difficulties(bank: ResponseBank, layout: Layout, x: Float64Array): Float64Array;
+  /**
+   * A second starting point when a converged fit sits in a known degenerate basin (null: none).
+   * LLM-NRM: the gate shut for every cell (w0 far below any kappa (theta - b)), a plateau where the
+   * gate's gradient vanishes; the restart reopens it.
+   */
+  restart(layout: Layout, x: Float64Array, free: Uint8Array): Float64Array | null;
+  /**
+   * True when x sits where the rest of the descent is below float precision and the fit should
+   * stop (LLM-NRM: the gate below 1e-9 in every cell, w0 drifting to -infinity); null: never.
+   */
+  degenerate: ((bank: ResponseBank, layout: Layout, x: Float64Array) => boolean) | null;
   /** Indices of LLM j's own parameters (theta first). */
   llmIndices(layout: Layout, j: number): number[];
 }

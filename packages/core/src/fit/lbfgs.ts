@@ -16,6 +16,9 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   const maxIt = opts.maxIterations ?? 1000;
   const tol = opts.tolerance ?? 1e-9;
   const gtol = opts.gradTolerance ?? 1e-6;
+  const dtol = opts.distanceTolerance ?? 0;
+  const minIt = opts.minIterations ?? 0;
+  let distance = NaN;
   const free = obj.free;
   const dinv = new Float64Array(n);
   for (let t = 0; t < n; t++) {
@@ -93,6 +96,17 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       axpy(alpha[h]! - bta, S[h]!, dir);
     }
     let slope = dot(g, dir);
+    if (slope < 0) {
+      // Newton decrement in the L-BFGS metric: lambda^2 = g^T H_k g = (x - x*)^T H (x - x*) for a
+      // quadratic, so every coordinate is within lambda of its optimum in units of its standard
+      // error sqrt([H^-1]_tt), and the loss within lambda^2 / 2 of its minimum.
+      distance = Math.sqrt(-slope);
+      if (distance < dtol && it >= minIt) {
+        reason = 'distance';
+        converged = true;
+        break;
+      }
+    }
     if (!(slope < 0)) {
       // Not a descent direction (numerical breakdown): restart from the preconditioned gradient.
       S.length = 0;
@@ -183,6 +197,12 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       lastReport = now();
       opts.onProgress({ iteration: it + 1, passes, loss: f, seconds: (lastReport - t0) / 1000 });
     }
+    if (opts.stop !== undefined && opts.stop(x)) {
+      reason = 'degenerate';
+      converged = true;
+      it++;
+      break;
+    }
     const back = trace.length > 5 ? trace[trace.length - 6]! : Infinity;
     if (back - f <= tol * Math.abs(f) && fPrev - f <= tol * Math.abs(f)) {
       reason = 'tolerance';
@@ -191,7 +211,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       break;
     }
   }
-  return { x, loss: f, iterations: it, passes, converged, reason, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
+  return { x, loss: f, iterations: it, passes, converged, reason, distance, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
 }
 
 function dot(a: Float64Array, b: Float64Array): number {

@@ -15,6 +15,19 @@ export interface OptimizeOptions {
   maxIterations?: number;
   /** L-BFGS stops when the loss falls by less than `tolerance` x |loss| over 5 iterations. Default 1e-9. */
   tolerance?: number;
+  /**
+   * L-BFGS stops when the Newton decrement sqrt(g^T H_k g) (H_k: its inverse-Hessian model) falls
+   * below this: the estimated distance to the optimum in units of standard error (0: off, the
+   * default of minimizeLbfgs; fit's default is 0.01).
+   */
+  distanceTolerance?: number;
+  /**
+   * Checked after every accepted step: true stops the fit (reason 'degenerate'), e.g. once the
+   * point is in a basin whose remaining decrease is below float precision (LLM-NRM: the gate off).
+   */
+  stop?: (x: Float64Array) => boolean;
+  /** Iterations before the distance criterion may stop (default 0). */
+  minIterations?: number;
   /** L-BFGS stops when the largest preconditioned gradient entry is below this. Default 1e-6. */
   gradTolerance?: number;
   /** L-BFGS memory (curvature pairs kept). Default 12. */
@@ -47,8 +60,10 @@ export interface OptimizeResult {
   /** Evaluations of lossAndGrad, i.e. passes over the data. */
   passes: number;
   converged: boolean;
-  /** Why it stopped: 'tolerance' | 'gradient' | 'max-iterations' | 'steps' | 'target' | 'line-search'. */
+  /** Why it stopped: 'distance' | 'tolerance' | 'gradient' | 'max-iterations' | 'steps' | 'target' | 'line-search'. */
   reason: string;
+  /** L-BFGS: the last Newton decrement, the estimated distance to the optimum in SE units (NaN for Adam). */
+  distance?: number;
   /** Loss after each iteration (index 0: the starting point). */
   trace: number[];
   /** Seconds since the start at each trace entry. */

@@ -173,7 +173,8 @@ export function thetaStandardErrors(
       info = itt - q;
     }
     information[j] = info;
-    se[j] = info > UNIDENTIFIED * Math.max(itt, 1e-300) ? 1 / Math.sqrt(info) : Infinity;
+    const identified = info > UNIDENTIFIED * Math.max(itt, 1e-300);
+    se[j] = identified ? 1 / Math.sqrt(info) : Infinity;
   }
   return { se, information };
 }

@@ -40,6 +40,8 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
       }
       return b;
     },
+    restart: () => null,
+    degenerate: null,
     llmIndices: (layout, j) => llmParamIndices(layout, j),
   };
 }

@@ -431,7 +431,7 @@ export function llmNrmCurvature(
     blocks.add(ix, H, free, lamItem, useFb ? ITEM_STEP_CAP : Infinity);
   }
   const globals = Float64Array.from(Hg);
-  blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6);
+  blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
   const out: CurvatureAt = { blocks, llm };
   if (withCross) Object.assign(out, { llmGlobals, globals, globalIndices: [L.w0, L.kbar], itemGlobals });
   if (itemZ) out.llmItemGlobals = llmItemGlobals;

@@ -1,13 +1,24 @@
 import { hardenBank, type ResponseBank } from '../../bank.js';
 import { computeDifficulties } from '../../difficulty.js';
 import { LlmNrmError } from '../../errors.js';
-import { llmNrmLayout, llmParamIndices, type Layout, type LlmNrmLayout } from '../../layout.js';
+import { llmNrmLayout, llmParamIndices, softplus, softplusInv, type Layout, type LlmNrmLayout } from '../../layout.js';
 import { ALL_PARTS, NO_PARTS, type LlmNrmParts, type ModelName } from '../../types.js';
 import type { ModelFamily } from '../family.js';
 import { llmNrmCurvature } from './curvature.js';
 import { llmNrmObjective } from './objective.js';
 import { llmNrmPredictor } from './predict.js';
 import { llmNrmStart } from './start.js';
+
+/**
+ * w0 below which the gate counts as shut for every cell: G = sigmoid(w0 - kappa (theta - b)) with
+ * |b| <= 6 (the guard) and |theta| of a few units stays under 1e-3 for kappa near 1. Measured: a
+ * 60 x 41 simulated fleet ended at w0 -24 and loss 3,594.27; restarted at w0 = 0 it reached
+ * 3,582.96 (Adam-2500: 3,582.97) and halved the theta RMSE against the truth (0.58 to 0.31).
+ */
+export const GATE_SHUT = -8;
+
+/** Gate logit below which G < 1e-9 in a cell: the fallback is off to float precision. */
+const GATE_OFF_LOGIT = Math.log(1e-9);
 
 function asLlmNrm(layout: Layout): LlmNrmLayout {
   if (layout.kind !== 'llm-nrm') throw new LlmNrmError('INVALID_OPTION', `expected an LLM-NRM layout, got ${layout.kind}`);
@@ -37,6 +48,30 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
       computeDifficulties(bank, x, L.a, L.c, b, new Float64Array(3 * I), new Float64Array(L.sumK));
       return b;
     },
+    restart: (layout, x, free) => {
+      const L = asLlmNrm(layout);
+      if (!L.parts.fallback || !free[L.w0] || !(x[L.w0]! < GATE_SHUT)) return null;
+      const out = Float64Array.from(x);
+      out[L.w0] = 0;
+      out[L.kbar] = softplusInv(1);
+      return out;
+    },
+    degenerate: parts.fallback
+      ? (bank, layout, x) => {
+          const L = asLlmNrm(layout);
+          const w0 = x[L.w0]!;
+          if (!(w0 < GATE_SHUT)) return false;
+          // Largest gate logit over every (LLM, item): w0 - kappa (min theta - max b).
+          const I = bank.items.length;
+          const b = new Float64Array(I);
+          computeDifficulties(bank, x, L.a, L.c, b, new Float64Array(3 * I), new Float64Array(L.sumK));
+          let tmin = Infinity;
+          for (let j = 0; j < L.nModels; j++) tmin = Math.min(tmin, x[L.theta + j]!);
+          let bmax = -Infinity;
+          for (let i = 0; i < I; i++) bmax = Math.max(bmax, b[i]!);
+          return w0 - softplus(x[L.kbar]!) * (tmin - bmax) < GATE_OFF_LOGIT;
+        }
+      : null,
     llmIndices: (layout, j) => llmParamIndices(layout, j),
   };
 }
