@@ -20,7 +20,7 @@ export interface CalibrationBundle {
   globals: { w0: number; kappa: number };
   fit: {
     model: string; loss: number; iterations: number; passes: number; seconds: number; converged: boolean;
-    reason?: string; optimizer: string; engine: string; cells?: number;
+    reason?: string; distance?: number | null; optimizer: string; engine: string; cells?: number;
   };
   provenance: { tool: string; version: string; createdAt: string; inputs?: { path: string; sha256: string }[]; seed?: number; command?: string };
 }
@@ -28,8 +28,10 @@ export interface CalibrationBundle {
 export interface BundleLlm {
   id: string;
   theta: number;
-  /** Standard error of theta (null when not computed). */
+  /** Standard error of theta (null when not computed or not identified). */
   se: number | null;
+  /** false when theta is not identified (infinite SE: the CLI prints 'unidentified'). */
+  identified?: boolean;
   sharpness: number;
   /** delta_j over displayed positions 0..kMax-1 (sum to zero). */
   positionBias: number[];
@@ -134,7 +136,10 @@ export function toBundle(
       n++;
     }
     const se = result.se[j]!;
-    const base = { id: bank.models[j]!, theta: x[L.theta + j]!, se: Number.isFinite(se) ? se : null, accuracy: n > 0 ? right / n : 0, cells: n };
+    const base = {
+      id: bank.models[j]!, theta: x[L.theta + j]!, se: Number.isFinite(se) ? se : null,
+      ...(se === Infinity ? { identified: false } : {}), accuracy: n > 0 ? right / n : 0, cells: n,
+    };
     if (L.kind === 'llm-nrm') {
       llms.push({
         ...base,
@@ -177,7 +182,8 @@ export function toBundle(
     globals: L.kind === 'llm-nrm' ? { w0: x[L.w0]!, kappa: softplus(x[L.kbar]!) } : { w0: 0, kappa: 0 },
     fit: {
       model: result.model, loss: result.loss, iterations: result.iterations, passes: result.passes, seconds: result.seconds,
-      converged: result.converged, reason: result.reason, optimizer: result.optimizer, engine: result.engine, cells,
+      converged: result.converged, reason: result.reason,
+      distance: Number.isFinite(result.distance) ? result.distance : null, optimizer: result.optimizer, engine: result.engine, cells,
     },
     provenance: { tool: 'llm-nrm', createdAt: provenance.createdAt ?? new Date().toISOString(), ...provenance },
   };

@@ -125,3 +125,39 @@ describe('fit', () => {
     expect(a.loss).toBeCloseTo(b.loss, 3);
   });
 });
+
+describe('stopping in units of standard error, and the SEs', () => {
+  it('the default stop leaves every theta within 0.05 SE of a fit run to relative tolerance 1e-13', () => {
+    const f = simulateFleet({ models: 30, items: 80, seed: 11 });
+    const def = fit(f.bank);
+    const ref = fit(f.bank, { distanceTolerance: 0, tolerance: 1e-13, maxIterations: 5000, standardErrors: false });
+    expect(def.reason).toBe('distance');
+    expect(def.distance).toBeLessThan(0.01);
+    expect(def.passes).toBeLessThan(ref.passes);
+    for (let j = 0; j < 30; j++) expect(Math.abs(def.x[j]! - ref.x[j]!)).toBeLessThan(0.05 * def.se[j]!);
+  });
+
+  it('SEs of a 4 x 6 fleet are all of the same order (an indefinite Hessian once gave one LLM 0.012)', () => {
+    const f = simulateFleet({ models: 4, items: 6, seed: 2 });
+    const r = fit(f.bank);
+    for (const s of r.se) {
+      expect(s).toBeGreaterThan(0.8);
+      expect(s).toBeLessThan(5);
+    }
+  });
+
+  it('95% intervals cover at least 93% of the standardised true thetas (100 LLMs x 41 items, seeded)', () => {
+    let hit = 0;
+    let n = 0;
+    for (const seed of [41001, 41002]) {
+      const f = simulateFleet({ models: 100, items: 41, seed });
+      const r = fit(f.bank);
+      const truth = standardized(f.truth, 100);
+      for (let j = 0; j < 100; j++) {
+        n++;
+        if (Math.abs(r.x[j]! - truth[j]!) <= 1.96 * r.se[j]!) hit++;
+      }
+    }
+    expect(hit / n).toBeGreaterThanOrEqual(0.93);
+  });
+});

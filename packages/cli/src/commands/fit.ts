@@ -42,7 +42,7 @@ export function ranked(llms: BundleLlm[]): (BundleLlm & { rank: number })[] {
 export function leaderboardRows(bundle: CalibrationBundle, llms: (BundleLlm & { rank: number })[]): (string | number)[][] {
   const hasSharpness = bundle.model === 'llm-nrm' && bundle.parts.sharpness;
   return llms.map((l) => [
-    l.rank, l.id, l.theta, l.se === null ? '-' : l.se, hasSharpness ? l.sharpness : '-', l.accuracy ?? '-', l.cells ?? '-',
+    l.rank, l.id, l.theta, l.identified === false ? 'unidentified' : l.se === null ? '-' : l.se, hasSharpness ? l.sharpness : '-', l.accuracy ?? '-', l.cells ?? '-',
   ]);
 }
 
@@ -56,6 +56,7 @@ export function formatDiagnostics(f: CalibrationBundle['fit']): string {
     ['passes', String(f.passes)],
     ['seconds', f.seconds.toFixed(2)],
     ['converged', `${f.converged ? 'yes' : 'no'}${f.reason !== undefined ? ` (${f.reason})` : ''}`],
+    ...(f.distance !== undefined && f.distance !== null ? [['distance', `${f.distance.toPrecision(2)} SE (estimated, to the optimum)`] as [string, string]] : []),
     ['optimizer', f.optimizer],
     ['engine', f.engine],
   ];
@@ -88,7 +89,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       .option('steps', { describe: 'Adam steps (default 2500)', type: 'number', requiresArg: true })
       .option('lr', { describe: 'Adam learning rate (default 0.05)', type: 'number', requiresArg: true })
       .option('max-iterations', { describe: 'L-BFGS iteration cap (default 1000)', type: 'number', requiresArg: true })
-      .option('tolerance', { describe: 'L-BFGS relative loss tolerance (default 1e-9)', type: 'number', requiresArg: true })
+      .option('tolerance', { describe: 'L-BFGS: also stop when the loss falls by less than this fraction over 5 iterations (default: off; the fit stops once every parameter is estimated within 0.01 SE of the optimum)', type: 'number', requiresArg: true })
       .option('seed', { describe: 'Recorded in the bundle\'s provenance (the fit itself is deterministic)', type: 'number', requiresArg: true })
       .option('skip-invalid', { describe: 'Skip (and count) invalid records instead of stopping at the first', type: 'boolean', default: false })
       .option('drop-empty', { describe: 'Drop LLMs and items with no observed cell instead of stopping', type: 'boolean', default: false })
@@ -166,6 +167,8 @@ export const fitCommand: CommandModule<object, FitArgs> = {
         `\nfit\n${formatDiagnostics(bundle.fit)}`,
     );
     if (!bundle.fit.converged) info(argv.quiet, `warning: the fit did not converge (${bundle.fit.reason}); raise --max-iterations or --steps`);
+    const unidentified = bundle.llms.filter((l) => l.identified === false).map((l) => l.id);
+    if (unidentified.length > 0) info(argv.quiet, `warning: theta is not identified for ${unidentified.join(', ')} (its cells and the priors do not pin it; SE infinite)`);
   },
 };
 

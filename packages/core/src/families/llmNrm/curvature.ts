@@ -269,24 +269,24 @@ export function llmNrmCurvature(
           const col = io + l;
           for (let a = 0; a < nt; a++) {
             const r = touched[a]!;
-            Wb[r * sumK + col]! -= f * u[r]!;
+            Wb[col * P + r]! -= f * u[r]!;
           }
-          Wb[col]! += f * Jrow[4 * l]!;
-          Wb[sumK + col]! += f * Jrow[4 * l + 1]!;
-          Wb[(2 + pos[l]!) * sumK + col]! += f * Jrow[4 * l + 2]!;
-          Wb[(2 + Kmax + pos[l]!) * sumK + col]! += f * Jrow[4 * l + 3]!;
+          Wb[col * P]! += f * Jrow[4 * l]!;
+          Wb[col * P + 1]! += f * Jrow[4 * l + 1]!;
+          Wb[col * P + 2 + pos[l]!]! += f * Jrow[4 * l + 2]!;
+          Wb[col * P + 2 + Kmax + pos[l]!]! += f * Jrow[4 * l + 3]!;
         }
         if (useFb) {
           for (let a = 0; a < nt; a++) {
             const r = touched[a]!;
-            Eb![r * I + i]! -= Q * u[r]! * ph;
+            Eb![i * P + r]! -= Q * u[r]! * ph;
           }
           for (let k = 0; k < K; k++) {
             const f = Q * p[k]! * hk[k]!;
-            Eb![i]! += f * Jrow[4 * k]!;
-            Eb![I + i]! += f * Jrow[4 * k + 1]!;
-            Eb![(2 + pos[k]!) * I + i]! += f * Jrow[4 * k + 2]!;
-            Eb![(2 + Kmax + pos[k]!) * I + i]! += f * Jrow[4 * k + 3]!;
+            Eb![i * P]! += f * Jrow[4 * k]!;
+            Eb![i * P + 1]! += f * Jrow[4 * k + 1]!;
+            Eb![i * P + 2 + pos[k]!]! += f * Jrow[4 * k + 2]!;
+            Eb![i * P + 2 + Kmax + pos[k]!]! += f * Jrow[4 * k + 3]!;
           }
         }
       }
@@ -451,6 +451,7 @@ function itemCorrection(
   itemZ: Float64Array[] | undefined, bz: Float64Array | null,
 ): Float64Array {
   const C = new Float64Array(P * P);
+  const rows: number[] = [];
   for (const i of items) {
     const io = itemOffsets[i]!;
     const K = itemOffsets[i + 1]! - io;
@@ -462,18 +463,26 @@ function itemCorrection(
         M[l * K + m] = th * th * D[l * P2 + m]! + th * (D[l * P2 + K + m]! + D[(K + l) * P2 + m]!) + D[(K + l) * P2 + K + m]!;
       }
     }
-    const WM = new Float64Array(P * K);
+    // Only the rows this item touched (2 + 2K of P without rotations).
+    rows.length = 0;
     for (let r = 0; r < P; r++) {
+      let nz = Eb[i * P + r] !== 0;
+      for (let l = 0; l < K && !nz; l++) nz = Wb[(io + l) * P + r] !== 0;
+      if (nz) rows.push(r);
+    }
+    const WM = new Float64Array(P * K);
+    for (const r of rows) {
       for (let m = 0; m < K; m++) {
         let acc = 0;
-        for (let l = 0; l < K; l++) acc += Wb[r * sumK + io + l]! * M[l * K + m]!;
+        for (let l = 0; l < K; l++) acc += Wb[(io + l) * P + r]! * M[l * K + m]!;
         WM[r * K + m] = acc;
       }
     }
-    for (let r = 0; r < P; r++) {
-      for (let c = r; c < P; c++) {
+    for (const r of rows) {
+      for (const c of rows) {
+        if (c < r) continue;
         let acc = 0;
-        for (let m = 0; m < K; m++) acc += WM[r * K + m]! * Wb[c * sumK + io + m]!;
+        for (let m = 0; m < K; m++) acc += WM[r * K + m]! * Wb[(io + m) * P + c]!;
         C[r * P + c]! += acc;
       }
     }
@@ -488,15 +497,16 @@ function itemCorrection(
         tm += t[a]! * acc;
       }
       const Wv = new Float64Array(P);
-      for (let r = 0; r < P; r++) {
+      for (const r of rows) {
         let acc = 0;
-        for (let l = 0; l < K; l++) acc += Wb[r * sumK + io + l]! * (th * mv[l]! + mv[K + l]!);
+        for (let l = 0; l < K; l++) acc += Wb[(io + l) * P + r]! * (th * mv[l]! + mv[K + l]!);
         Wv[r] = acc;
       }
-      for (let r = 0; r < P; r++) {
-        const er = Eb[r * I + i]!;
-        for (let c = r; c < P; c++) {
-          const ec = Eb[c * I + i]!;
+      for (const r of rows) {
+        const er = Eb[i * P + r]!;
+        for (const c of rows) {
+          if (c < r) continue;
+          const ec = Eb[i * P + c]!;
           C[r * P + c]! += Wv[r]! * ec + er * Wv[c]! + tm * er * ec;
         }
       }
@@ -507,16 +517,16 @@ function itemCorrection(
       for (let g = 0; g < 2; g++) {
         let tz = 0;
         if (t !== undefined) for (let a = 0; a < P2; a++) tz += t[a]! * Z[2 * a + g]!;
-        for (let r = 0; r < P; r++) {
+        for (const r of rows) {
           let acc = 0;
-          for (let l = 0; l < K; l++) acc += Wb[r * sumK + io + l]! * (th * Z[2 * l + g]! + Z[2 * (K + l) + g]!);
-          bz[2 * r + g]! += acc + Eb[r * I + i]! * tz;
+          for (let l = 0; l < K; l++) acc += Wb[(io + l) * P + r]! * (th * Z[2 * l + g]! + Z[2 * (K + l) + g]!);
+          bz[2 * r + g]! += acc + Eb[i * P + r]! * tz;
         }
       }
     }
-    for (let r = 0; r < P; r++) {
-      for (let l = 0; l < K; l++) Wb[r * sumK + io + l] = 0;
-      Eb[r * I + i] = 0;
+    for (const r of rows) {
+      for (let l = 0; l < K; l++) Wb[(io + l) * P + r] = 0;
+      Eb[i * P + r] = 0;
     }
   }
   for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) C[c * P + r] = C[r * P + c]!;
