@@ -11,6 +11,7 @@ export default defineConfig({
     alias: {
       '@llm-nrm/core': src('core'),
       '@llm-nrm/analysis': src('analysis'),
+      '@llm-nrm/adapters/browser': fileURLToPath(new URL('./packages/adapters/src/browser.ts', import.meta.url)),
       '@llm-nrm/adapters': src('adapters'),
       '@llm-nrm/engine-tfjs': src('engine-tfjs'),
       '@llm-nrm/tooling/test': fileURLToPath(new URL('./tooling/src/test.ts', import.meta.url)),
