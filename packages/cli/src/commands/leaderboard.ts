@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
@@ -11,7 +11,7 @@ interface LeaderboardArgs {
   bundle: string;
   responses?: string;
   tiny?: string;
-  output: string;
+  output?: string;
   title?: string;
   serve: boolean;
   port: number;
@@ -67,10 +67,10 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
   describe: 'Build the leaderboard site (a static folder: theta with intervals, option curves, information, in-browser scoring) from a calibration bundle',
   builder: (y: Argv) =>
     y
-      .positional('bundle', { describe: 'Calibration bundle written by `llm-nrm fit`', type: 'string', demandOption: true })
+      .positional('bundle', { describe: 'Calibration bundle written by `llm-nrm fit` (or, with --serve, a site folder built before)', type: 'string', demandOption: true })
       .option('responses', { describe: 'Tidy responses of the calibrated LLMs (what `fit` read): adds preferred options, bias intervals, accuracy per benchmark', type: 'string', requiresArg: true })
       .option('tiny', { describe: 'A folder written by `llm-nrm publish` (bank.json): its test information beside the full bank\'s', type: 'string', requiresArg: true })
-      .option('output', { alias: 'o', describe: 'Folder to write the site into (replaced atomically)', type: 'string', demandOption: true, requiresArg: true })
+      .option('output', { alias: 'o', describe: 'Folder to write the site into (replaced atomically); required unless <bundle> is a built site', type: 'string', requiresArg: true })
       .option('title', { describe: 'Title in the site header', type: 'string', requiresArg: true })
       .option('serve', { describe: 'Serve the site on 127.0.0.1 for a preview after building it (Ctrl-C stops)', type: 'boolean', default: false })
       .option('port', { describe: 'Port for --serve (0 = any free port)', type: 'number', default: 4173 })
@@ -79,6 +79,7 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 leaderboard bundle.json -o site/', 'the site from the bundle alone')
       .example('$0 leaderboard bundle.json --responses responses.jsonl.gz --tiny tiny/ -o site/ --serve', 'with the responses and a published subset, then preview it')
+      .example('$0 leaderboard site/ --serve --port 8080', 'preview a site built before')
       .epilogue(
         'The site is static (open it from any web server; `--serve` is a preview). Item texts and model ids are shown as text only, ' +
           'under a Content-Security-Policy that allows nothing inline and no other origin. Its "Score your model" page scores a dropped ' +
@@ -87,6 +88,12 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
   handler: async (argv) => {
     if (!(Number.isInteger(argv.port) && argv.port >= 0 && argv.port < 65536)) throw new LlmNrmError('INVALID_OPTION', `invalid --port: ${argv.port} (0 to 65535)`);
     const say = (m: string) => info(argv.quiet, m);
+    if (isBuiltSite(argv.bundle)) {
+      if (!argv.serve) throw new LlmNrmError('INVALID_OPTION', `${argv.bundle} is a built site, not a bundle: pass --serve to preview it`);
+      await serveUntilStopped(argv.bundle, argv.port);
+      return;
+    }
+    if (argv.output === undefined) throw new LlmNrmError('INVALID_OPTION', 'missing -o/--output: the folder to write the site into');
     const t0 = performance.now();
     const input = await siteInput(argv.bundle, {
       ...(argv.responses !== undefined ? { responses: argv.responses } : {}),
@@ -109,16 +116,35 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       say(`preview it: llm-nrm leaderboard ${argv.bundle} -o ${argv.output} --serve  (or serve the folder with any static web server)`);
       return;
     }
-    const served = await serveSite(res.dir, { port: argv.port });
-    process.stdout.write(`serving ${res.dir} at ${served.url} (Ctrl-C stops)\n`);
-    await new Promise<void>((done) => {
-      const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        void served.close().then(done);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await serveUntilStopped(res.dir, argv.port);
   },
 };
+
+/** A folder holding a built site (index.html and data/manifest.json). */
+function isBuiltSite(path: string): boolean {
+  try {
+    return statSync(path).isDirectory() && existsSync(join(path, 'index.html')) && existsSync(join(path, 'data', 'manifest.json'));
+  } catch {
+    return false;
+  }
+}
+
+/** Serve a site on 127.0.0.1 until SIGINT/SIGTERM. */
+async function serveUntilStopped(dir: string, port: number): Promise<void> {
+  let served;
+  try {
+    served = await serveSite(dir, { port });
+  } catch (e) {
+    throw new LlmNrmError('IO', `cannot serve on 127.0.0.1:${port}: ${(e as Error).message} (try --port 0)`, { cause: e });
+  }
+  process.stdout.write(`serving ${dir} at ${served.url} (Ctrl-C stops)\n`);
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void served.close().then(done);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
