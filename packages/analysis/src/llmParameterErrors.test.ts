@@ -9,7 +9,7 @@ describe('llmParameterErrors', () => {
     const errs = (fleet: typeof small) => {
       const res = fit(fleet.bank, { seed: 1 });
       const { objective } = modelObjective(res.bank, res.model, res.parts, res.priors);
-      return { res, e: Array.from({ length: 12 }, (_, j) => llmParameterErrors(objective, res.x, j)) };
+      return { res, e: llmParameterErrors(objective, res.x) };
     };
     const a = errs(small);
     for (let j = 0; j < 12; j++) {
@@ -17,6 +17,11 @@ describe('llmParameterErrors', () => {
       expect(a.e[j]!.positionBias.length).toBe(4);
       for (const v of [...a.e[j]!.positionBias, ...a.e[j]!.fallback]) expect(v > 0 && Number.isFinite(v)).toBe(true);
     }
+    // A subset of rows, in the order asked, gives the same numbers.
+    const { objective } = modelObjective(a.res.bank, a.res.model, a.res.parts, a.res.priors);
+    const some = llmParameterErrors(objective, a.res.x, [5, 2]);
+    expect(some[0]!.theta).toBeCloseTo(a.e[5]!.theta, 10);
+    expect(Array.from(some[1]!.fallback)).toEqual(Array.from(a.e[2]!.fallback));
     const b = errs(big);
     const mean = (x: typeof a.e) => x.reduce((s, e) => s + e.positionBias[0]!, 0) / x.length;
     expect(mean(b.e)).toBeLessThan(mean(a.e) * 0.8);

@@ -36,6 +36,8 @@ async function route(): Promise<void> {
     if (gen !== generation) return;
     replace(main, view);
     document.body.setAttribute('data-ready', location.hash || '#/');
+    // For bench/scale.mjs: when the page was drawn and usable.
+    performance.mark('llm-nrm-ready');
   } catch (e) {
     if (gen !== generation) return;
     console.warn(e);

@@ -147,12 +147,14 @@ export function siteData(input: SiteInput): SiteFiles {
   // Per-model shards: information of its items at its theta (NRM component, per benchmark), the
   // SEs of its bias and fallback (from its own responses), the items separating it from its neighbours.
   say(`model pages: ${J} LLMs`);
-  let objective: ReturnType<typeof modelObjective>['objective'] | null = null;
-  let bx: Float64Array | null = null;
-  if (bank && (bundle.model === 'llm-nrm' || bundle.model === 'nrm')) {
-    const p = bundleParameters(bundle, bank);
-    bx = p.x;
-    objective = modelObjective(bank, bundle.model, bundle.parts, bundle.priors ?? {}).objective;
+  // SEs of every LLM's bias and fallback from its own responses, in one batched pass per parameter.
+  const paramErrors = new Map<number, ReturnType<typeof llmParameterErrors>[number]>();
+  if (bank && rowOf && (bundle.model === 'llm-nrm' || bundle.model === 'nrm')) {
+    const { x: bx } = bundleParameters(bundle, bank);
+    const objective = modelObjective(bank, bundle.model, bundle.parts, bundle.priors ?? {}).objective;
+    const boardRows = Array.from(rowOf.keys()).filter((r) => rowOf![r]! >= 0);
+    const errs = llmParameterErrors(objective, bx, boardRows.map((r) => rowOf![r]!));
+    boardRows.forEach((r, n) => paramErrors.set(r, errs[n]!));
   }
   for (let r = 0; r < J; r++) {
     const l = llms[r]!;
@@ -173,8 +175,8 @@ export function siteData(input: SiteInput): SiteFiles {
       accuracy: rows[r]!.benchmarks ? benchNames.map((name, b) => ({ benchmark: name, accuracy: rows[r]!.benchmarks![b]!, cells: benchAcc!.cells[r * benchNames.length + b]! })) : null,
       neighbours: [],
     };
-    if (objective && bx && rowOf && rowOf[r]! >= 0) {
-      const e = llmParameterErrors(objective, bx, rowOf[r]!);
+    const e = paramErrors.get(r);
+    if (e) {
       shard.paramSe = { theta: round(e.theta), positionBias: roundAll(e.positionBias, 4), fallback: roundAll(e.fallback, 4) };
     }
     for (const nb of [r - 1, r + 1]) {
