@@ -14,7 +14,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { modelObjective, simulateFleet, toBundle } from '@llm-nrm/core';
+import { simulateFleet, toBundle } from '@llm-nrm/core';
 import { llmParameterErrors } from '@llm-nrm/analysis';
 import { buildSite, serveSite } from '@llm-nrm/leaderboard/build';
 
@@ -39,9 +39,9 @@ try {
   const fleet = simulateFleet({ models, items, seed });
   say(`simulated ${models} x ${items} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   t = performance.now();
-  const { objective } = modelObjective(fleet.bank, 'llm-nrm');
-  // The SEs fit would give (thetaStandardErrors' formula), batched over the LLMs.
-  const se = Float64Array.from(llmParameterErrors(objective, fleet.truth), (e) => e.theta);
+  // SEs of theta: the Fisher-information ones (one pass; fit's observed-information SEs,
+  // thetaStandardErrors, take a pass per parameter per LLM, minutes at this size).
+  const se = Float64Array.from(llmParameterErrors(fleet.bank, fleet.layout, fleet.truth), (e) => e.theta);
   const result = {
     model: 'llm-nrm', parts: fleet.options.parts, layout: fleet.layout, x: fleet.truth, se, loss: 0, iterations: 0, passes: 0, seconds: 0,
     converged: true, reason: 'simulated true parameters (no fit)', optimizer: 'lbfgs', engine: 'none', trace: [], traceSeconds: [], tracePasses: [],
@@ -50,7 +50,7 @@ try {
   const bundle = toBundle(result, { version: 'bench', seed });
   const bundleFile = join(dir, 'bundle.json');
   writeFileSync(bundleFile, JSON.stringify(bundle));
-  say(`bundle from the true parameters (SEs by llmParameterErrors) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  say(`bundle from the true parameters (Fisher SEs by llmParameterErrors) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   // 1. In-process build with the responses.
   const builds = [];

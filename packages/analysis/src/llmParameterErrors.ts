@@ -1,4 +1,7 @@
-import { llmParamIndices, type EvalScope, type Objective } from '@llm-nrm/core';
+import {
+  DEFAULT_PRIORS, freeMask, itemDifficulties, llmParamIndices, sigmoid, softplus, type Layout, type Priors, type ResponseBank,
+} from '@llm-nrm/core';
+import { llmInformation } from './llmInformation.js';
 
 /** Standard errors of one LLM's parameters, items held fixed (NaN where a part is off). */
 export interface LlmParameterErrors {
@@ -46,47 +49,118 @@ function invert(H: Float64Array, P: number): Float64Array {
 }
 
 /**
- * Standard errors of each LLM's theta, positional biases and fallback from the observed information
- * of its own block (items and globals fixed), as core's thetaStandardErrors forms it: the Hessian
- * of the MAP loss by forward differences of the analytic gradient (step 1e-5 max(1, |x|)), inverted
- * whole, so each SE accounts for the trade-offs within the block (theta against sharpness, bias
- * against fallback). With items fixed, LLM j's block gradient depends on its own parameters only,
- * so one parameter of every LLM is stepped at once: P + 1 passes over the bank in all, not
- * J (P + 1) (the difference between 2 s and 150 s at 189 x 31,554). Biases and fallbacks are
- * reported centred (they sum to zero in the bundle), with the variance of the centred contrast,
- * e_k' C Sigma C e_k, C = I - 11'/K. `scope` defaults to { thetaPrior: false }, the standardised
- * calibration's. `rows` (default all) are the LLMs to report, in that order.
+ * Standard errors of each LLM's theta, sharpness, positional biases and fallback, items and globals
+ * fixed, from the Fisher (expected) information of its own block, summed over its observed cells
+ * in one pass over the bank (paper.md, LLM-NRM):
+ *   v_k = (1 - G) s z_k + G rho_pos(k),  z_k = a_k theta + c_k + delta_pos(k),  G = sigmoid(w0 - kappa (theta - b_i))
+ *   I = Q J' (diag(p) - p p') J,  J = dv/d(theta, sbar, delta, rho)   (Q = the cell's probability mass)
+ *   dv_k/dtheta = (1 - G) s a_k - kappa G (1 - G) (rho_k - s z_k),  dv_k/dsbar = (1 - G) z_k sigmoid(sbar),
+ *   dv_k/ddelta_m = (1 - G) s [pos_k = m],  dv_k/drho_m = G [pos_k = m],
+ * plus the priors' curvature (delta, rho ~ N(0, llmSd^2); log s ~ N(0, sharpnessSd^2)), inverted whole
+ * so each SE accounts for the trade-offs within the block. The observed information (core's
+ * thetaStandardErrors, by finite differences) costs a pass per parameter: 23 passes of the
+ * 189 x 31,554 bank, about 100 s; this is one. Biases and fallbacks are reported centred (they sum
+ * to zero in the bundle), with the variance of the centred contrast e_k' C Sigma C e_k,
+ * C = I - 11'/K. `rows` (default all) are the LLMs to report, in that order.
  */
-export function llmParameterErrors(obj: Objective, x: Float64Array, rows?: number[], scope: EvalScope = { thetaPrior: false }): LlmParameterErrors[] {
-  const layout = obj.layout;
+export function llmParameterErrors(bank: ResponseBank, layout: Layout, x: Float64Array, options: { rows?: number[]; priors?: Priors } = {}): LlmParameterErrors[] {
   const J = layout.nModels;
-  const list = rows ?? Array.from({ length: J }, (_, j) => j);
-  if (list.length === 0) return [];
-  const sc: EvalScope = { ...scope, itemPrior: false };
-  const idxOf = list.map((j) => llmParamIndices(layout, j).filter((t) => obj.free[t]));
-  const P = idxOf[0]!.length;
-  const xx = Float64Array.from(x);
-  const g0 = new Float64Array(layout.size);
-  const g1 = new Float64Array(layout.size);
-  obj.lossAndGrad(xx, g0, sc);
-  const H = list.map(() => new Float64Array(P * P));
-  for (let p = 0; p < P; p++) {
-    const steps = idxOf.map((idx) => {
-      const t = idx[p]!;
-      const h = 1e-5 * Math.max(1, Math.abs(xx[t]!));
-      xx[t] = x[t]! + h;
-      return h;
-    });
-    obj.lossAndGrad(xx, g1, sc);
-    idxOf.forEach((idx, n) => {
-      xx[idx[p]!] = x[idx[p]!]!;
-      for (let r = 0; r < P; r++) H[n]![r * P + p] = (g1[idx[r]!]! - g0[idx[r]!]!) / steps[n]!;
+  const list = options.rows ?? Array.from({ length: J }, (_, j) => j);
+  if (layout.kind !== 'llm-nrm') {
+    // Binary families: theta only, I = sum (dP/dtheta)^2 / (P (1 - P)) (analysis' llmInformation).
+    return list.map((j) => {
+      const info = llmInformation(bank, layout, x, j).total;
+      let tot = 0;
+      for (let c = 0; c < info.length; c++) if (bank.observed[j * info.length + c]) tot += info[c]!;
+      return { theta: tot > 0 ? 1 / Math.sqrt(tot) : NaN, positionBias: new Float64Array(0), fallback: new Float64Array(0) };
     });
   }
-  return list.map((j, n) => blockErrors(layout, j, idxOf[n]!, H[n]!, P));
+  const { llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...(options.priors ?? {}) };
+  const K0 = layout.kMax;
+  const P0 = 2 + 2 * K0;
+  const free = freeMask(layout);
+  const { sharpness: useS, position: usePos, fallback: useFb } = layout.parts;
+  const b = useFb ? itemDifficulties(bank, layout, x) : null;
+  const kappa = softplus(x[layout.kbar]!);
+  const w0 = x[layout.w0]!;
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const v = new Float64Array(bank.kMax);
+  const dth = new Float64Array(bank.kMax);
+  const dsb = new Float64Array(bank.kMax);
+  const pos = new Int32Array(bank.kMax);
+  const u = new Float64Array(P0);
+  return list.map((j) => {
+    const H = new Float64Array(P0 * P0);
+    const th = x[layout.theta + j]!;
+    const sb = x[layout.sbar + j]!;
+    const s = useS ? softplus(sb) : 1;
+    const ds = useS ? sigmoid(sb) : 0;
+    const dOff = layout.delta + j * K0;
+    const rOff = layout.rho + j * K0;
+    for (let col = 0; col < nC; col++) {
+      if (!bank.observed[j * nC + col]) continue;
+      const i = bank.colItem[col]!;
+      const io = bank.itemOffsets[i]!;
+      const co = bank.colOffsets[col]!;
+      const K = bank.colOffsets[col + 1]! - co;
+      const qo = j * width + co;
+      let Q = 0;
+      for (let k = 0; k < K; k++) Q += bank.q[qo + k]!;
+      const G = b ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
+      const dG = -kappa * G * (1 - G);
+      let m = -Infinity;
+      for (let k = 0; k < K; k++) {
+        const p = bank.colPosition === null ? k : bank.colPosition[co + k]!;
+        pos[k] = p;
+        const a = x[layout.a + io + k]!;
+        const z = a * th + x[layout.c + io + k]! + (usePos ? x[dOff + p]! : 0);
+        const rho = useFb ? x[rOff + p]! : 0;
+        v[k] = (1 - G) * s * z + G * rho;
+        dth[k] = (1 - G) * s * a + dG * (rho - s * z);
+        dsb[k] = (1 - G) * z * ds;
+        if (v[k]! > m) m = v[k]!;
+      }
+      let sum = 0;
+      for (let k = 0; k < K; k++) {
+        v[k] = Math.exp(v[k]! - m);
+        sum += v[k]!;
+      }
+      // H += Q (sum_k p_k J_k J_k' - u u'), u = J' p; J_k has 4 non-zeros: theta, sbar, delta_pos, rho_pos.
+      u.fill(0);
+      const dd = (1 - G) * s;
+      for (let k = 0; k < K; k++) {
+        const pk = (Q * v[k]!) / sum;
+        const idx = [0, 1, 2 + pos[k]!, 2 + K0 + pos[k]!];
+        const val = [dth[k]!, dsb[k]!, dd, G];
+        for (let r = 0; r < 4; r++) {
+          u[idx[r]!]! += (pk / Q) * val[r]!;
+          for (let c = 0; c < 4; c++) H[idx[r]! * P0 + idx[c]!]! += pk * val[r]! * val[c]!;
+        }
+      }
+      for (let r = 0; r < P0; r++) {
+        const ur = u[r]!;
+        if (ur === 0) continue;
+        for (let c = 0; c < P0; c++) H[r * P0 + c]! -= Q * ur * u[c]!;
+      }
+    }
+    // Priors' curvature (theta carries none: the calibration standardises it instead).
+    if (useS) H[1 * P0 + 1]! += (ds / s) * (ds / s) / (sharpnessSd * sharpnessSd);
+    for (let k = 0; k < K0; k++) {
+      H[(2 + k) * P0 + 2 + k]! += 1 / (llmSd * llmSd);
+      H[(2 + K0 + k) * P0 + 2 + K0 + k]! += 1 / (llmSd * llmSd);
+    }
+    // Keep the free parameters only (parts switched off, and their mask in the layout).
+    const full = llmParamIndices(layout, j);
+    const keep = full.map((t, r) => (free[t] ? r : -1)).filter((r) => r >= 0);
+    const P = keep.length;
+    const Hs = new Float64Array(P * P);
+    keep.forEach((r, a) => keep.forEach((c, bb) => (Hs[a * P + bb] = H[r * P0 + c]!)));
+    return blockErrors(layout, j, keep.map((r) => full[r]!), Hs, P);
+  });
 }
 
-function blockErrors(layout: Objective['layout'], j: number, idx: number[], H: Float64Array, P: number): LlmParameterErrors {
+function blockErrors(layout: Layout, j: number, idx: number[], H: Float64Array, P: number): LlmParameterErrors {
   for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) {
     const m = 0.5 * (H[r * P + c]! + H[c * P + r]!);
     H[r * P + c] = m;

@@ -2,7 +2,7 @@
 // published tiny subset) turned into JSON shards the pages fetch lazily. Every number comes from
 // core's and analysis' public functions, so a change there flows into the site on the next build.
 import {
-  bankFromRecords, bundleItems, bundleParameters, modelObjective,
+  bankFromRecords, bundleItems, bundleParameters,
   type CalibrationBundle, type ResponseBank, type ResponseRecord,
 } from '@llm-nrm/core';
 import {
@@ -147,13 +147,12 @@ export function siteData(input: SiteInput): SiteFiles {
   // Per-model shards: information of its items at its theta (NRM component, per benchmark), the
   // SEs of its bias and fallback (from its own responses), the items separating it from its neighbours.
   say(`model pages: ${J} LLMs`);
-  // SEs of every LLM's bias and fallback from its own responses, in one batched pass per parameter.
+  // SEs of every LLM's bias and fallback from its own responses (Fisher information, one pass).
   const paramErrors = new Map<number, ReturnType<typeof llmParameterErrors>[number]>();
   if (bank && rowOf && (bundle.model === 'llm-nrm' || bundle.model === 'nrm')) {
-    const { x: bx } = bundleParameters(bundle, bank);
-    const objective = modelObjective(bank, bundle.model, bundle.parts, bundle.priors ?? {}).objective;
+    const { layout, x: bx } = bundleParameters(bundle, bank);
     const boardRows = Array.from(rowOf.keys()).filter((r) => rowOf![r]! >= 0);
-    const errs = llmParameterErrors(objective, bx, boardRows.map((r) => rowOf![r]!));
+    const errs = llmParameterErrors(bank, layout, bx, { rows: boardRows.map((r) => rowOf![r]!), ...(bundle.priors ? { priors: bundle.priors } : {}) });
     boardRows.forEach((r, n) => paramErrors.set(r, errs[n]!));
   }
   for (let r = 0; r < J; r++) {

@@ -79,6 +79,11 @@ export async function itemPage(view: HTMLElement, args: string[]): Promise<void>
     const at = best / (grid.length - 1);
     return { theta: grid[best]!, p: bp, label: `${optionLabel(k)}${k === it.key ? ' ✓' : ''} ${short(text(k), 22)}`, k, anchor: at < 0.15 ? 'start' : at > 0.85 ? 'end' : 'middle' };
   });
+  // Labels at one edge would overprint: stack them at least a line apart, highest first.
+  for (const anchor of ['start', 'end']) {
+    const group = labels.filter((l) => l.anchor === anchor).sort((x, y) => y.p - x.p);
+    for (let t = 1; t < group.length; t++) group[t]!.p = Math.min(group[t]!.p, group[t - 1]!.p - 0.06);
+  }
 
   // The calibrated LLMs at their theta, coloured by the option they preferred (from their responses),
   // or, without responses, by the option the curves make most likely at their theta.
