@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
-import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { LlmNrmError, parseResponseRecord, type ResponseRecord } from '@llm-nrm/core';
 import { detectInputs, type DetectedInput } from './detect.js';
 import { newReport, type FormatName, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
-import { parseResponseRecord } from './tidy/parseResponseRecord.js';
+
 
 /**
  * The reader of each format, loaded on first use so that converting one harness's output does not

@@ -1,3 +1,5 @@
+/** The one record check now lives in core; re-exported for callers of the adapters API. */
+export { parseResponseRecord } from '@llm-nrm/core';
 export { writeFileAtomic, writeStreamAtomic } from './atomic.js';
 export { newReport, type FormatName, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
 export { readLmEvalHarness, readLmEvalStream, LFS_POINTER_REASON, type LmEvalReadOptions } from './lmeval/readLmEvalHarness.js';
@@ -14,7 +16,7 @@ export { readOpenAIEvals } from './openai/readOpenAIEvals.js';
 export { readInspect } from './inspect/readInspect.js';
 export { openZip, type ZipArchive, type ZipEntry } from './inspect/openZip.js';
 export {
-  formatResponseRecord, loadBank, parseResponseRecord, readResponses, readResponsesWithSources, tidyFileFormat,
+  formatResponseRecord, loadBank, readResponses, readResponsesWithSources, tidyFileFormat,
   tidyFormatFromExtension, writeResponses, TIDY_COLUMNS,
   type LoadBankOptions, type ReadResponsesOptions, type SourcedRecord, type TidyColumnType, type TidyFileFormat, type WriteResponsesOptions,
 } from './tidy/index.js';

@@ -1,8 +1,8 @@
 import { LlmNrmError } from './errors.js';
+import { MAX_OPTIONS, parseResponseRecord } from './record/parseResponseRecord.js';
 import type { ItemSpec, RecordSource, ResponseRecord } from './types.js';
 
-/** Largest option count a bank accepts (positions are stored in a Uint8Array). */
-export const MAX_OPTIONS = 20;
+export { MAX_OPTIONS };
 
 /**
  * The fitting-side data model (DESIGN.md): J models x C presentations ("columns") of I items with
@@ -132,6 +132,10 @@ export function recordDistribution(r: ResponseRecord, k: number): { probs: Float
   return { probs: out, hard: false };
 }
 
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 function optionCount(r: ResponseRecord): number | undefined {
   if (r.options !== undefined) return r.options.length;
   if (r.probs !== undefined) return r.probs.length;
@@ -187,16 +191,15 @@ export function bankFromRecords(
   const cells: Cell[] = [];
 
   let idx = -1;
-  for (const r of records) {
+  for (const raw of records) {
     idx++;
     stats.records++;
     const src = options.sources?.[idx];
     const file = src?.file ?? options.file;
     const line = src?.line ?? (options.sources ? undefined : idx + 1);
     try {
-      if (r === null || typeof r !== 'object') throw new LlmNrmError('INVALID_RECORD', `record is not an object: ${JSON.stringify(r)}`);
-      if (typeof r.model !== 'string' || r.model === '') throw new LlmNrmError('INVALID_RECORD', `model must be a non-empty string, got ${JSON.stringify(r.model)}`);
-      if (typeof r.item !== 'string' || r.item === '') throw new LlmNrmError('INVALID_RECORD', `item must be a non-empty string, got ${JSON.stringify(r.item)}`);
+      // The one record check (shape, values, agreeing lengths), shared with the readers and convert.
+      const r = parseResponseRecord(raw);
       const known = itemIndex.get(r.item);
       const k = optionCount(r) ?? (known !== undefined ? items[known]!.nOptions : undefined);
       if (k === undefined) throw new LlmNrmError('INVALID_OPTIONS', `record for item ${JSON.stringify(r.item)} gives no option count (options, probs, logprobs or nOptions)`);
@@ -207,6 +210,10 @@ export function bankFromRecords(
         const spec = items[known]!;
         if (spec.nOptions !== k) throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has ${k} options here but ${spec.nOptions} elsewhere`);
         if (spec.key !== r.key) throw new LlmNrmError('INVALID_KEY', `item ${JSON.stringify(r.item)} is keyed ${r.key} here but ${spec.key} elsewhere`);
+        // Two items that share an id but not their option texts are different items: never merged.
+        if (r.options !== undefined && spec.options !== undefined && !sameStrings(r.options, spec.options)) {
+          throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has other option texts here than elsewhere (${JSON.stringify(r.options[0]?.slice(0, 40))}... vs ${JSON.stringify(spec.options[0]?.slice(0, 40))}...): two items share this id; resolveItemVersions (--item-versions) tells them apart`);
+        }
       }
       const sig = r.position !== undefined ? checkPosition(r.position, k) : '';
       const dist = recordDistribution(r, k);
@@ -222,6 +229,8 @@ export function bankFromRecords(
         if (r.options !== undefined) spec.options = r.options.slice();
         items.push(spec);
         itemIndex.set(r.item, ii);
+      } else if (r.options !== undefined && items[ii]!.options === undefined) {
+        items[ii]!.options = r.options.slice();
       }
       let mi = modelIndex.get(r.model);
       if (mi === undefined) {

@@ -1,5 +1,6 @@
 export { LlmNrmError, isLlmNrmError, type LlmNrmErrorCode } from './errors.js';
 export { MODEL_NAMES, type ItemSource, type ItemSpec, type LlmNrmParts, type ModelName, type RecordSource, type ResponseRecord } from './types.js';
+export { parseResponseRecord, describeValue } from './record/parseResponseRecord.js';
 export {
   MAX_OPTIONS, argmaxAt, bankColumns, bankFromRecords, bankWidth, correctness, hardenBank, observedCount,
   recordDistribution, withObserved, type BankFromRecordsOptions, type BankStats, type ResponseBank,

@@ -1,8 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LlmNrmError, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
+import { LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import type { ReadOptions } from '../reader.js';
-import { parseResponseRecord } from './parseResponseRecord.js';
 import { readTidyRows } from './readTidyRows.js';
 import { tidyFileFormat, tidyFormatFromExtension, type TidyFileFormat } from './tidyFileFormat.js';
 
