@@ -1,5 +1,6 @@
 /** The one record check now lives in core; re-exported for callers of the adapters API. */
 export { parseResponseRecord } from '@llm-nrm/core';
+export { TEMP_FILE_NAME, excludeFromWalks, folderEntries, isToolOutput, walkFiles, type WalkOptions } from './walk.js';
 export { writeFileAtomic, writeStreamAtomic } from './atomic.js';
 export { newReport, type FormatName, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
 export { readLmEvalHarness, readLmEvalStream, LFS_POINTER_REASON, type LmEvalReadOptions } from './lmeval/readLmEvalHarness.js';

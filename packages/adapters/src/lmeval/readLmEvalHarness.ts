@@ -1,7 +1,8 @@
-import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, type ReadOptions, type ReadReport } from '../reader.js';
+import { walkFiles } from '../walk.js';
 import { jsonArrayElements } from './jsonArrayElements.js';
 import { ResultsCache, isResultsFileName, lmEvalFileMeta, resultsDate, parseSamplesName, type LmEvalFileMeta } from './lmEvalFileMeta.js';
 import { parseJsonLenient } from './parseJsonLenient.js';
@@ -214,18 +215,11 @@ export async function* readLmEvalStream(
   report.notes.push(parts.join('; '));
 }
 
-/** Candidate samples files and results files under a folder (sorted, recursive; hidden entries skipped). */
+/** Candidate samples files and results files under a folder (the shared walk: sorted, recursive, hidden entries skipped). */
 async function listFiles(dir: string, samples: string[], results: string[]): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    if (e.name.startsWith('.')) continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory()) await listFiles(p, samples, results);
-    else if (e.isFile()) {
-      if (isResultsFileName(e.name)) results.push(p);
-      else if (/\.jsonl?(\.gz)?$/i.test(e.name)) samples.push(p);
-    }
+  for (const p of await walkFiles(dir, { accept: (name) => isResultsFileName(name) || /\.jsonl?(\.gz)?$/i.test(name) })) {
+    if (isResultsFileName(basename(p))) results.push(p);
+    else samples.push(p);
   }
 }
 
