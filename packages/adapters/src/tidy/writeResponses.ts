@@ -30,7 +30,8 @@ export async function writeResponses(
   path: string,
   options: WriteResponsesOptions = {},
 ): Promise<{ records: number }> {
-  const format = options.format ?? tidyFormatFromExtension(path);
+  // `-` is standard output: JSON Lines unless told otherwise.
+  const format = options.format ?? (path === '-' ? 'jsonl' : tidyFormatFromExtension(path));
   if (format === undefined) {
     throw new LlmNrmError('INVALID_OPTION', `unknown responses file extension: ${path} (use .jsonl, .jsonl.gz, .arrow or .parquet)`, { file: path });
   }
