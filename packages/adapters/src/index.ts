@@ -22,4 +22,5 @@ export {
   type LoadBankOptions, type ReadResponsesOptions, type SourcedRecord, type TidyColumnType, type TidyFileFormat, type WriteResponsesOptions,
 } from './tidy/index.js';
 export { FORMAT_NAMES, detectFormat, detectInputs, firstObjectKeys, formatFromKeys, type DetectOptions, type DetectedInput } from './detect.js';
+export { readAnyResponses, type AnyResponses, type ReadAnyOptions } from './readAnyResponses.js';
 export { READERS, convertPaths, convertSourced, type ConvertedRecord, type ConvertOptions, type ConvertRow, type ConvertSummary } from './convert.js';

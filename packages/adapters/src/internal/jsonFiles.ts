@@ -70,7 +70,9 @@ export async function readText(path: string): Promise<string> {
       throwFormat(`corrupt gzip: ${(e as Error).message}`, path, undefined, e);
     }
   }
-  return buf.toString('utf8');
+  const text = buf.toString('utf8');
+  // A UTF-8 byte order mark is not part of the JSON.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Read one JSON document whole (gzip or plain). Only for per-run documents, never for streams. */
