@@ -76,4 +76,17 @@ describe('damage is an error unless skipInvalid, and never silent', () => {
     }
     await expect(all(convertPaths([run]).records)).rejects.toThrow(/no usable multiple-choice response .*not a multiple-choice run/);
   });
+
+  it('two timestamped runs of one model and task: the latest is kept and said so; replicates keep reads both', async () => {
+    const dir = join(tmp.dir, 'reruns', 'gpt-4o');
+    mkdirSync(dir, { recursive: true });
+    const later = join(dir, 'samples_winogrande_2025-01-02T10-00-00.000000.jsonl');
+    copyFileSync(GPT4O, join(dir, basename(GPT4O)));
+    copyFileSync(GPT4O, later);
+    const one = await all(convertPaths([GPT4O]).records);
+    const latest = convertPaths([dir]);
+    expect(await all(latest.records)).toHaveLength(one.length);
+    expect(latest.summary.notes.some((n) => n.includes('2 timestamped runs; kept the latest') && n.includes(later))).toBe(true);
+    expect(await all(convertPaths([dir], { replicates: 'keep' }).records)).toHaveLength(2 * one.length);
+  });
 });

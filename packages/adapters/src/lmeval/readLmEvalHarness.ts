@@ -263,6 +263,7 @@ export async function* readLmEvalHarness(path: string, options: LmEvalReadOption
   const results: string[] = [];
   await listFiles(path, samples, results);
   const seen = new Map<string, string[]>();
+  const metas: [string, LmEvalFileMeta][] = [];
   for (const file of samples) {
     let meta: LmEvalFileMeta;
     try {
@@ -273,6 +274,25 @@ export async function* readLmEvalHarness(path: string, options: LmEvalReadOption
     }
     const key = `${meta.model}\u0000${meta.task}`;
     seen.set(key, [...(seen.get(key) ?? []), file]);
+    metas.push([file, meta]);
+  }
+  // Several timestamped runs of one model and task: a rerun, not more data. Keep the latest
+  // (by the timestamp in the name) unless every run is asked for.
+  const left = new Set<string>();
+  if ((options.replicates ?? 'latest') === 'latest') {
+    for (const [key, files] of seen) {
+      const dated = files.map((f) => ({ f, date: parseSamplesName(basename(f))?.date })).filter((x) => x.date !== undefined);
+      if (dated.length < 2 || new Set(dated.map((x) => x.date)).size < 2) continue;
+      const latest = dated.reduce((a, b) => (b.date! > a.date! ? b : a));
+      const older = dated.filter((x) => x.date !== latest.date).map((x) => x.f);
+      for (const f of older) left.add(f);
+      const [model, task] = key.split('\u0000');
+      report.notes.push(`model '${model}' task '${task}': ${dated.length} timestamped runs; kept the latest, ${latest.f} (--replicates keep reads all), left out ${older.join(', ')}`);
+      seen.set(key, files.filter((f) => !left.has(f)));
+    }
+  }
+  for (const [file, meta] of metas) {
+    if (left.has(file)) continue;
     yield* readFile(file, meta, opts);
   }
   // A results file with no samples of its run beside it holds aggregates only: say so.
