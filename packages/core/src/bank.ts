@@ -1,4 +1,5 @@
 import { LlmNrmError } from './errors.js';
+import { itemContentSha256 } from './itemContent.js';
 import type { ItemSpec, RecordSource, ResponseRecord } from './types.js';
 
 /** Largest option count a bank accepts (positions are stored in a Uint8Array). */
@@ -208,6 +209,12 @@ export function bankFromRecords(
         if (spec.nOptions !== k) throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has ${k} options here but ${spec.nOptions} elsewhere`);
         if (spec.key !== r.key) throw new LlmNrmError('INVALID_KEY', `item ${JSON.stringify(r.item)} is keyed ${r.key} here but ${spec.key} elsewhere`);
       }
+      // A calibrated item answered on another text is another item: never score it as this one.
+      const content = typeof r.prompt === 'string' && Array.isArray(r.continuations) ? itemContentSha256(r.prompt, r.continuations) : undefined;
+      const calibrated = known !== undefined ? items[known]!.contentSha256 : undefined;
+      if (fixedItems && content !== undefined && calibrated !== undefined && content !== calibrated) {
+        throw new LlmNrmError('CONTENT_CHANGED', `item ${JSON.stringify(r.item)} was answered on another prompt or continuations than it was calibrated on (content sha256 ${content.slice(0, 12)}..., calibrated ${calibrated.slice(0, 12)}...)`);
+      }
       const sig = r.position !== undefined ? checkPosition(r.position, k) : '';
       const dist = recordDistribution(r, k);
       if (r.leakage !== undefined && (typeof r.leakage !== 'number' || !(r.leakage >= 0 && r.leakage <= 1))) {
@@ -220,6 +227,8 @@ export function bankFromRecords(
         const spec: ItemSpec = { id: r.item, key: r.key, nOptions: k };
         if (r.benchmark !== undefined) spec.benchmark = r.benchmark;
         if (r.options !== undefined) spec.options = r.options.slice();
+        if (r.source !== undefined) spec.source = { ...r.source };
+        if (content !== undefined) spec.contentSha256 = content;
         items.push(spec);
         itemIndex.set(r.item, ii);
       }

@@ -18,6 +18,7 @@ export {
   thetaStandardErrors, type FitOptions, type FitResult,
 } from './fit.js';
 export { predictor, wrongOptionShares, type Predictor } from './predict.js';
+export { itemContentSha256 } from './itemContent.js';
 export { randomSource, shuffled, type Random } from './random.js';
 export { PAPER_OPTION_WEIGHTS, bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
 export {
