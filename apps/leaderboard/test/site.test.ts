@@ -62,11 +62,17 @@ beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
   const records = await naepRecords();
 
-  // Site 1: all 18 LLMs, with one option text replaced by an HTML payload.
+  // Site 1: all 18 LLMs, with one option text replaced by an HTML payload (in the records, so the
+  // bundle and the responses agree on it).
+  const victim = records.find((r) => r.benchmark === 'history')!.item;
+  for (const r of records) {
+    if (r.item !== victim) continue;
+    r.options = r.options!.slice();
+    r.options[1] = XSS;
+  }
   const bundle = fitBundle(records);
-  const target = bundle.items.find((it) => it.benchmark === 'history')!;
-  target.options = target.options!.slice();
-  target.options[1] = XSS;
+  const target = bundle.items.find((it) => it.id === victim)!;
+  expect(target.options![1]).toBe(XSS);
   const histIndex = bundle.items.filter((it) => it.benchmark === 'history').indexOf(target);
   xssItem = { b: bundle.items[0]!.benchmark === 'history' ? 0 : 1, s: Math.floor(histIndex / 200), id: target.id };
   // A published tiny subset beside it (publish's bank.json: the bundle restricted to some items).

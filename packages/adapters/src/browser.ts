@@ -1,14 +1,13 @@
 // @llm-nrm/adapters/browser: the readers a web page can run on a dropped file's text. No `node:`
 // imports (lint --browser checks this folder's entry and what it imports): the record building is
-// the Node readers' own (lmeval/sampleRecord.ts, tidy/parseResponseRecord.ts), only the byte
+// the Node readers' own (lmeval/sampleRecord.ts, core's parseResponseRecord), only the byte
 // source differs (a string instead of a file stream).
-import { LlmNrmError, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
+import { LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, type OptionScoring, type ReadReport } from './reader.js';
 import { parseJsonLenient } from './lmeval/parseJsonLenient.js';
 import { newCounts, sampleRecord, type SampleContext } from './lmeval/sampleRecord.js';
 import { parseSamplesName } from './lmeval/samplesName.js';
 import { parseJsonLine } from './tidy/parseJsonLine.js';
-import { parseResponseRecord } from './tidy/parseResponseRecord.js';
 
 export { newReport, parseSamplesName, type OptionScoring, type ReadReport };
 

@@ -90,6 +90,9 @@ export function llmParameterErrors(bank: ResponseBank, layout: Layout, x: Float6
   const dsb = new Float64Array(bank.kMax);
   const pos = new Int32Array(bank.kMax);
   const u = new Float64Array(P0);
+  const nz = new Int32Array(P0);
+  const idx4 = new Int32Array(4);
+  const val4 = new Float64Array(4);
   return list.map((j) => {
     const H = new Float64Array(P0 * P0);
     const th = x[layout.theta + j]!;
@@ -126,22 +129,39 @@ export function llmParameterErrors(bank: ResponseBank, layout: Layout, x: Float6
         v[k] = Math.exp(v[k]! - m);
         sum += v[k]!;
       }
-      // H += Q (sum_k p_k J_k J_k' - u u'), u = J' p; J_k has 4 non-zeros: theta, sbar, delta_pos, rho_pos.
-      u.fill(0);
+      // H += Q (sum_k p_k J_k J_k' - u u'), u = J' p; J_k has 4 non-zeros (theta, sbar, delta_pos,
+      // rho_pos), so u has at most 2 + 2K (its support nz[0..n)).
       const dd = (1 - G) * s;
+      nz[0] = 0;
+      nz[1] = 1;
+      let n = 2;
+      for (let k = 0; k < K; k++) {
+        nz[n++] = 2 + pos[k]!;
+        nz[n++] = 2 + K0 + pos[k]!;
+      }
+      for (let t = 0; t < n; t++) u[nz[t]!] = 0;
       for (let k = 0; k < K; k++) {
         const pk = (Q * v[k]!) / sum;
-        const idx = [0, 1, 2 + pos[k]!, 2 + K0 + pos[k]!];
-        const val = [dth[k]!, dsb[k]!, dd, G];
+        idx4[0] = 0;
+        idx4[1] = 1;
+        idx4[2] = 2 + pos[k]!;
+        idx4[3] = 2 + K0 + pos[k]!;
+        val4[0] = dth[k]!;
+        val4[1] = dsb[k]!;
+        val4[2] = dd;
+        val4[3] = G;
         for (let r = 0; r < 4; r++) {
-          u[idx[r]!]! += (pk / Q) * val[r]!;
-          for (let c = 0; c < 4; c++) H[idx[r]! * P0 + idx[c]!]! += pk * val[r]! * val[c]!;
+          u[idx4[r]!]! += (pk / Q) * val4[r]!;
+          const row = idx4[r]! * P0;
+          const pr = pk * val4[r]!;
+          for (let c = 0; c < 4; c++) H[row + idx4[c]!]! += pr * val4[c]!;
         }
       }
-      for (let r = 0; r < P0; r++) {
-        const ur = u[r]!;
-        if (ur === 0) continue;
-        for (let c = 0; c < P0; c++) H[r * P0 + c]! -= Q * ur * u[c]!;
+      for (let a = 0; a < n; a++) {
+        const r = nz[a]!;
+        const ur = Q * u[r]!;
+        // Each index appears once in nz (positions of one presentation are distinct).
+        for (let c = 0; c < n; c++) H[r * P0 + nz[c]!]! -= ur * u[nz[c]!]!;
       }
     }
     // Priors' curvature (theta carries none: the calibration standardises it instead).

@@ -54,8 +54,9 @@ async function run(req: ScoreRequest): Promise<void> {
   }
   post({ type: 'progress', message: `scoring ${records.length.toLocaleString('en')} responses against ${b.items.length.toLocaleString('en')} calibrated items…` });
   let last = 0;
+  // The options `llm-nrm score` passes (its defaults: --nuisance auto).
   const res = scoreResponses(b, records, {
-    sources, skipInvalid: req.skipInvalid,
+    sources, skipInvalid: req.skipInvalid, nuisance: 'auto',
     onProgress: (p) => {
       const now = Date.now();
       if (now - last > 200) {

@@ -137,6 +137,7 @@ export function siteData(input: SiteInput): SiteFiles {
       rank: ri.rank[r]!, rankLo: ri.lo[r]!, rankHi: ri.hi[r]!, group: ri.group[r]!,
       accuracy: l.accuracy ?? null, cells: l.cells ?? null, sharpness: round(l.sharpness), fallbackStrength: round(fb),
       positionBias: roundAll(l.positionBias, 4), fallback: roundAll(l.fallback, 4),
+      warnings: (bundle.warnings ?? []).filter((w) => w.llms?.includes(l.id)).map((w) => w.code),
       benchmarks: benchAcc ? benchNames.map((_, b) => (benchAcc!.cells[r * benchNames.length + b]! > 0 ? round(benchAcc!.right[r * benchNames.length + b]! / benchAcc!.cells[r * benchNames.length + b]!, 4) : null)) : null,
     };
     return row;
@@ -247,6 +248,7 @@ export function siteData(input: SiteInput): SiteFiles {
     fit: { loss: bundle.fit.loss, converged: bundle.fit.converged, optimizer: bundle.fit.optimizer, cells: bundle.fit.cells ?? null },
     provenance: { tool: bundle.provenance.tool, version: bundle.provenance.version, createdAt: bundle.provenance.createdAt },
     rankDraws: 2000, rankSeed: input.seed ?? 1,
+    warnings: (bundle.warnings ?? []).map((w) => ({ ...w })),
   };
   files.set('manifest.json', manifest);
   // The bundle itself, for scoring in the browser (loaded only by the score page).

@@ -20,6 +20,8 @@ export interface Manifest {
   provenance: { tool: string; version: string; createdAt: string };
   rankDraws: number;
   rankSeed: number;
+  /** The bundle's warnings (design checks, item versions): shown with the leaderboard. */
+  warnings: { code: string; message: string; llms?: string[]; items?: string[] }[];
 }
 
 export interface LeaderboardRow {
@@ -42,6 +44,8 @@ export interface LeaderboardRow {
   fallbackStrength: number;
   positionBias: number[];
   fallback: number[];
+  /** Codes of the bundle warnings that name this LLM. */
+  warnings: string[];
   /** Accuracy per benchmark (manifest order), null where it answered none; null without responses. */
   benchmarks: (number | null)[] | null;
 }

@@ -71,7 +71,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
           lo: Number.isFinite(l.se) ? l.theta - 1.959964 * l.se : null, hi: Number.isFinite(l.se) ? l.theta + 1.959964 * l.se : null,
           rank: 0, rankLo: 0, rankHi: 0, group: 0, accuracy: l.accuracy, cells: l.cells, sharpness: l.sharpness,
           fallbackStrength: l.fallback.length > 0 ? Math.max(...l.fallback) - Math.min(...l.fallback) : 0,
-          positionBias: l.positionBias, fallback: l.fallback, benchmarks: null,
+          positionBias: l.positionBias, fallback: l.fallback, benchmarks: null, warnings: [],
           index: -1, added: true, outOfRange: false, source: file.name,
         });
       }
@@ -79,14 +79,15 @@ export async function scorePage(view: HTMLElement): Promise<void> {
       status.textContent = `Scored ${res.llms.length} model${res.llms.length === 1 ? '' : 's'} from ${res.records.toLocaleString('en')} ${res.format === 'tidy' ? 'tidy records' : 'lm-eval samples'} (${res.cells.toLocaleString('en')} cells) in ${secs.toFixed(1)} s${res.converged ? '' : '; the scoring did not converge, the estimates may be rough'}.`;
       replace(results,
         h('div', { class: 'table-wrap' }, h('table', { id: 'scored' },
-          h('thead', null, h('tr', null, ...['Model', 'θ', 'SE', 'Rank', 'Accuracy', 'Cells', 'Sharpness'].map((t, i) => h('th', { scope: 'col', class: i > 0 ? 'num' : null }, t)))),
+          h('thead', null, h('tr', null, ...['Model', 'θ', 'SE', 'Rank', 'Accuracy', 'Items', 'Cells', 'Sharpness'].map((t, i) => h('th', { scope: 'col', class: i > 0 ? 'num' : null }, t)))),
           h('tbody', null, ...res.llms.map((l) => {
             const r = rows.find((x) => x.added && x.id === l.id && x.source === file.name)!;
             return h('tr', { 'data-model': l.id, 'data-theta': String(l.theta) },
               h('td', { class: 'model' }, l.id, r.outOfRange ? h('span', { class: 'tag warn' }, 'outside calibrated range') : null),
               h('td', { class: 'num' }, fmt(l.theta, 4)), h('td', { class: 'num' }, Number.isFinite(l.se) ? `±${fmt(l.se, 4)}` : '–'),
               h('td', { class: 'num' }, `${r.rank} (${r.rankLo}–${r.rankHi}) of ${rows.length}`),
-              h('td', { class: 'num' }, pct(l.accuracy)), h('td', { class: 'num' }, l.cells.toLocaleString('en')), h('td', { class: 'num' }, fmt(l.sharpness)));
+              h('td', { class: 'num' }, pct(l.accuracy)), h('td', { class: 'num' }, l.items.toLocaleString('en')), h('td', { class: 'num' }, l.cells.toLocaleString('en')),
+              h('td', { class: 'num', title: l.nuisance === 'fleet' ? 'few items: sharpness, bias and fallback held at the calibrated fleet\'s means (as llm-nrm score --nuisance auto)' : null }, l.nuisance === 'fleet' ? 'fleet mean' : fmt(l.sharpness)));
           })))),
         res.unknown > 0 ? h('p', { class: 'muted' }, `${res.unknown} responses to items not in the bank were skipped.`) : null,
         res.notes.length > 0 ? h('details', null, h('summary', null, 'Reader notes'), h('ul', null, ...res.notes.map((n) => h('li', null, n)))) : null,
@@ -122,7 +123,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
     h('p', { class: 'lede' }, `Place a model on this leaderboard from its answers to the bank's items, with the calibration held fixed (${m.items.toLocaleString('en')} items, ${m.llms} calibrated models). The file is read and scored in this browser tab by @llm-nrm/core; nothing is uploaded.`),
     howTo(
       'Give the model\'s per-option scores: a tidy JSON Lines file (one record per model × item, from llm-nrm convert) or an lm-eval-harness samples file written with --log_samples. Only items of this bank count; tick the box to skip the others instead of stopping.',
-      'The scoring fits the model\'s θ, sharpness, position bias and fallback with every item parameter fixed, exactly as llm-nrm score does, so the numbers match the command line. Its SE says how much the θ rests on: few items give a wide interval.',
+      'The scoring fits the model\'s θ, sharpness, position bias and fallback with every item parameter fixed, exactly as llm-nrm score does, so the numbers match the command line. From fewer than 200 items it fits θ alone and holds the others at the calibrated fleet\'s means (llm-nrm score --nuisance auto). Its SE says how much the θ rests on: few items give a wide interval.',
     ),
     drop,
     h('div', { class: 'controls' },
