@@ -7,10 +7,10 @@
 //   3. page timings in headless Chromium: navigation to "interactive" (the app's llm-nrm-ready mark:
 //      data fetched, table drawn, handlers attached), for the leaderboard, a model, an item and the
 //      benchmark page, median of --runs fresh loads.
-// Usage: node bench/scale.mjs [--models 189] [--items 31554] [--runs 5] [--seed 1]   (npm run build first)
+// Usage: node bench/scale.mjs [--models 189] [--items 31554] [--runs 5] [--seed 1] [--skip-cli] [--skip-pages]   (npm run build first)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -26,6 +26,8 @@ const models = arg('models', 189);
 const items = arg('items', 31554);
 const runs = arg('runs', 5);
 const seed = arg('seed', 1);
+const skipCli = process.argv.includes('--skip-cli');
+const skipPages = process.argv.includes('--skip-pages');
 const median = (v) => {
   const s = v.slice().sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -54,16 +56,20 @@ try {
 
   // 1. In-process build with the responses.
   const builds = [];
+  const buildCpu = [];
   let res;
   for (let r = 0; r < Math.min(runs, 3); r++) {
     t = performance.now();
+    const cpu0 = process.cpuUsage();
     res = await buildSite({ bundle, bank: fleet.bank }, join(dir, 'site'));
+    const cpu = process.cpuUsage(cpu0);
     builds.push((performance.now() - t) / 1000);
-    say(`build ${r + 1}: ${builds.at(-1).toFixed(1)} s (data ${res.seconds.data.toFixed(1)} s, write ${res.seconds.write.toFixed(1)} s), ${res.files} files, ${(res.bytes / 1e6).toFixed(0)} MB`);
+    buildCpu.push((cpu.user + cpu.system) / 1e6);
+    say(`build ${r + 1}: ${builds.at(-1).toFixed(1)} s wall, ${buildCpu.at(-1).toFixed(1)} s CPU (data ${res.seconds.data.toFixed(1)} s, write ${res.seconds.write.toFixed(1)} s), ${res.files} files, ${(res.bytes / 1e6).toFixed(0)} MB`);
   }
   // 2. The CLI from the bundle file (no responses).
   const cliRuns = [];
-  for (let r = 0; r < Math.min(runs, 3); r++) {
+  for (let r = 0; r < (skipCli ? 0 : Math.min(runs, 3)); r++) {
     t = performance.now();
     execFileSync(process.execPath, [cli, 'leaderboard', bundleFile, '-o', join(dir, 'site-cli'), '-q'], { stdio: 'ignore' });
     cliRuns.push((performance.now() - t) / 1000);
@@ -71,6 +77,8 @@ try {
   }
 
   // 3. Page timings.
+  const pages = {};
+  if (!skipPages) {
   const server = await serveSite(join(dir, 'site'));
   const profile = mkdtempSync(join(tmpdir(), 'llm-nrm-chromium-'));
   const browser = await chromium.launchPersistentContext(profile, {
@@ -79,7 +87,6 @@ try {
   });
   const firstItem = bundle.items[0].id;
   const routes = { leaderboard: '#/', model: '#/model/94', item: `#/item/0/0/${encodeURIComponent(firstItem)}`, benchmark: '#/benchmark/all' };
-  const pages = {};
   for (const [name, hash] of Object.entries(routes)) {
     const times = [];
     for (let r = 0; r < runs; r++) {
@@ -95,10 +102,11 @@ try {
   await browser.close();
   rmSync(profile, { recursive: true, force: true });
   await server.close();
+  }
   const out = {
-    models, items, seed, cores: cpus().length, node: process.version,
-    build: { medianSeconds: median(builds), runs: builds, files: res.files, megabytes: res.bytes / 1e6 },
-    cliBuildBundleOnly: { medianSeconds: median(cliRuns), runs: cliRuns },
+    models, items, seed, cores: cpus().length, node: process.version, loadavg: loadavg(),
+    build: { medianSeconds: median(builds), runs: builds, medianCpuSeconds: median(buildCpu), cpuRuns: buildCpu, files: res.files, megabytes: res.bytes / 1e6 },
+    cliBuildBundleOnly: cliRuns.length > 0 ? { medianSeconds: median(cliRuns), runs: cliRuns } : null,
     pages,
   };
   process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

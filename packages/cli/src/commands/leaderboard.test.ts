@@ -48,7 +48,8 @@ describe('llm-nrm leaderboard', () => {
     const bundle = JSON.parse(readFileSync(bundleFile, 'utf8')) as CalibrationBundle;
     const tiny = join(tmp.dir, 'tiny');
     mkdirSync(tiny);
-    writeFileSync(join(tiny, 'bank.json'), JSON.stringify({ ...bundle, items: bundle.items.slice(0, 5) }));
+    // As llm-nrm publish writes it: the restricted bundle inside a tiny bank.json.
+    writeFileSync(join(tiny, 'bank.json'), JSON.stringify({ format: 'llm-nrm-tiny', formatVersion: 1, name: 't', bundle: { ...bundle, items: bundle.items.slice(0, 5) } }));
     const site = join(tmp.dir, 'site-tiny');
     const ok = await runCli(['leaderboard', bundleFile, '--tiny', tiny, '-o', site, '-q']);
     expect(ok.code).toBe(0);

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, parseBundle, type CalibrationBundle, type ResponseRecord } from '@llm-nrm/core';
+import { LlmNrmError, parseBundle, validateBundle, type CalibrationBundle, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, readResponsesWithSources } from '@llm-nrm/adapters';
 import { buildSite, responsesBank, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/leaderboard/build';
 import { info, printJson } from '../output.js';
@@ -30,6 +30,23 @@ async function readBundle(path: string): Promise<CalibrationBundle> {
   return parseBundle(text, path);
 }
 
+/**
+ * The bundle of a published folder's bank.json: `llm-nrm publish` writes `{format: 'llm-nrm-tiny',
+ * bundle, ...}` (the calibration bundle restricted to the selected items inside); a bare bundle
+ * is read as it is.
+ */
+async function readTinyBundle(file: string): Promise<CalibrationBundle> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (e) {
+    throw new LlmNrmError('INVALID_BUNDLE', `cannot read ${file} as JSON: ${(e as Error).message}`, { cause: e, file });
+  }
+  const v = value as { format?: unknown; bundle?: unknown };
+  if (v !== null && typeof v === 'object' && v.format === 'llm-nrm-tiny') return validateBundle(v.bundle, `${file} (bundle)`);
+  return validateBundle(value, file);
+}
+
 /** Read the inputs of a site build: the bundle, the calibrated LLMs' responses, a published tiny folder. */
 export async function siteInput(
   bundlePath: string,
@@ -50,7 +67,7 @@ export async function siteInput(
   if (options.tiny !== undefined) {
     const file = join(options.tiny, 'bank.json');
     if (!existsSync(file)) throw new LlmNrmError('IO', `${options.tiny} is not a published folder: no bank.json (write one with llm-nrm publish)`, { file });
-    const tiny = await readBundle(file);
+    const tiny = await readTinyBundle(file);
     const ids = new Set(bundle.items.map((it) => it.id));
     const missing = tiny.items.filter((it) => !ids.has(it.id));
     if (missing.length > 0) {
