@@ -95,6 +95,7 @@ export function llmParameterErrors(bank: ResponseBank, layout: Layout, x: Float6
   const val4 = new Float64Array(4);
   return list.map((j) => {
     const H = new Float64Array(P0 * P0);
+    const U = new Float64Array(P0 * P0);
     const th = x[layout.theta + j]!;
     const sb = x[layout.sbar + j]!;
     const s = useS ? softplus(sb) : 1;
@@ -157,12 +158,19 @@ export function llmParameterErrors(bank: ResponseBank, layout: Layout, x: Float6
           for (let c = 0; c < 4; c++) H[row + idx4[c]!]! += pr * val4[c]!;
         }
       }
+      // Q u u', one triangle (a <= c in nz order) into U; U + U' - diag(U) is added at the end.
+      // Each index appears once in nz (positions of one presentation are distinct).
       for (let a = 0; a < n; a++) {
-        const r = nz[a]!;
-        const ur = Q * u[r]!;
-        // Each index appears once in nz (positions of one presentation are distinct).
-        for (let c = 0; c < n; c++) H[r * P0 + nz[c]!]! -= ur * u[nz[c]!]!;
+        const base = nz[a]! * P0;
+        const ur = Q * u[nz[a]!]!;
+        for (let c = a; c < n; c++) {
+          const t = nz[c]!;
+          U[base + t]! += ur * u[t]!;
+        }
       }
+    }
+    for (let r = 0; r < P0; r++) {
+      for (let c = 0; c < P0; c++) H[r * P0 + c]! -= r === c ? U[r * P0 + c]! : U[r * P0 + c]! + U[c * P0 + r]!;
     }
     // Priors' curvature (theta carries none: the calibration standardises it instead).
     if (useS) H[1 * P0 + 1]! += (ds / s) * (ds / s) / (sharpnessSd * sharpnessSd);
