@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fixture, tempDir } from '@llm-nrm/tooling/test';
 import type { ResponseRecord } from '@llm-nrm/core';
@@ -62,5 +64,23 @@ describe('browser entry', () => {
     } finally {
       cleanup();
     }
+  });
+
+  it('imports nothing from node: (the whole relative import graph of the entry)', () => {
+    const seen = new Set<string>();
+    const bad: string[] = [];
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/(?:import|export)[^'"]*from\s+['"]([^'"]+)['"]/g)) {
+        const spec = m[1]!;
+        if (spec.startsWith('node:')) bad.push(`${file}: ${spec}`);
+        else if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts')));
+      }
+    };
+    visit(fileURLToPath(new URL('./browser.ts', import.meta.url)));
+    expect(seen.size).toBeGreaterThan(5);
+    expect(bad).toEqual([]);
   });
 });
