@@ -195,12 +195,21 @@ describe('leaderboard site (NAEP, headless Chromium)', () => {
     const fromTidy = Number(await w.page.getAttribute('#scored tbody tr', 'data-theta'));
     expect(Math.abs(fromTidy - expectedTidy)).toBeLessThan(1e-6);
 
-    // Both now sit on the board, marked as the visitor's, in theta order among the 17.
+    // A model id is untrusted text too: an HTML id shows as text on the score table and the board.
+    const evil = '<img src=y onerror=alert(2)>';
+    await w.page.fill('#score-model', evil);
+    await w.page.setInputFiles('#score-file', { name, mimeType: 'application/json', buffer: readFileSync(heldOut.samples) });
+    await w.page.waitForFunction((id) => document.querySelector('#scored tbody tr')?.getAttribute('data-model') === id, evil, { timeout: 30_000 });
+    expect(await w.page.textContent('#scored tbody tr td')).toBe(evil);
+    expect(await w.page.$$eval('img', (els) => els.length)).toBe(0);
+
+    // All three now sit on the board, marked as the visitor's, in theta order among the 17.
     await w.page.click('#see-board');
     await w.page.waitForSelector('body[data-ready="#/"]');
     const rows = await w.page.$$eval('#board tbody tr', (trs) => trs.map((tr) => ({ id: tr.getAttribute('data-model'), theta: Number(tr.getAttribute('data-theta')), mine: tr.classList.contains('mine') })));
-    expect(rows.length).toBe(19);
-    expect(rows.filter((r) => r.mine).map((r) => r.id)).toEqual([HELD_OUT, HELD_OUT]);
+    expect(rows.length).toBe(20);
+    expect(rows.filter((r) => r.mine).map((r) => r.id).sort()).toEqual([evil, HELD_OUT, HELD_OUT].sort());
+    expect(await w.page.$$eval('img', (els) => els.length)).toBe(0);
     expect(rows.map((r) => r.theta)).toEqual(rows.map((r) => r.theta).sort((a, b) => b - a));
     await w.page.screenshot({ path: join(shots, 'leaderboard-with-yours.png'), fullPage: true });
     expect(w.problems).toEqual([]);
