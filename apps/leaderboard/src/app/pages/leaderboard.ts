@@ -31,7 +31,7 @@ export function sparkline(values: number[], label: string): SVGElement {
 }
 
 function intervalBar(r: BoardRow, lo: number, hi: number): SVGElement {
-  const W = 160;
+  const W = 130;
   const H = 18;
   const x = (v: number) => 4 + ((v - lo) / (hi - lo)) * (W - 8);
   const parts: SVGElement[] = [];
@@ -109,7 +109,7 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
     const list = visible();
     count.textContent = `${list.length} of ${rows.length} models${query ? ` matching “${query}”` : ''}.`;
     replace(tbody, list.map((r) => {
-      const link = r.added ? h('span', null, r.id) : h('a', { href: `#/model/${r.index}` }, r.id);
+      const link = r.added ? h('span', { class: 'name' }, r.id) : h('a', { class: 'name', href: `#/model/${r.index}` }, r.id);
       const acc = bench >= 0 ? (r.benchmarks?.[bench] ?? null) : r.accuracy;
       return h('tr', { class: r.added ? 'mine' : null, 'data-model': r.id, 'data-theta': String(r.theta) },
         h('td', { class: 'num' }, String(r.rank), h('span', { class: 'muted' }, r.rankLo === r.rankHi ? '' : ` (${r.rankLo}–${r.rankHi})`)),
