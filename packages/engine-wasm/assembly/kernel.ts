@@ -26,10 +26,10 @@ const H_ITEM_OFFSETS: i32 = 14;
 const H_COL_POS: i32 = 15;
 const H_TH4: i32 = 16;
 const H_S4: i32 = 17;
-const H_DELTA4: i32 = 18;
-const H_RHO4: i32 = 19;
-const H_AF: i32 = 20;
-const H_CF: i32 = 21;
+/** Per group and position: delta lanes, then rho lanes (32 bytes). */
+const H_DR4: i32 = 18;
+/** Per option entry: a, c (f32 pairs). */
+const H_ACF: i32 = 20;
 const H_BF: i32 = 22;
 const H_GTH: i32 = 23;
 const H_GS: i32 = 24;
@@ -62,10 +62,13 @@ const FLUSH: i32 = 32;
 
 // exp(x) for x <= 0 in f32 lanes (Cephes expf: x = n ln 2 + r, |r| <= ln2 / 2, degree-6 polynomial;
 // about 1 ulp). x is clamped at -87.3 so that 2^n stays a normal number: exp(-87.3) = 1.2e-38 is 0
-// next to the softmax's largest term exp(0) = 1.
+// next to the softmax's largest term exp(0) = 1. n is rounded by adding 1.5 * 2^23 + 127 (where f32
+// steps are 1), whose low mantissa bits are then n + 127: shifted left 23 they are the bits of 2^n.
+// (pmax and this rounding compile to one instruction each; max, nearest and trunc_sat to several.)
 @inline function exp4(x0: v128): v128 {
-  const x = f32x4.max(x0, f32x4.splat(-87.3));
-  const n = f32x4.nearest(f32x4.mul(x, f32x4.splat(1.44269504088896341)));
+  const x = f32x4.pmax(x0, f32x4.splat(-87.3));
+  const t = f32x4.add(f32x4.mul(x, f32x4.splat(1.44269504088896341)), f32x4.splat(12583039.0));
+  const n = f32x4.sub(t, f32x4.splat(12583039.0));
   let r = f32x4.sub(x, f32x4.mul(n, f32x4.splat(0.693359375)));
   r = f32x4.sub(r, f32x4.mul(n, f32x4.splat(-2.12194440e-4)));
   let y = f32x4.splat(1.9875691500e-4);
@@ -75,8 +78,7 @@ const FLUSH: i32 = 32;
   y = f32x4.add(f32x4.mul(y, r), f32x4.splat(1.6666665459e-1));
   y = f32x4.add(f32x4.mul(y, r), f32x4.splat(5.0000001201e-1));
   y = f32x4.add(f32x4.add(f32x4.mul(f32x4.mul(y, r), r), r), f32x4.splat(1.0));
-  const pow2 = i32x4.shl(i32x4.add(i32x4.trunc_sat_f32x4_s(n), i32x4.splat(127)), 23);
-  return f32x4.mul(y, pow2);
+  return f32x4.mul(y, i32x4.shl(t, 23));
 }
 
 // log(x) for normal x > 0 in f32 lanes (Cephes logf: x = m 2^e, sqrt(1/2) <= m < sqrt(2),
@@ -145,6 +147,138 @@ const FLUSH: i32 = 32;
   store<f64>(dst + 3 * stride, f64x2.extract_lane(hiV, 1));
 }
 
+// Per-block scratch, at fixed strides so that one base register reaches all of it (the K <= 20
+// options of a cell: z, then e; the positional sums in f32, then in f64).
+const MAXK: u32 = 20;
+const S_Z: u32 = 0;
+const S_E: u32 = MAXK * 16;
+const S_SUM: u32 = 2 * MAXK * 16;
+const S_Q: u32 = S_SUM + 16;
+const S_QV: u32 = S_SUM + 32;
+const S_GTH: u32 = S_SUM + 48;
+const S_GS: u32 = S_SUM + 64;
+const S_GG: u32 = S_SUM + 80;
+const S_ACCD: u32 = S_SUM + 96;
+const S_ACCR: u32 = S_ACCD + MAXK * 16;
+const S_ACCD64: u32 = S_ACCR + MAXK * 16;
+const S_ACCR64: u32 = S_ACCD64 + MAXK * 32;
+/** Bytes of scratch per block (the host allocates SCRATCH_BYTES per block). */
+const SCRATCH_BYTES: u32 = S_ACCR64 + MAXK * 32;
+
+// The per-option loops of one cell, one variant with the fallback gate (Fb) and one without
+// (Plain), so that neither has a branch on the part in its loop. (binaryen inlines them into
+// their one caller; kept as functions they measured 18% more instructions, the calls and V8's
+// per-call constants outweighing cleaner loops.)
+
+// Forward: z = a theta + c + delta and v = (1 - G) s z + G rho per option into scratch; max_k v.
+function forwardFb(K: i32, pp: usize, acp: usize, dr: usize, sc: usize, th: v128, os: v128, G: v128): v128 {
+  let vmax = f32x4.splat(-Infinity);
+  for (let k = 0; k < K; k++) {
+    const ko = <usize>k << 4;
+    const po = <usize>load<u8>(pp + <usize>k) << 5;
+    const ak = acp + (<usize>k << 3);
+    const z = f32x4.add(f32x4.add(f32x4.mul(v128.load32_splat(ak), th), v128.load32_splat(ak, 4)), v128.load(dr + po));
+    const v = f32x4.add(f32x4.mul(os, z), f32x4.mul(G, v128.load(dr + po, 16)));
+    v128.store(sc + ko, z, S_Z);
+    v128.store(sc + ko, v, S_E);
+    vmax = f32x4.pmax(vmax, v);
+  }
+  return vmax;
+}
+
+function forwardPlain(K: i32, pp: usize, acp: usize, dr: usize, sc: usize, th: v128, s: v128): v128 {
+  let vmax = f32x4.splat(-Infinity);
+  for (let k = 0; k < K; k++) {
+    const ko = <usize>k << 4;
+    const po = <usize>load<u8>(pp + <usize>k) << 5;
+    const ak = acp + (<usize>k << 3);
+    const z = f32x4.add(f32x4.add(f32x4.mul(v128.load32_splat(ak), th), v128.load32_splat(ak, 4)), v128.load(dr + po));
+    const v = f32x4.mul(s, z);
+    v128.store(sc + ko, z, S_Z);
+    v128.store(sc + ko, v, S_E);
+    vmax = f32x4.pmax(vmax, v);
+  }
+  return vmax;
+}
+
+// Softmax: e_k = exp(v_k - vmax) into scratch (over v); sum e, Q = sum q and sum q (v - vmax) into
+// scratch S_SUM, S_Q, S_QV. q of lanes outside the row range reads as 0.
+function softmax(K: i32, qp: usize, sc: usize, vmax: v128, laneMask: v128): void {
+  let sum = f32x4.splat(0);
+  let Q = f32x4.splat(0);
+  let qv = f32x4.splat(0);
+  for (let k = 0; k < K; k++) {
+    const ko = <usize>k << 4;
+    const d = f32x4.sub(v128.load(sc + ko, S_E), vmax);
+    const e = exp4(d);
+    sum = f32x4.add(sum, e);
+    const qk = v128.and(v128.load(qp + ko), laneMask);
+    Q = f32x4.add(Q, qk);
+    qv = f32x4.add(qv, f32x4.mul(qk, d));
+    v128.store(sc + ko, e, S_E);
+  }
+  v128.store(sc, sum, S_SUM);
+  v128.store(sc, Q, S_Q);
+  v128.store(sc, qv, S_QV);
+}
+
+// Backward: r_k = dL/dv_k = Q p_k - q_k (p_k = e_k / sum, inv = Q / sum), through
+// v = (1 - G) s z + G rho and z = a theta + c + delta. Adds the item gradient (the sum over lanes
+// of (rz theta, rz), as one f64x2) at gp and the positional sums in scratch; the per-lane sums
+// for theta, sharpness and the gate go to scratch S_GTH, S_GS, S_GG.
+function backwardFb(K: i32, pp: usize, qp: usize, acp: usize, gp: usize, dr: usize, sc: usize,
+  th: v128, s: v128, omg: v128, G: v128, inv: v128, laneMask: v128): void {
+  let gthc = f32x4.splat(0);
+  let gsc = f32x4.splat(0);
+  let gG = f32x4.splat(0);
+  for (let k = 0; k < K; k++) {
+    const ko = <usize>k << 4;
+    const po = <usize>load<u8>(pp + <usize>k) << 5;
+    const r = f32x4.sub(f32x4.mul(v128.load(sc + ko, S_E), inv), v128.and(v128.load(qp + ko), laneMask));
+    const ru = f32x4.mul(omg, r); // dL/du_k
+    const rz = f32x4.mul(ru, s); // dL/dz_k
+    const z = v128.load(sc + ko, S_Z);
+    gthc = f32x4.add(gthc, f32x4.mul(rz, v128.load32_splat(acp + (<usize>k << 3))));
+    gsc = f32x4.add(gsc, f32x4.mul(ru, z));
+    const A = f32x4.mul(rz, th);
+    const t = f32x4.add(i32x4.shuffle(A, rz, 0, 1, 4, 5), i32x4.shuffle(A, rz, 2, 3, 6, 7));
+    const u = f32x4.add(i32x4.shuffle(t, t, 0, 2, 0, 2), i32x4.shuffle(t, t, 1, 3, 1, 3));
+    const gpk = gp + ko;
+    v128.store(gpk, f64x2.add(v128.load(gpk), f64x2.promote_low_f32x4(u)));
+    const pd = sc + (po >> 1);
+    v128.store(pd, f32x4.add(v128.load(pd, S_ACCD), rz), S_ACCD);
+    v128.store(pd, f32x4.add(v128.load(pd, S_ACCR), f32x4.mul(G, r)), S_ACCR);
+    gG = f32x4.add(gG, f32x4.mul(r, f32x4.sub(v128.load(dr + po, 16), f32x4.mul(s, z))));
+  }
+  v128.store(sc, gthc, S_GTH);
+  v128.store(sc, gsc, S_GS);
+  v128.store(sc, gG, S_GG);
+}
+
+function backwardPlain(K: i32, pp: usize, qp: usize, acp: usize, gp: usize, sc: usize,
+  th: v128, s: v128, inv: v128, laneMask: v128): void {
+  let gthc = f32x4.splat(0);
+  let gsc = f32x4.splat(0);
+  for (let k = 0; k < K; k++) {
+    const ko = <usize>k << 4;
+    const po = <usize>load<u8>(pp + <usize>k) << 4;
+    const r = f32x4.sub(f32x4.mul(v128.load(sc + ko, S_E), inv), v128.and(v128.load(qp + ko), laneMask));
+    const rz = f32x4.mul(r, s);
+    gthc = f32x4.add(gthc, f32x4.mul(rz, v128.load32_splat(acp + (<usize>k << 3))));
+    gsc = f32x4.add(gsc, f32x4.mul(r, v128.load(sc + ko, S_Z)));
+    const A = f32x4.mul(rz, th);
+    const t = f32x4.add(i32x4.shuffle(A, rz, 0, 1, 4, 5), i32x4.shuffle(A, rz, 2, 3, 6, 7));
+    const u = f32x4.add(i32x4.shuffle(t, t, 0, 2, 0, 2), i32x4.shuffle(t, t, 1, 3, 1, 3));
+    const gpk = gp + ko;
+    v128.store(gpk, f64x2.add(v128.load(gpk), f64x2.promote_low_f32x4(u)));
+    const pd = sc + po;
+    v128.store(pd, f32x4.add(v128.load(pd, S_ACCD), rz), S_ACCD);
+  }
+  v128.store(sc, gthc, S_GTH);
+  v128.store(sc, gsc, S_GS);
+  v128.store(sc, f32x4.splat(0), S_GG);
+}
+
 /**
  * One group of four rows over every column; adds into block `blk`'s partials (loss, sum of gate
  * gradients, item gradients) and writes the group's per-row gradients.
@@ -171,23 +305,14 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
   const colOffsets = hp(h, H_COL_OFFSETS);
   const itemOffsets = hp(h, H_ITEM_OFFSETS);
   const colPos = hp(h, H_COL_POS);
-  const af = hp(h, H_AF);
-  const cf = hp(h, H_CF);
+  const acf = hp(h, H_ACF);
   const bf = hp(h, H_BF);
-  const dB = hp(h, H_DELTA4) + (<usize>grp * <usize>kMax << 4);
-  const rB = hp(h, H_RHO4) + (<usize>grp * <usize>kMax << 4);
+  const dr = hp(h, H_DR4) + (<usize>grp * <usize>kMax << 5);
   const gac = hp(h, H_BLOCK_GAC) + (<usize>blk * <usize>sumK << 4);
   const gbB = hp(h, H_BLOCK_GB) + (<usize>blk * <usize>I << 3);
   const scal = hp(h, H_BLOCK_SCALARS) + (<usize>blk << 5);
-  const scratch = hp(h, H_SCRATCH) + (<usize>blk * <usize>kMax << 7);
-  const zs = scratch;
-  const vs = zs + (<usize>kMax << 4);
-  const accD = vs + (<usize>kMax << 4);
-  const accR = accD + (<usize>kMax << 4);
-  const accD64 = accR + (<usize>kMax << 4);
-  const accR64 = accD64 + (<usize>kMax << 5);
-  memory.fill(accD, 0, <usize>kMax << 5); // accD, accR (f32) ...
-  memory.fill(accD64, 0, <usize>kMax << 6); // ... accD64, accR64 (f64)
+  const sc = hp(h, H_SCRATCH) + <usize>blk * SCRATCH_BYTES;
+  memory.fill(sc + S_ACCD, 0, SCRATCH_BYTES - S_ACCD);
 
   const th = v128.load(hp(h, H_TH4) + (<usize>grp << 4));
   const s = v128.load(hp(h, H_S4) + (<usize>grp << 4));
@@ -212,8 +337,7 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
     const K = load<i32>(colOffsets + (<usize>(col + 1) << 2)) - <i32>co;
     const qp = q4 + (co << 4);
     const pp = colPos + co;
-    const ap = af + (io << 2);
-    const cp = cf + (io << 2);
+    const acp = acf + (io << 3);
     const gp = gac + (io << 4);
     // Gate G_ji = sigmoid(w0 - kappa (theta_j - b_i)); v = (1 - G) s z + G rho.
     let G = f32x4.splat(0);
@@ -224,75 +348,23 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
       G = sigmoid4(f32x4.sub(w0, f32x4.mul(kappa, f32x4.sub(th, bi))));
       omg = f32x4.sub(one, G);
     }
-    const os = f32x4.mul(omg, s);
-    let vmax = f32x4.splat(-Infinity);
-    if (useFb) {
-      for (let k = 0; k < K; k++) {
-        const po = <usize>load<u8>(pp + <usize>k) << 4;
-        const z = f32x4.add(f32x4.add(f32x4.mul(v128.load32_splat(ap + (<usize>k << 2)), th), v128.load32_splat(cp + (<usize>k << 2))), v128.load(dB + po));
-        const v = f32x4.add(f32x4.mul(os, z), f32x4.mul(G, v128.load(rB + po)));
-        v128.store(zs + (<usize>k << 4), z);
-        v128.store(vs + (<usize>k << 4), v);
-        vmax = f32x4.pmax(vmax, v);
-      }
-    } else {
-      for (let k = 0; k < K; k++) {
-        const po = <usize>load<u8>(pp + <usize>k) << 4;
-        const z = f32x4.add(f32x4.add(f32x4.mul(v128.load32_splat(ap + (<usize>k << 2)), th), v128.load32_splat(cp + (<usize>k << 2))), v128.load(dB + po));
-        const v = f32x4.mul(os, z);
-        v128.store(zs + (<usize>k << 4), z);
-        v128.store(vs + (<usize>k << 4), v);
-        vmax = f32x4.pmax(vmax, v);
-      }
-    }
+    const vmax = useFb ? forwardFb(K, pp, acp, dr, sc, th, f32x4.mul(omg, s), G) : forwardPlain(K, pp, acp, dr, sc, th, s);
     // Softmax over the options; loss Q log(sum e) - sum q (v - vmax), Q = sum q (1 for observed
     // lanes, 0 for missing or out-of-range ones, whose every contribution is then exactly 0).
-    let sum = f32x4.splat(0);
-    let Q = f32x4.splat(0);
-    let qv = f32x4.splat(0);
-    for (let k = 0; k < K; k++) {
-      const d = f32x4.sub(v128.load(vs + (<usize>k << 4)), vmax);
-      const e = exp4(d);
-      sum = f32x4.add(sum, e);
-      const qk = v128.and(v128.load(qp + (<usize>k << 4)), laneMask);
-      Q = f32x4.add(Q, qk);
-      qv = f32x4.add(qv, f32x4.mul(qk, d));
-      v128.store(vs + (<usize>k << 4), e);
-    }
-    const lossCell = f32x4.sub(f32x4.mul(Q, log4(sum)), qv);
+    softmax(K, qp, sc, vmax, laneMask);
+    const sum = v128.load(sc, S_SUM);
+    const Q = v128.load(sc, S_Q);
+    const lossCell = f32x4.sub(f32x4.mul(Q, log4(sum)), v128.load(sc, S_QV));
     lossLo = f64x2.add(lossLo, f64x2.promote_low_f32x4(lossCell));
     lossHi = f64x2.add(lossHi, f64x2.promote_low_f32x4(i32x4.shuffle(lossCell, lossCell, 2, 3, 2, 3)));
-    // r_k = dL/dv_k = Q p_k - q_k; back through v = (1 - G) s z + G rho and z = a theta + c + delta.
     const inv = f32x4.div(Q, sum);
-    let gthc = f32x4.splat(0);
-    let gsc = f32x4.splat(0);
-    let gG = f32x4.splat(0);
-    for (let k = 0; k < K; k++) {
-      const ko = <usize>k << 4;
-      const po = <usize>load<u8>(pp + <usize>k) << 4;
-      const r = f32x4.sub(f32x4.mul(v128.load(vs + ko), inv), v128.and(v128.load(qp + ko), laneMask));
-      const ru = f32x4.mul(omg, r); // dL/du_k
-      const rz = f32x4.mul(ru, s); // dL/dz_k
-      const z = v128.load(zs + ko);
-      gthc = f32x4.add(gthc, f32x4.mul(rz, v128.load32_splat(ap + (<usize>k << 2))));
-      gsc = f32x4.add(gsc, f32x4.mul(ru, z));
-      // Item gradient (dL/da_k, dL/dc_k) = sum over lanes of (rz theta, rz), as one f64x2.
-      const A = f32x4.mul(rz, th);
-      const t = f32x4.add(i32x4.shuffle(A, rz, 0, 1, 4, 5), i32x4.shuffle(A, rz, 2, 3, 6, 7));
-      const u = f32x4.add(i32x4.shuffle(t, t, 0, 2, 0, 2), i32x4.shuffle(t, t, 1, 3, 1, 3));
-      const gpk = gp + (<usize>k << 4);
-      v128.store(gpk, f64x2.add(v128.load(gpk), f64x2.promote_low_f32x4(u)));
-      const ad = accD + po;
-      v128.store(ad, f32x4.add(v128.load(ad), rz));
-      if (useFb) {
-        const ar = accR + po;
-        v128.store(ar, f32x4.add(v128.load(ar), f32x4.mul(G, r)));
-        gG = f32x4.add(gG, f32x4.mul(r, f32x4.sub(v128.load(rB + po), f32x4.mul(s, z))));
-      }
-    }
+    if (useFb) backwardFb(K, pp, qp, acp, gp, dr, sc, th, s, omg, G, inv, laneMask);
+    else backwardPlain(K, pp, qp, acp, gp, sc, th, s, inv, laneMask);
+    let gthc = v128.load(sc, S_GTH);
+    const gsc = v128.load(sc, S_GS);
     if (useFb) {
       // dL/d(eta), eta = w0 - kappa (theta - b): summed over lanes for b_i (and w0), per lane for theta.
-      const geta = f32x4.mul(f32x4.mul(gG, G), omg);
+      const geta = f32x4.mul(f32x4.mul(v128.load(sc, S_GG), G), omg);
       const gbp = gbB + (<usize>i << 3);
       store<f64>(gbp, load<f64>(gbp) + hsum64(geta));
       gk -= hsum64(f32x4.mul(geta, f32x4.sub(th, bi)));
@@ -305,13 +377,13 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
       gsHi = f64x2.add(gsHi, f64x2.promote_low_f32x4(i32x4.shuffle(gsc, gsc, 2, 3, 2, 3)));
     }
     if (++sinceFlush == FLUSH) {
-      flushPositions(accD, accD64, kMax);
-      if (useFb) flushPositions(accR, accR64, kMax);
+      flushPositions(sc + S_ACCD, sc + S_ACCD64, kMax);
+      if (useFb) flushPositions(sc + S_ACCR, sc + S_ACCR64, kMax);
       sinceFlush = 0;
     }
   }
-  flushPositions(accD, accD64, kMax);
-  if (useFb) flushPositions(accR, accR64, kMax);
+  flushPositions(sc + S_ACCD, sc + S_ACCD64, kMax);
+  if (useFb) flushPositions(sc + S_ACCR, sc + S_ACCR64, kMax);
 
   // Block partials: the loss of the group's lanes in a fixed order; the gate's kappa sum.
   const lw = f64x2.add(lossLo, lossHi);
@@ -324,11 +396,16 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
   const gdB = hp(h, H_GDELTA) + (<usize>row0 * rowStride);
   const grB = hp(h, H_GRHO) + (<usize>row0 * rowStride);
   for (let p = 0; p < kMax; p++) {
-    const a64 = accD64 + (<usize>p << 5);
+    const a64 = sc + S_ACCD64 + (<usize>p << 5);
     storeRows(gdB + (<usize>p << 3), rowStride, v128.load(a64), v128.load(a64 + 16));
-    const r64 = accR64 + (<usize>p << 5);
+    const r64 = sc + S_ACCR64 + (<usize>p << 5);
     storeRows(grB + (<usize>p << 3), rowStride, v128.load(r64), v128.load(r64 + 16));
   }
+}
+
+/** Scratch bytes per block, for the host's layout. */
+export function scratchBytes(): i32 {
+  return <i32>SCRATCH_BYTES;
 }
 
 /**

@@ -3,14 +3,14 @@
 // number of "blocks" that depend on the bank only, never on the thread count: each block owns its
 // partial sums, and `reduce` adds them in block order, so the loss and gradient are the same bits
 // whichever thread ran which block.
-import { LlmNrmError, type LlmNrmLayout, type ResponseBank } from '@llm-nrm/core';
+import { LlmNrmError, MAX_OPTIONS, type LlmNrmLayout, type ResponseBank } from '@llm-nrm/core';
 import { kernelModule, type KernelExports, type KernelVariant } from './module.js';
 
 /** Header slots (i32) shared with assembly/kernel.ts. */
 const H = {
   GROUPS: 0, C: 1, WIDTH: 2, KMAX: 3, FLAGS: 4, GROUPS_PER_BLOCK: 5, BLOCKS: 6, ROW_START: 7, ROW_END: 8, ROWS: 9,
-  Q4: 10, MASK: 11, COL_ITEM: 12, COL_OFFSETS: 13, ITEM_OFFSETS: 14, COL_POS: 15, TH4: 16, S4: 17, DELTA4: 18,
-  RHO4: 19, AF: 20, CF: 21, BF: 22, GTH: 23, GS: 24, GDELTA: 25, GRHO: 26, BLOCK_SCALARS: 27, BLOCK_GB: 28,
+  Q4: 10, MASK: 11, COL_ITEM: 12, COL_OFFSETS: 13, ITEM_OFFSETS: 14, COL_POS: 15, TH4: 16, S4: 17, DR4: 18,
+  ACF: 20, BF: 22, GTH: 23, GS: 24, GDELTA: 25, GRHO: 26, BLOCK_SCALARS: 27, BLOCK_GB: 28,
   BLOCK_GAC: 29, SCRATCH: 30, ITEMS: 31, SUMK: 32, W0: 33, KAPPA: 34, OUT_GAC: 35, OUT_GB: 36, OUT_SCALARS: 37,
 } as const;
 const HEADER_SLOTS = 64;
@@ -18,6 +18,8 @@ const HEADER_SLOTS = 64;
 const BASE = 65536;
 const PAGE = 65536;
 const MAX_PAGES = 65536;
+/** Scratch bytes per block (assembly/kernel.ts SCRATCH_BYTES, checked against its export). */
+const SCRATCH_BYTES = 2 * MAX_OPTIONS * 16 + 96 + 2 * MAX_OPTIONS * 16 + 2 * MAX_OPTIONS * 32;
 /** Blocks a bank is cut into (fewer when it has fewer groups): enough to balance a few threads. */
 export const TARGET_BLOCKS = 16;
 
@@ -39,10 +41,10 @@ export class LlmNrmKernel {
   readonly bytes: number;
   readonly th4: Float32Array;
   readonly s4: Float32Array;
-  readonly delta4: Float32Array;
-  readonly rho4: Float32Array;
-  readonly af: Float32Array;
-  readonly cf: Float32Array;
+  /** Per group and position: 4 delta lanes, then 4 rho lanes. */
+  readonly dr4: Float32Array;
+  /** Per option entry: a, c. */
+  readonly acf: Float32Array;
   readonly bf: Float32Array;
   readonly gth: Float64Array;
   readonly gs: Float64Array;
@@ -62,6 +64,7 @@ export class LlmNrmKernel {
     const sumK = layout.sumK;
     const C = bank.colItem.length;
     const width = bank.colOffsets[C]!;
+    if (kMax > MAX_OPTIONS) throw new LlmNrmError('INVALID_OPTIONS', `the wasm kernel takes at most ${MAX_OPTIONS} options per item, got ${kMax}`);
     const G = Math.ceil(J / 4);
     const gpb = options.groupsPerBlock ?? Math.max(1, Math.ceil(G / TARGET_BLOCKS));
     if (!(Number.isInteger(gpb) && gpb >= 1)) throw new LlmNrmError('INVALID_OPTION', `groupsPerBlock must be a positive integer, got ${gpb}`);
@@ -87,10 +90,8 @@ export class LlmNrmKernel {
       colPos: alloc(width),
       th4: alloc(G * 16),
       s4: alloc(G * 16),
-      delta4: alloc(G * kMax * 16),
-      rho4: alloc(G * kMax * 16),
-      af: alloc(sumK * 4),
-      cf: alloc(sumK * 4),
+      dr4: alloc(G * kMax * 32),
+      acf: alloc(sumK * 8),
       bf: alloc(I * 4),
       gth: alloc(G * 4 * 8),
       gs: alloc(G * 4 * 8),
@@ -99,7 +100,7 @@ export class LlmNrmKernel {
       blockScalars: alloc(nB * 32),
       blockGb: alloc(nB * I * 8),
       blockGac: alloc(nB * sumK * 16),
-      scratch: alloc(nB * kMax * 128),
+      scratch: alloc(nB * SCRATCH_BYTES),
       outGac: alloc(sumK * 16),
       outGb: alloc(I * 8),
       outScalars: alloc(32),
@@ -129,8 +130,8 @@ export class LlmNrmKernel {
     h[H.SUMK] = sumK;
     const slots: [number, number][] = [
       [H.Q4, p.q4], [H.MASK, p.mask], [H.COL_ITEM, p.colItem], [H.COL_OFFSETS, p.colOffsets],
-      [H.ITEM_OFFSETS, p.itemOffsets], [H.COL_POS, p.colPos], [H.TH4, p.th4], [H.S4, p.s4], [H.DELTA4, p.delta4],
-      [H.RHO4, p.rho4], [H.AF, p.af], [H.CF, p.cf], [H.BF, p.bf], [H.GTH, p.gth], [H.GS, p.gs],
+      [H.ITEM_OFFSETS, p.itemOffsets], [H.COL_POS, p.colPos], [H.TH4, p.th4], [H.S4, p.s4], [H.DR4, p.dr4],
+      [H.ACF, p.acf], [H.BF, p.bf], [H.GTH, p.gth], [H.GS, p.gs],
       [H.GDELTA, p.gdelta], [H.GRHO, p.grho], [H.BLOCK_SCALARS, p.blockScalars], [H.BLOCK_GB, p.blockGb],
       [H.BLOCK_GAC, p.blockGac], [H.SCRATCH, p.scratch], [H.OUT_GAC, p.outGac], [H.OUT_GB, p.outGb],
       [H.OUT_SCALARS, p.outScalars],
@@ -164,10 +165,8 @@ export class LlmNrmKernel {
 
     this.th4 = new Float32Array(buf, p.th4, G * 4);
     this.s4 = new Float32Array(buf, p.s4, G * 4);
-    this.delta4 = new Float32Array(buf, p.delta4, G * kMax * 4);
-    this.rho4 = new Float32Array(buf, p.rho4, G * kMax * 4);
-    this.af = new Float32Array(buf, p.af, sumK);
-    this.cf = new Float32Array(buf, p.cf, sumK);
+    this.dr4 = new Float32Array(buf, p.dr4, G * kMax * 8);
+    this.acf = new Float32Array(buf, p.acf, 2 * sumK);
     this.bf = new Float32Array(buf, p.bf, I);
     this.gth = new Float64Array(buf, p.gth, G * 4);
     this.gs = new Float64Array(buf, p.gs, G * 4);
@@ -179,6 +178,7 @@ export class LlmNrmKernel {
     this.s4.fill(1);
     const instance = new WebAssembly.Instance(kernelModule(variant), { env: { memory: this.memory } });
     this.exports = instance.exports as unknown as KernelExports;
+    if (this.exports.scratchBytes() !== SCRATCH_BYTES) throw new Error(`engine-wasm: kernel scratch is ${this.exports.scratchBytes()} bytes, host assumed ${SCRATCH_BYTES}`);
   }
 
   /** Set the row range and gate scalars of the next pass; returns the blocks it covers [b0, b1). */

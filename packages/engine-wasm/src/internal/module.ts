@@ -9,6 +9,7 @@ export type KernelVariant = 'shared' | 'plain';
 export interface KernelExports {
   runBlock(h: number, blk: number): void;
   reduce(h: number, b0: number, b1: number, t0: number, t1: number): void;
+  scratchBytes(): number;
 }
 
 const compiled = new Map<KernelVariant, WebAssembly.Module>();

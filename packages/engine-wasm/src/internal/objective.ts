@@ -91,7 +91,7 @@ export function createWasmObjective(
   const aux = new Float64Array(3 * I);
   const wts = new Float64Array(sumK);
   const gb = new Float64Array(I);
-  const { th4, s4, delta4, rho4, af, cf, bf, gth, gs, gdelta, grho, outGac, outGb, outScalars } = kernel;
+  const { th4, s4, dr4, acf, bf, gth, gs, gdelta, grho, outGac, outGb, outScalars } = kernel;
 
   function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
     if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
@@ -105,20 +105,20 @@ export function createWasmObjective(
     // and finite parameters keep their zero contributions exactly zero).
     const lanesEnd = Math.min(J, (r1 + 3) & ~3);
     for (let j = r0 & ~3; j < lanesEnd; j++) {
-      const lane = ((j >> 2) * kMax) * 4 + (j & 3);
+      const lane = (j >> 2) * kMax * 8 + (j & 3);
       const inRange = j >= r0 && j < r1;
       th4[j] = inRange ? x[layout.theta + j]! : 0;
       s4[j] = inRange && useS ? softplus(x[layout.sbar + j]!) : 1;
       const dOff = layout.delta + j * kMax;
       const rOff = layout.rho + j * kMax;
       for (let k = 0; k < kMax; k++) {
-        delta4[lane + 4 * k] = inRange && usePos ? x[dOff + k]! : 0;
-        rho4[lane + 4 * k] = inRange && useFb ? x[rOff + k]! : 0;
+        dr4[lane + 8 * k] = inRange && usePos ? x[dOff + k]! : 0;
+        dr4[lane + 8 * k + 4] = inRange && useFb ? x[rOff + k]! : 0;
       }
     }
     for (let t = 0; t < sumK; t++) {
-      af[t] = x[A + t]!;
-      cf[t] = x[Cc + t]!;
+      acf[2 * t] = x[A + t]!;
+      acf[2 * t + 1] = x[Cc + t]!;
     }
     if (useFb) bf.set(b);
     const kappa = useFb ? softplus(x[layout.kbar]!) : 0;
