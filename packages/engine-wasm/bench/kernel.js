@@ -7,7 +7,9 @@
 //   options: --models J --items I --seed S --runs R --threads 1,2 --engines ts,wasm --parts all|nrm
 //
 // Prints per engine the median and min of R timed passes (after 2 warm-ups), ns per option entry,
-// the loss and its relative gap to the TS kernel, and the peak RSS.
+// the median CPU time of a pass (all threads of the process: on a shared machine it shows how much
+// of the wall time the pass really ran), the loss and its relative gap to the TS kernel, the setup
+// time and kernel memory of the wasm objective, and the peak RSS.
 import { performance } from 'node:perf_hooks';
 import * as core from '@llm-nrm/core';
 import { wasmLlmNrmObjective } from '../dist/index.js';
@@ -42,14 +44,18 @@ const g = new Float64Array(x.length);
 function time(name, obj) {
   for (let r = 0; r < 2; r++) obj.lossAndGrad(x, g);
   const ts = [];
+  const cpu = [];
   let loss = 0;
   for (let r = 0; r < runs; r++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     loss = obj.lossAndGrad(x, g);
     ts.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
   const med = median(ts);
-  return { name, med, min: Math.min(...ts), loss };
+  return { name, med, min: Math.min(...ts), cpu: median(cpu), loss };
 }
 
 const rows = [];
@@ -67,11 +73,11 @@ for (const threads of engines.includes('wasm') ? threadList : []) {
 }
 const ref = rows.find((r) => r.name === 'ts')?.loss;
 console.log(`${J} x ${I}, ${entries} option entries, median of ${runs} passes`);
-console.log('engine      median ms   min ms   ns/entry   loss                   rel. to ts   setup ms   kernel MiB');
+console.log('engine      median ms   min ms   ns/entry   cpu ms   loss                   rel. to ts   setup ms   kernel MiB');
 for (const r of rows) {
   const rel = ref === undefined ? '' : ((r.loss - ref) / ref).toExponential(2);
   console.log(
-    `${r.name.padEnd(10)} ${r.med.toFixed(1).padStart(10)} ${r.min.toFixed(1).padStart(8)} ${((r.med * 1e6) / entries).toFixed(2).padStart(10)}   ${r.loss.toFixed(6).padEnd(22)} ${rel.padStart(10)}   ${r.setup === undefined ? '' : r.setup.toFixed(0).padStart(8)}   ${r.memory === undefined ? '' : mb(r.memory).padStart(10)}`,
+    `${r.name.padEnd(10)} ${r.med.toFixed(1).padStart(10)} ${r.min.toFixed(1).padStart(8)} ${((r.med * 1e6) / entries).toFixed(2).padStart(10)} ${r.cpu.toFixed(1).padStart(8)}   ${r.loss.toFixed(6).padEnd(22)} ${rel.padStart(10)}   ${r.setup === undefined ? '' : r.setup.toFixed(0).padStart(8)}   ${r.memory === undefined ? '' : mb(r.memory).padStart(10)}`,
   );
 }
 console.log(`peak RSS ${mb(process.resourceUsage().maxRSS * 1024)} MiB`);
