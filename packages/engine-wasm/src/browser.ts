@@ -4,7 +4,7 @@
 // of larger modules there); threads need a cross-origin isolated page.
 import type { LlmNrmLayout, Priors, ResponseBank } from '@llm-nrm/core';
 import { browserPlatform } from './internal/browserPlatform.js';
-import { createWasmEngine, type EngineObjective, type WasmEngine, type WasmEngineOptions } from './internal/engine.js';
+import { createWasmEngine, disposeWasmThreads, type EngineObjective, type WasmEngine, type WasmEngineOptions } from './internal/engine.js';
 import { kernelBytes, loadWasmKernel, sharedMemorySupported, type KernelVariant } from './internal/module.js';
 import { createWasmObjective, type WasmObjective, type WasmObjectiveOptions } from './internal/objective.js';
 import { BlockPool } from './internal/pool.js';
@@ -28,5 +28,5 @@ export function wasmThreadPool(threads: number): BlockPool {
   return new BlockPool(threads, p);
 }
 
-export { kernelBytes, loadWasmKernel, sharedMemorySupported };
+export { disposeWasmThreads, kernelBytes, loadWasmKernel, sharedMemorySupported };
 export type { BlockPool, EngineObjective, KernelVariant, WasmEngine, WasmEngineOptions, WasmObjective, WasmObjectiveOptions };

@@ -9,7 +9,7 @@ import {
 } from '@llm-nrm/core';
 import { gradientFleet, randomPoint } from '@llm-nrm/tooling/gradient';
 import { describe, expect, it } from 'vitest';
-import { wasmEngine, wasmLlmNrmObjective } from './index.js';
+import { disposeWasmThreads, wasmEngine, wasmLlmNrmObjective, wasmThreadPool } from './index.js';
 
 const threadCount = (): number => readdirSync('/proc/self/task').length;
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -55,23 +55,45 @@ describe('wasmEngine', () => {
     engine.dispose();
   });
 
-  it('objectives of a threaded engine share its threads - 1 workers; dispose stops them', async () => {
+  it('threaded engines share one pool: threads - 1 workers however many engines and objectives; disposeWasmThreads stops them', async () => {
     const before = threadCount();
-    const engine = wasmEngine({ threads: 3 });
-    expect(engine.threads).toBe(3);
     const fleet = simulateFleet({ models: 40, items: 60, seed: 3 });
     const layout = llmNrmLayout(fleet.bank, ALL_PARTS);
     const x = initialParameters(fleet.bank, layout);
     const ref = pass(llmNrmObjective(fleet.bank, layout), x).loss;
-    for (let r = 0; r < 6; r++) {
-      const o = engine.objective(fleet.bank, layout);
-      expect(Math.abs(pass(o, x).loss - ref) / ref).toBeLessThan(1e-6);
+    for (let e = 0; e < 3; e++) {
+      // As a program that makes an engine per fit would.
+      const engine = wasmEngine({ threads: 3 });
+      expect(engine.threads).toBe(3);
+      for (let r = 0; r < 3; r++) {
+        const o = engine.objective(fleet.bank, layout);
+        expect(o.engine).toBe('wasm');
+        expect(Math.abs(pass(o, x).loss - ref) / ref).toBeLessThan(1e-6);
+      }
+      engine.dispose();
     }
     expect(threadCount()).toBe(before + 2);
-    engine.dispose();
+    disposeWasmThreads();
     const until = Date.now() + 10_000;
     while (threadCount() > before && Date.now() < until) await settle(20);
     expect(threadCount()).toBe(before);
+  });
+
+  it('an engine on a caller-owned pool; dispose of the engine disposes its objectives', () => {
+    const pool = wasmThreadPool(2);
+    try {
+      const engine = wasmEngine({ pool });
+      const { bank } = gradientFleet(11);
+      const layout = llmNrmLayout(bank, ALL_PARTS);
+      const x = randomPoint(layout, randomSource(5));
+      const o = engine.objective(bank, layout);
+      expect(o.threads).toBe(2);
+      expect(Number.isFinite(pass(o, x).loss)).toBe(true);
+      engine.dispose();
+      expect(() => pass(o, x)).toThrow(/disposed/);
+    } finally {
+      pool.dispose();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 // Node entry of @llm-nrm/engine-wasm: threads are worker_threads. The browser entry
 // (src/browser.ts, export condition `browser`) has the same API on web workers.
 import type { LlmNrmLayout, Priors, ResponseBank } from '@llm-nrm/core';
-import { createWasmEngine, type EngineObjective, type WasmEngine, type WasmEngineOptions } from './internal/engine.js';
+import { createWasmEngine, disposeWasmThreads, type EngineObjective, type WasmEngine, type WasmEngineOptions } from './internal/engine.js';
 import { kernelBytes, loadWasmKernel, sharedMemorySupported, type KernelVariant } from './internal/module.js';
 import { nodePlatform } from './internal/nodePlatform.js';
 import { createWasmObjective, type WasmObjective, type WasmObjectiveOptions } from './internal/objective.js';
@@ -16,7 +16,10 @@ export function wasmLlmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, pr
   return createWasmObjective(bank, layout, priors, options, nodePlatform);
 }
 
-/** The engine: `objective(bank, layout, priors)` on wasm for LLM-NRM/NRM, core's TS kernel for 1PL-4PL. */
+/**
+ * The engine: `objective(bank, layout, priors)` on wasm for LLM-NRM/NRM, core's TS kernel for
+ * 1PL-4PL. Threaded engines share one process-wide pool per thread count (`disposeWasmThreads`).
+ */
 export function wasmEngine(options: WasmEngineOptions = {}): WasmEngine {
   return createWasmEngine(options, nodePlatform);
 }
@@ -26,5 +29,5 @@ export function wasmThreadPool(threads: number): BlockPool {
   return new BlockPool(threads, nodePlatform);
 }
 
-export { kernelBytes, loadWasmKernel, sharedMemorySupported };
+export { disposeWasmThreads, kernelBytes, loadWasmKernel, sharedMemorySupported };
 export type { BlockPool, EngineObjective, KernelVariant, WasmEngine, WasmEngineOptions, WasmObjective, WasmObjectiveOptions };

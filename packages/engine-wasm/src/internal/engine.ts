@@ -1,5 +1,7 @@
-// The engine object: builds objectives for core layouts, the LLM-NRM family on the wasm kernel
-// (sharing one worker pool), the binary 1PL-4PL family on core's TypeScript kernel.
+// The engine object: builds objectives for core layouts, the LLM-NRM family on the wasm kernel,
+// the binary 1PL-4PL family on core's TypeScript kernel. Threaded engines share one process-wide
+// pool per thread count, so however many engines and fits a program makes, it holds at most
+// threads - 1 workers per count (idle, unref'd); `disposeWasmThreads()` stops them.
 import {
   binaryObjective, correctness, type Layout, type Objective, type Priors, type ResponseBank,
 } from '@llm-nrm/core';
@@ -10,6 +12,8 @@ import { BlockPool, type PoolPlatform } from './pool.js';
 export interface WasmEngineOptions {
   /** Threads per pass, the calling one included (default 1). */
   threads?: number;
+  /** Run on this pool (owned by the caller) instead of the process-wide one for `threads`. */
+  pool?: BlockPool;
 }
 
 /** An objective of the engine: core's `Objective` plus `dispose` (a no-op for the TS fallback). */
@@ -24,14 +28,30 @@ export interface WasmEngine {
    * a model family object that carries its layout).
    */
   objective(bank: ResponseBank, layout: Layout | { layout: Layout }, priors?: Priors): EngineObjective;
-  /** Stop the engine's workers (objectives made by it can no longer run threaded passes). */
+  /** Dispose every objective this engine made that is still alive (their kernels leave the pool). */
   dispose(): void;
 }
 
+const sharedPools = new Map<PoolPlatform, Map<number, BlockPool>>();
+
+function sharedPool(threads: number, platform: PoolPlatform): BlockPool {
+  let byCount = sharedPools.get(platform);
+  if (byCount === undefined) sharedPools.set(platform, (byCount = new Map()));
+  let pool = byCount.get(threads);
+  if (pool === undefined || pool.isDisposed) byCount.set(threads, (pool = new BlockPool(threads, platform)));
+  return pool;
+}
+
+/** Stop the process-wide worker pools of the engines (they restart on the next threaded pass). */
+export function disposeWasmThreads(): void {
+  for (const byCount of sharedPools.values()) for (const pool of byCount.values()) pool.dispose();
+  sharedPools.clear();
+}
+
 export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatform | null): WasmEngine {
-  const threads = options.threads ?? 1;
-  let pool: BlockPool | null = null;
-  const usePool = threads > 1 && platform !== null && sharedMemorySupported();
+  const threads = options.pool?.threads ?? options.threads ?? 1;
+  const usePool = options.pool !== undefined || (threads > 1 && platform !== null && sharedMemorySupported());
+  const made = new Set<WeakRef<WasmObjective>>();
   return {
     name: 'wasm',
     threads: usePool ? threads : 1,
@@ -41,13 +61,18 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
         const o = binaryObjective(bank, layout, correctness(bank), priors);
         return { ...o, engine: 'typescript-fused', dispose() {} };
       }
-      if (usePool && pool === null) pool = new BlockPool(threads, platform!);
-      const o: WasmObjective = createWasmObjective(bank, layout, priors, pool === null ? {} : { pool }, platform);
+      let pool = options.pool;
+      if (pool === undefined && usePool) {
+        pool = sharedPool(threads, platform!);
+      }
+      const o: WasmObjective = createWasmObjective(bank, layout, priors, pool === undefined ? {} : { pool }, platform);
+      for (const r of made) if (r.deref() === undefined) made.delete(r);
+      made.add(new WeakRef(o));
       return Object.assign(o, { engine: 'wasm' as const });
     },
     dispose() {
-      pool?.dispose();
-      pool = null;
+      for (const r of made) r.deref()?.dispose();
+      made.clear();
     },
   };
 }
