@@ -10,12 +10,13 @@
 //
 // Header: i32 slots at `h` (offsets in H_* below, in 4-byte slots).
 
+const H_GROUPS: i32 = 0;
 const H_C: i32 = 1;
 const H_WIDTH: i32 = 2;
 const H_KMAX: i32 = 3;
 const H_FLAGS: i32 = 4;
 const H_GROUPS_PER_BLOCK: i32 = 5;
-const H_GROUPS: i32 = 0;
+// 6: block count, 9: row count (read by the host only).
 const H_ROW_START: i32 = 7;
 const H_ROW_END: i32 = 8;
 const H_Q4: i32 = 10;
