@@ -27,8 +27,15 @@ export {
   llmCrossValidate, type LlmCrossValidateOptions, type LlmCrossValidation, type LlmCvRow, type ThetaEstimator,
 } from './llmCrossValidate.js';
 export { selectItems, type ItemSelection, type SelectItemsOptions } from './selectItems.js';
+export { selectForRange, type RangeSelection, type SelectForRangeOptions } from './selectForRange.js';
+export { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve, type AccuracyCurveOptions } from './accuracyCurve.js';
+export {
+  STUDY_METHODS, selectionStudy, type SelectionStudy, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod,
+} from './selectionStudy.js';
 export { compression, type Compression, type CompressionOptions, type CompressionPoint } from './compression.js';
 export {
   calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint,
 } from './calibrationCurve.js';
 export type { ExperimentFitOptions, FitFn, FitLike } from './internal/fitting.js';
+export { rankIntervals, type RankIntervalOptions, type RankIntervals } from './rankIntervals.js';
+export { llmParameterErrors, type LlmParameterErrors } from './llmParameterErrors.js';

@@ -1,6 +1,7 @@
 import type { ResponseBank } from './bank.js';
 import { LlmNrmError } from './errors.js';
 import type { ModelFamily } from './families/family.js';
+import { familyOfLayout } from './families/registry.js';
 import type { Blocks } from './internal/blocks.js';
 import type { Objective, Priors } from './objective.js';
 
@@ -53,9 +54,18 @@ export const GLOBAL_STEP_CAP = 0.5;
  * The block Gauss-Newton preconditioner of a family's objective (`obj` gives the free mask; it may
  * come from any engine, the curvature is always the family's TypeScript one).
  */
+export function blockPreconditioner(bank: ResponseBank, obj: Objective, priors?: Priors): BlockPreconditioner;
 export function blockPreconditioner(
-  bank: ResponseBank, family: ModelFamily, obj: Objective, priors: Priors = {}, opts: { globalStepCap?: number } = {},
+  bank: ResponseBank, family: ModelFamily, obj: Objective, priors?: Priors, opts?: { globalStepCap?: number },
+): BlockPreconditioner;
+export function blockPreconditioner(
+  bank: ResponseBank, a: ModelFamily | Objective, b?: Objective | Priors, c: Priors = {}, opts: { globalStepCap?: number } = {},
 ): BlockPreconditioner {
+  // (bank, objective, priors): the family read from the objective's layout.
+  const isObjective = 'lossAndGrad' in a;
+  const obj = isObjective ? a : (b as Objective);
+  const family = isObjective ? familyOfLayout(a.layout) : a;
+  const priors = isObjective ? ((b as Priors | undefined) ?? {}) : c;
   const at = family.curvature(bank, obj.layout, priors);
   let blocks: Blocks | null = null;
   return {

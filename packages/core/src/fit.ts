@@ -121,9 +121,13 @@ export function modelObjective(
   return { objective: resolveEngine(engine).objective(fitBank, family, priors), bank: fitBank, parts: { ...family.parts }, family };
 }
 
-/** A reasonable starting point for the layout's family (theta from accuracy, items from choice rates). */
-export function initialParameters(bank: ResponseBank, family: ModelFamily, layout: Layout = family.layout(bank)): Float64Array {
-  return family.start(bank, layout);
+/**
+ * A reasonable starting point for a family (theta from accuracy, items from choice rates): the
+ * family, or a layout (its family read from the layout).
+ */
+export function initialParameters(bank: ResponseBank, familyOrLayout: ModelFamily | Layout): Float64Array {
+  if ('start' in familyOrLayout) return familyOrLayout.start(bank, familyOrLayout.layout(bank));
+  return familyOfLayout(familyOrLayout).start(bank, familyOrLayout);
 }
 
 /**

@@ -1,7 +1,8 @@
-import { readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, type ReadOptions } from '../reader.js';
+import { walkFiles } from '../walk.js';
 import { parseJsonLenient } from '../lmeval/parseJsonLenient.js';
 import { splitLines } from '../lmeval/splitLines.js';
 import { fileChunks, textChunks } from '../lmeval/textChunks.js';
@@ -20,17 +21,12 @@ const RESPONSES_NAME = /^naep-(.+?)-responses-(.+)\.jsonl(?:\.gz)?$/;
 interface NaepItem {
   key: number;
   options: string[];
+  /** The question text of the item file. */
+  stem?: string;
 }
 
 async function listFiles(dir: string, out: string[]): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    if (e.name.startsWith('.')) continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory()) await listFiles(p, out);
-    else if (e.isFile()) out.push(p);
-  }
+  out.push(...(await walkFiles(dir)));
 }
 
 async function* jsonLines(file: string): AsyncGenerator<{ value: unknown; line: number } | { error: string; line: number }> {
@@ -82,7 +78,9 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
         report.skipped.push({ file: f, line: v.line, reason: `invalid item: ${JSON.stringify(v.value).slice(0, 80)}` });
         continue;
       }
-      map.set(o.item_id, { key: o.correct_option_index as number, options: opts.map(String) });
+      const it: NaepItem = { key: o.correct_option_index as number, options: opts.map(String) };
+      if (typeof (o as { stem?: unknown }).stem === 'string') it.stem = (o as { stem: string }).stem;
+      map.set(o.item_id, it);
     }
   }
   if (items.size === 0) throw new LlmNrmError('FORMAT', 'no naep-<subject>-items.jsonl file found', { file: dir });
@@ -130,6 +128,10 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
         yield {
           model: name, item: `${subject}/${o.item_id as string}`, benchmark: subject, key: item.key, options: item.options,
           logprobs: row, position: Array.from({ length: k }, (_, i) => (((i - r) % k) + k) % k),
+          // The item file holds the question, not the rotated prompt each response was read from:
+          // `prompt` is the stem alone, without continuations (publish renders a prompt from it).
+          ...(item.stem !== undefined ? { prompt: item.stem } : {}),
+          source: { harness: 'naep', task: subject, docId: o.item_id as string },
         };
       }
     }
