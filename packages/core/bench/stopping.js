@@ -2,7 +2,7 @@
 // The default stop (Newton decrement below 0.01 SE) against a reference fit run to relative
 // tolerance 1e-13: passes, seconds, and the largest gap of every theta and every a_ik in units of
 // its own SE (theta: the fit's profiled SE; a_ik: sqrt of the item block's inverse GN diagonal).
-//   node bench/stopping.js [--models 189] [--items 2000] [--seed 1]
+//   node bench/stopping.js [--models 189] [--items 2000] [--seed 1] [--distance 0.01]
 import * as core from '../dist/index.js';
 
 const args = process.argv.slice(2);
@@ -12,7 +12,7 @@ const I = opt('items', 2000);
 const seed = opt('seed', 1);
 const f = core.simulateFleet({ models: J, items: I, seed });
 let t = performance.now();
-const def = core.fit(f.bank);
+const def = core.fit(f.bank, { distanceTolerance: opt('distance', 0.01) });
 const defSec = (performance.now() - t) / 1000;
 t = performance.now();
 const se0 = performance.now();
