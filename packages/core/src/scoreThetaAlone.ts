@@ -101,6 +101,53 @@ export function minimiseTheta(f: (theta: number) => number): { theta: number; se
 }
 
 /**
+ * Minimise f(theta, u) over theta and a log-sharpness u: golden-section search over u (grid
+ * -2..2 in steps of 0.25 first, then to 1e-6), each u's theta by `minimiseTheta`. The SE of theta is
+ * the conditional one at the optimum (sharpness at its estimate).
+ */
+export function minimiseThetaSharpness(f: (theta: number, u: number) => number): { theta: number; se: number; u: number } {
+  const inner = (u: number) => minimiseTheta((t) => f(t, u));
+  const val = (u: number) => {
+    const r = inner(u);
+    return f(r.theta, u);
+  };
+  let best = -2;
+  let fb = Infinity;
+  for (let t = -8; t <= 8; t++) {
+    const u = t * 0.25;
+    const v = val(u);
+    if (v < fb) {
+      fb = v;
+      best = u;
+    }
+  }
+  let lo = best - 0.25;
+  let hi = best + 0.25;
+  const g = (Math.sqrt(5) - 1) / 2;
+  let x1 = hi - g * (hi - lo);
+  let x2 = lo + g * (hi - lo);
+  let f1 = val(x1);
+  let f2 = val(x2);
+  while (hi - lo > 1e-6) {
+    if (f1 < f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - g * (hi - lo);
+      f1 = val(x1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + g * (hi - lo);
+      f2 = val(x2);
+    }
+  }
+  const u = (lo + hi) / 2;
+  return { ...inner(u), u };
+}
+
+/**
  * Theta of LLM j alone, its sharpness, bias and fallback held at the fleet's (`fleetNuisance`),
  * items and globals at the bundle's; `x` is the bundle's parameters laid out for `bank` and is
  * modified in LLM j's slots.

@@ -268,3 +268,38 @@ describe('llm-nrm publish', () => {
     expect(Math.abs(res['acc,none'] - l.accuracy)).toBeLessThan(1e-9);
   }, 600_000);
 });
+
+describe('a package from the winogrande fixture round-trips', () => {
+  it('export, the held-out model through the lm-eval writer, score back: the theta of its tidy records', async () => {
+    const { fixture } = await import('@llm-nrm/tooling/test');
+    const { readLmEvalHarness } = await import('@llm-nrm/adapters');
+    const all: ResponseRecord[] = [];
+    for await (const r of readLmEvalHarness(fixture('lm-eval-harness/lm-eval-pr1567-slurmevals'))) all.push(r);
+    const calib = write('wino-calib.jsonl', all.filter((r) => r.model !== 'mistral'));
+    const wb = join(tmp.dir, 'wino-bundle.json');
+    expect((await runCli(['fit', calib, '-o', wb, '-q'])).code).toBe(0);
+    const wpkg = join(tmp.dir, 'tiny-wino');
+    // write_out logs keep no single prompt per item: a rendered one, flagged.
+    const pub = await runCli(['publish', wb, '--responses', calib, '--items', '41', '--render-prompt', '--name', 'wino', '--harness', 'lm-eval', '-o', wpkg, '-q']);
+    expect(pub.code).toBe(0);
+    const rows = readFileSync(join(wpkg, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(41);
+    const byId = new Map(rows.map((it) => [it.item_id, it]));
+    // The held-out model's answers to the package, as the tiny task would log them (its prompt and continuations).
+    const mistral = all.filter((r) => r.model === 'mistral' && byId.has(r.item)).map((r) => ({ ...r, prompt: byId.get(r.item)!.prompt, continuations: byId.get(r.item)!.continuations }));
+    expect(mistral).toHaveLength(41);
+    const run = join(tmp.dir, 'wino-run');
+    await writeLmEvalHarness(mistral, run, { tinyTask: 'tiny_wino', date: '2026-01-01T00-00-00.000001' });
+    const back = await scoreJson(wpkg, run);
+    expect(back.code).toBe(0);
+    const direct = await scoreJson(wpkg, write('wino-held.jsonl', mistral));
+    expect(back.json.llms[0].id).toBe('mistral');
+    expect(back.json.llms[0].items).toBe(41);
+    expect(Math.abs(back.json.llms[0].theta - direct.json.llms[0].theta)).toBeLessThan(1e-6);
+    // ...and the package's numbers come from the calibration bundle: the tiny bank holds its item parameters.
+    const full = parseBundle(readFileSync(wb, 'utf8'));
+    const tinyBank = readJson(join(wpkg, 'bank.json'));
+    const it0 = tinyBank.bundle.items[0];
+    expect(full.items.find((x) => x.id === it0.id)!.a).toEqual(it0.a);
+  }, 120_000);
+});
