@@ -1,5 +1,5 @@
 import { minimiseTheta, minimiseThetaSharpness, predictor, randomSource, softplus, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
-import { accuracyCurve, predictAccuracy } from './accuracyCurve.js';
+import { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve } from './accuracyCurve.js';
 import { llmFolds } from './cellFolds.js';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
 import { rowMask } from './internal/masks.js';
@@ -12,6 +12,8 @@ import { selectItems } from './selectItems.js';
 export type StudyMethod =
   | 'range+fleet' // selectForRange, theta alone with the fleet's nuisance parameters (llm-nrm score's default on tiny runs)
   | 'range+sharp' // selectForRange, theta and sharpness (log-normal prior at the fleet's), bias and fallback at the fleet's
+  | 'range+sharp+acc' // range+sharp, accuracy by the regression estimator (tinyAccuracyCorrection)
+  | 'range+fleet+acc' // range+fleet, accuracy by the regression estimator
   | 'range+fit' // selectForRange, full fixed-item fit of every per-LLM parameter
   | 'info+fit' // the n items of highest fleet-average information, full fixed-item fit (the old default)
   | 'random+fleet' // random items, theta alone
@@ -111,6 +113,33 @@ function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: num
     }
     return s;
   });
+}
+
+/**
+ * The regression estimator of full-bank accuracy: the curve F(theta), corrected by how far the
+ * LLM's accuracy on the tiny items lies from what LLMs of its theta score there, T(theta):
+ *   acc = F(theta) + beta (acc_tiny - T(theta)),
+ * beta the least-squares slope of the training LLMs' full-bank residuals on their tiny residuals.
+ * The tiny items' accuracy carries what theta does not (sharpness, bias and fallback move argmax
+ * accuracy at a given theta).
+ */
+export interface TinyAccuracyCorrection {
+  tiny: AccuracyCurve;
+  beta: number;
+}
+
+export function tinyAccuracyCorrection(thetas: ArrayLike<number>, full: ArrayLike<number>, tinyAcc: ArrayLike<number>, fullCurve: AccuracyCurve): TinyAccuracyCorrection {
+  const tiny = accuracyCurve(thetas, tinyAcc, { grid: fullCurve.grid });
+  let sxy = 0;
+  let sxx = 0;
+  for (let j = 0; j < thetas.length; j++) {
+    const rt = tinyAcc[j]! - accuracyAt(tiny, thetas[j]!);
+    const rf = full[j]! - accuracyAt(fullCurve, thetas[j]!);
+    if (!Number.isFinite(rt) || !Number.isFinite(rf)) continue;
+    sxy += rt * rf;
+    sxx += rt * rt;
+  }
+  return { tiny, beta: sxx > 0 ? sxy / sxx : 0 };
 }
 
 /** Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in `xs`. */
@@ -217,6 +246,17 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         }
       };
       const rnd = perm.subarray(0, m);
+      const correction = (items: ArrayLike<number>) => {
+        const cols = tinyColumns(bank, items);
+        return { cols, corr: tinyAccuracyCorrection(trainList.map((j) => calib.x[calib.layout.theta + j]!), trainList.map((j) => fullAcc[j]!), trainList.map((j) => accuracyOn(bank, j, cols)), curve) };
+      };
+      const corrected = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }) => {
+        const { cols, corr } = correction(items);
+        for (const j of heldList) {
+          const th = into.t[j]!;
+          into.a[j] = accuracyAt(curve, th) + corr.beta * (accuracyOn(bank, j, cols) - accuracyAt(corr.tiny, th));
+        }
+      };
       const scoreSharp = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }) => {
         const cols = tinyColumns(bank, items);
         const L = calib.layout;
@@ -236,6 +276,13 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         const into = slot(method, n);
         if (method === 'range+fleet') scoreFleet(range, into);
         else if (method === 'range+sharp') scoreSharp(range, into);
+        else if (method === 'range+sharp+acc') {
+          scoreSharp(range, into);
+          corrected(range, into);
+        } else if (method === 'range+fleet+acc') {
+          scoreFleet(range, into);
+          corrected(range, into);
+        }
         else if (method === 'range+fit') scoreFit(range, calib, llm, into, curve);
         else if (method === 'info+fit') scoreFit(info!.subarray(0, m), calib, llm, into, curve);
         else if (method === 'random+fleet') scoreFleet(rnd, into);
