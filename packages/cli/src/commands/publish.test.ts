@@ -121,7 +121,7 @@ describe('llm-nrm publish', () => {
     const direct = await scoreJson(pkg, write('held-tiny.jsonl', heldTiny().map((r) => ({ ...r, model: 'new-model' }))));
     const [h, d] = [viaHarness.json.llms[0], direct.json.llms[0]];
     expect(h.items).toBe(N);
-    expect(h.nuisance).toBe('fleet');
+    expect(h.nuisance).toBe('sharpness');
     expect(Math.abs(h.theta - d.theta)).toBeLessThan(1e-6);
     expect(Math.abs(h.se - d.se)).toBeLessThan(1e-6);
     expect(h.rankInterval[0]).toBeLessThanOrEqual(h.rank);

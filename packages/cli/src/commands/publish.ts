@@ -201,7 +201,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         format: 'llm-nrm-tiny', formatVersion: 1, name, task: `tiny_${name}${argv.forms > 1 ? `_${formName.toLowerCase()}` : ''}`,
         tool: { name: 'llm-nrm', version: toolVersion() },
         renderedPrompts: rendered,
-        scoring: { nuisance: 'fleet', thetaSd: 3, pFloor: SCORE_P_FLOOR, fleet: fleetNuisance(restricted) },
+        scoring: { nuisance: 'sharpness', thetaSd: 3, sharpnessSd: restricted.priors?.sharpnessSd ?? 0.5, pFloor: SCORE_P_FLOOR, fleet: fleetNuisance(restricted) },
         accuracy: { grid, overall, benchmarks },
         bundle: restricted,
         ...(argv.forms > 1 ? { form: { name: formName, of: argv.forms } } : {}),

@@ -16,7 +16,7 @@ interface ScoreArgs {
   responses: string;
   output?: string;
   'skip-invalid': boolean;
-  nuisance: 'auto' | 'fit' | 'fleet';
+  nuisance: 'auto' | 'fit' | 'fleet' | 'sharpness';
   json: boolean;
   quiet: boolean;
 }
@@ -183,9 +183,10 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       .option('output', { alias: 'o', describe: 'Write the scores as JSON', type: 'string', requiresArg: true })
       .option('skip-invalid', { describe: 'Skip (and count) invalid records and responses to items not in the bundle, instead of stopping', type: 'boolean', default: false })
       .option('nuisance', {
-        describe: `How sharpness, position bias and fallback are scored: fit them with theta, hold them at the calibrated fleet's means ` +
-          `(theta alone), or auto: fleet for an LLM that answered fewer than ${FLEET_NUISANCE_BELOW} items (tiny runs), else fit`,
-        choices: ['auto', 'fit', 'fleet'] as const, default: 'auto' as const,
+        describe: `How sharpness, position bias and fallback are scored: fit them all with theta; fleet: hold them at the calibrated fleet's means ` +
+          `(theta alone); sharpness: fit theta and sharpness, bias and fallback at the fleet's; auto: sharpness for an LLM that answered fewer than ` +
+          `${FLEET_NUISANCE_BELOW} items (tiny runs), else fit`,
+        choices: ['auto', 'fit', 'fleet', 'sharpness'] as const, default: 'auto' as const,
       })
       .option('json', { describe: 'Print the scores as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
@@ -193,8 +194,8 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       .example('$0 score tiny-mmlu/ out/', 'a tiny run straight from lm-eval\'s --output_path folder (or Inspect logs, an OpenAI-evals record)')
       .example('$0 score bundle.json tiny-run.parquet --skip-invalid -o scores.json', 'skip responses to items the bundle lacks')
       .epilogue(
-        'Item parameters and the globals stay at the bundle\'s values. From fewer than ' + FLEET_NUISANCE_BELOW + ' items an LLM\'s sharpness, ' +
-          'bias and fallback are held at the calibrated fleet\'s means and theta is fitted alone (the robust score of a tiny run; ' +
+        'Item parameters and the globals stay at the bundle\'s values. From fewer than ' + FLEET_NUISANCE_BELOW + ' items an LLM\'s ' +
+          'bias and fallback are held at the calibrated fleet\'s means and theta and sharpness are fitted (the robust score of a tiny run; ' +
           'the lm-eval task computes the same number); the SE says how little a score rests on. The rank interval spans the ranks ' +
           'among the calibrated LLMs that theta ± 1.645 SE takes; a tiny package also predicts the full-bank accuracy (90% interval).',
       ) as unknown as Argv<ScoreArgs>,
