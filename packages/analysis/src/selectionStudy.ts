@@ -16,12 +16,13 @@ export type StudyMethod =
   | 'range+fleet+acc' // range+fleet, accuracy by the regression estimator
   | 'range+fit' // selectForRange, full fixed-item fit of every per-LLM parameter
   | 'info+fit' // the n items of highest fleet-average information, full fixed-item fit (the old default)
+  | 'random+sharp' // random items, theta and sharpness
   | 'random+fleet' // random items, theta alone
   | 'random+fit' // random items, full fixed-item fit
   | '2pl' // a 2PL bank, its own range selection and fixed-item 2PL scoring
   | 'accuracy'; // plain accuracy on the range-selected items
 
-export const STUDY_METHODS: readonly StudyMethod[] = ['range+fleet', 'range+sharp', 'range+fit', 'info+fit', 'random+fleet', 'random+fit', '2pl', 'accuracy'];
+export const STUDY_METHODS: readonly StudyMethod[] = ['range+sharp', 'range+sharp+acc', 'random+sharp', 'range+fleet', 'range+fit', 'info+fit', 'random+fleet', 'random+fit', '2pl', 'accuracy'];
 
 export interface SelectionStudyOptions {
   budgets?: number[];
@@ -276,6 +277,7 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         const into = slot(method, n);
         if (method === 'range+fleet') scoreFleet(range, into);
         else if (method === 'range+sharp') scoreSharp(range, into);
+        else if (method === 'random+sharp') scoreSharp(rnd, into);
         else if (method === 'range+sharp+acc') {
           scoreSharp(range, into);
           corrected(range, into);
