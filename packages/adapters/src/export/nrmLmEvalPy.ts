@@ -254,7 +254,25 @@ def agg_theta_se(items):
 
 
 def agg_pred_acc(items):
-    bank, _ = _bank()
+    """F(theta) + beta (a - T(theta)): a the run's accuracy on these items (see bank.json accuracy.overall.tiny)."""
+    bank, by_id = _bank()
+    grid = bank["accuracy"]["grid"]
     curve = bank["accuracy"]["overall"]
-    return _interp(bank["accuracy"]["grid"], curve["accuracy"], _score(items)[0])
+    theta = _score(items)[0]
+    pred = _interp(grid, curve["accuracy"], theta)
+    tiny = curve.get("tiny")
+    right = n = 0
+    for item_id, probs in items:
+        it = by_id.get(item_id)
+        if it is None or len(probs) != it["nOptions"]:
+            continue
+        best = 0
+        for k in range(1, len(probs)):
+            if probs[k] > probs[best]:
+                best = k
+        right += 1 if best == it["key"] else 0
+        n += 1
+    if tiny is not None and n > 0:
+        pred += tiny["beta"] * (right / n - _interp(grid, tiny["accuracy"], theta))
+    return min(1.0, max(0.0, pred))
 `;

@@ -17,9 +17,16 @@ export interface TinyItem {
 
 /** An accuracy curve on the bank's grid. */
 export interface TinyAccuracy {
+  /** F(theta): the calibrated LLMs' full-bank accuracy against their theta, on the grid. */
   accuracy: number[];
   residualSd: number;
   llms: number;
+  /**
+   * The regression estimator: accuracy = F(theta) + beta (a - T(theta)), a the run's accuracy on
+   * these items, T(theta) the calibrated LLMs' accuracy on them against theta; residualSd is that
+   * estimator's, over the calibrated LLMs.
+   */
+  tiny?: { accuracy: number[]; beta: number; residualSd: number };
 }
 
 /** bank.json of a tiny package. */

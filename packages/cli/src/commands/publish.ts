@@ -5,7 +5,7 @@ import {
   type BundleItem, type CalibrationBundle, type ResponseRecord,
 } from '@llm-nrm/core';
 import { HARNESS_EXPORTERS, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
-import { accuracyCurve, selectForRange } from '@llm-nrm/analysis';
+import { accuracyAt, accuracyCurve, selectForRange, tinyAccuracyCorrection } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { readAnyResponses } from '../harness-input.js';
 import { formatTable, info, printJson } from '../output.js';
@@ -165,14 +165,33 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.
     const acc = accuracies(records, bundle);
     const thetas = bundle.llms.map((l) => l.theta);
-    const curveOf = (m: Map<string, number>): TinyAccuracy => {
-      const c = accuracyCurve(thetas, bundle.llms.map((l) => m.get(l.id) ?? NaN));
-      return { accuracy: c.accuracy, residualSd: c.residualSd, llms: c.llms };
+    const curveOf = (m: Map<string, number>, tinyM: Map<string, number> | undefined): TinyAccuracy => {
+      const full = bundle.llms.map((l) => m.get(l.id) ?? NaN);
+      const c = accuracyCurve(thetas, full);
+      const out: TinyAccuracy = { accuracy: c.accuracy, residualSd: c.residualSd, llms: c.llms };
+      const tinyAcc = bundle.llms.map((l) => tinyM?.get(l.id) ?? NaN);
+      if (tinyAcc.filter(Number.isFinite).length >= 2) {
+        const corr = tinyAccuracyCorrection(thetas, full, tinyAcc, c);
+        let ss = 0;
+        let n = 0;
+        thetas.forEach((t, j) => {
+          const e = full[j]! - (accuracyAt(c, t) + corr.beta * (tinyAcc[j]! - accuracyAt(corr.tiny, t)));
+          if (Number.isFinite(e)) {
+            ss += e * e;
+            n++;
+          }
+        });
+        out.tiny = { accuracy: corr.tiny.accuracy, beta: corr.beta, residualSd: Math.sqrt(ss / Math.max(1, n)) };
+      }
+      return out;
     };
-    const overall = curveOf(acc.overall);
     const grid = accuracyCurve(thetas, bundle.llms.map((l) => acc.overall.get(l.id) ?? NaN)).grid;
-    const benchmarks: Record<string, TinyAccuracy> = {};
-    for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0]))) if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m);
+    const curves = (tinyIds: Set<string>) => {
+      const t = accuracies(records.filter((r) => tinyIds.has(r.item)), bundle);
+      const benchmarks: Record<string, TinyAccuracy> = {};
+      for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0]))) if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, t.byBench.get(b));
+      return { grid, overall: curveOf(acc.overall, t.overall), benchmarks };
+    };
     const [bundleSha, responsesSha] = await Promise.all([sha256File(argv.bundle), sha256File(argv.responses).catch(() => undefined)]);
     const summaries: Record<string, unknown>[] = [];
     for (let f = 0; f < argv.forms; f++) {
@@ -202,7 +221,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         tool: { name: 'llm-nrm', version: toolVersion() },
         renderedPrompts: rendered,
         scoring: { nuisance: 'sharpness', thetaSd: 3, sharpnessSd: restricted.priors?.sharpnessSd ?? 0.5, pFloor: SCORE_P_FLOOR, fleet: fleetNuisance(restricted) },
-        accuracy: { grid, overall, benchmarks },
+        accuracy: curves(new Set(ids)),
         bundle: restricted,
         ...(argv.forms > 1 ? { form: { name: formName, of: argv.forms } } : {}),
         provenance: {

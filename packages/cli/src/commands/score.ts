@@ -157,20 +157,52 @@ export function rankInterval(bundle: CalibrationBundle, theta: number, se: numbe
   return [above(theta + z) + 1, above(theta - z) + 1];
 }
 
-/** Predicted full-bank accuracy, overall and per benchmark, each with a 90% interval. */
-function predictedAccuracy(bank: TinyBank, theta: number, se: number): Record<string, { accuracy: number; low: number; high: number }> {
-  const out: Record<string, { accuracy: number; low: number; high: number }> = {};
+/** One accuracy prediction: the regression estimator where the run's accuracy on the items is known (TinyAccuracy.tiny), else the curve. */
+export function predictFromCurve(grid: number[], c: TinyBank['accuracy']['overall'], theta: number, se: number, tinyAcc: number | undefined): { accuracy: number; low: number; high: number } {
   const s = Number.isFinite(se) ? se : 4;
-  const one = (c: { accuracy: number[]; residualSd: number }) => {
-    const curve = { grid: bank.accuracy.grid, accuracy: c.accuracy };
-    const mid = accuracyAt(curve, theta);
-    const spread = (accuracyAt(curve, theta + s) - accuracyAt(curve, theta - s)) / 2;
-    const half = 1.6449 * Math.sqrt(spread * spread + c.residualSd * c.residualSd);
-    return { accuracy: mid, low: Math.max(0, mid - half), high: Math.min(1, mid + half) };
-  };
-  out['overall'] = one(bank.accuracy.overall);
-  for (const [b, c] of Object.entries(bank.accuracy.benchmarks)) out[b] = one(c);
+  const F = { grid, accuracy: c.accuracy };
+  const useTiny = c.tiny !== undefined && tinyAcc !== undefined && Number.isFinite(tinyAcc);
+  const at = (t: number) => (useTiny ? accuracyAt(F, t) + c.tiny!.beta * (tinyAcc! - accuracyAt({ grid, accuracy: c.tiny!.accuracy }, t)) : accuracyAt(F, t));
+  const mid = at(theta);
+  const spread = (at(theta + s) - at(theta - s)) / 2;
+  const rsd = useTiny ? c.tiny!.residualSd : c.residualSd;
+  const half = 1.6449 * Math.sqrt(spread * spread + rsd * rsd);
+  const clip = (v: number) => Math.min(1, Math.max(0, v));
+  return { accuracy: clip(mid), low: clip(mid - half), high: clip(mid + half) };
+}
+
+/** Predicted full-bank accuracy, overall and per benchmark, each with a 90% interval. */
+function predictedAccuracy(bank: TinyBank, theta: number, se: number, tinyAcc: Map<string, number>): Record<string, { accuracy: number; low: number; high: number }> {
+  const out: Record<string, { accuracy: number; low: number; high: number }> = {};
+  out['overall'] = predictFromCurve(bank.accuracy.grid, bank.accuracy.overall, theta, se, tinyAcc.get(''));
+  for (const [b, c] of Object.entries(bank.accuracy.benchmarks)) out[b] = predictFromCurve(bank.accuracy.grid, c, theta, se, tinyAcc.get(b));
   return out;
+}
+
+/** Each model's argmax accuracy on the bundle's items, overall ('') and per benchmark. */
+function runAccuracies(records: ResponseRecord[], bundle: CalibrationBundle): Map<string, Map<string, number>> {
+  const item = new Map(bundle.items.map((it) => [it.id, it]));
+  const tally = new Map<string, Map<string, [number, number]>>();
+  for (const r of records) {
+    const it = item.get(r.item);
+    if (it === undefined) continue;
+    const d = r.probs ?? r.logprobs;
+    let pick: number | null | undefined = r.choice;
+    if (d !== undefined) {
+      pick = 0;
+      for (let k = 1; k < d.length; k++) if (d[k]! > d[pick]!) pick = k;
+    }
+    if (pick === null || pick === undefined) continue;
+    let m = tally.get(r.model);
+    if (m === undefined) tally.set(r.model, (m = new Map()));
+    for (const b of ['', it.benchmark ?? '']) {
+      const t = m.get(b) ?? [0, 0];
+      t[0] += pick === it.key ? 1 : 0;
+      t[1]++;
+      m.set(b, t);
+    }
+  }
+  return new Map([...tally].map(([model, m]) => [model, new Map([...m].map(([b, [r, n]]) => [b, r / n]))]));
 }
 
 export const scoreCommand: CommandModule<object, ScoreArgs> = {
@@ -287,10 +319,11 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     const lo = Math.min(...bundle.llms.map((l) => l.theta));
     const hi = Math.max(...bundle.llms.map((l) => l.theta));
     const warnings: string[] = [];
+    const runAcc = tiny ? runAccuracies(records, bundle) : new Map<string, Map<string, number>>();
     const scored = res.llms
       .map((l) => {
         const extra: Record<string, unknown> = { rankInterval: rankInterval(bundle, l.theta, l.se) };
-        if (tiny) extra['predictedAccuracy'] = predictedAccuracy(tiny.bank, l.theta, l.se);
+        if (tiny) extra['predictedAccuracy'] = predictedAccuracy(tiny.bank, l.theta, l.se, runAcc.get(l.id) ?? new Map());
         if (l.items < bundle.items.length) warnings.push(`${l.id}: answered ${l.items} of the ${bundle.items.length} items; the SE (${l.se.toFixed(3)}) reflects the items answered`);
         if (l.theta < lo || l.theta > hi) warnings.push(`${l.id}: theta ${l.theta.toFixed(3)} lies outside the calibrated range [${lo.toFixed(3)}, ${hi.toFixed(3)}]: rank and accuracy are extrapolated`);
         return { ...l, ...place(bundle, l.theta), ...extra } as LlmScore & Placement & { rankInterval: [number, number]; predictedAccuracy?: Record<string, { accuracy: number; low: number; high: number }> };
