@@ -1,15 +1,17 @@
 import { stat } from 'node:fs/promises';
-import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import { detectInputs, type DetectedInput } from './detect.js';
-import { newReport, type FormatName, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
-import { parseResponseRecord } from './tidy/parseResponseRecord.js';
+import { issueKind, newReport, type FormatName, type ReplicatePolicy, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
+
 
 /**
  * The reader of each format, loaded on first use so that converting one harness's output does not
  * load every other reader (the Inspect reader's zip code, the lm-eval streaming parser...).
  */
+const loadTidy = (): Promise<Reader> => import('./tidy/readResponses.js').then((m) => m.readResponses);
+
 export const READERS: Record<FormatName, () => Promise<Reader>> = {
-  tidy: () => import('./tidy/readResponses.js').then((m) => m.readResponses),
+  tidy: loadTidy,
   'lm-eval-harness': () => import('./lmeval/readLmEvalHarness.js').then((m) => m.readLmEvalHarness),
   helm: () => import('./helm/readHelm.js').then((m) => m.readHelm),
   inspect: () => import('./inspect/readInspect.js').then((m) => m.readInspect),
@@ -33,6 +35,8 @@ export interface ConvertOptions {
    * throwing. Default false.
    */
   skipInvalid?: boolean;
+  /** Several runs of one model and task (lm-eval timestamps): keep the latest (default) or all. */
+  replicates?: ReplicatePolicy;
 }
 
 /** One line of the conversion summary: what one model answered on one benchmark. */
@@ -85,12 +89,45 @@ interface Tally {
  * console.table(summary.byModelBenchmark);
  */
 export function convertPaths(paths: readonly string[], options: ConvertOptions = {}): { records: AsyncGenerator<ResponseRecord>; summary: ConvertSummary } {
+  const { records, summary } = convertSourced(paths, options);
+  async function* plain(): AsyncGenerator<ResponseRecord> {
+    for await (const { record } of records) yield record;
+  }
+  return { records: plain(), summary };
+}
+
+/** A converted record and where it came from (the line only for tidy inputs). */
+export interface ConvertedRecord {
+  record: ResponseRecord;
+  source: RecordSource & { file: string };
+}
+
+/**
+ * `convertPaths` with the source of each record, and the one damage rule of every reader: a unit
+ * a reader had to skip as damaged (cut file, broken record, bad value, a filter that matches
+ * nothing) stops the conversion with its file, line and reason, unless `skipInvalid`, where it is
+ * listed in `summary.skipped` and the rest goes on. Units that are valid but not multiple choice
+ * are listed, never an error. Inputs that yield no usable record at all are always an error.
+ */
+export function convertSourced(paths: readonly string[], options: ConvertOptions = {}): { records: AsyncGenerator<ConvertedRecord>; summary: ConvertSummary } {
   const report = options.report ?? newReport();
   const summary: ConvertSummary = { inputs: [], records: 0, byModelBenchmark: [], skipped: report.skipped, notes: report.notes };
   if (paths.length === 0) throw new LlmNrmError('INVALID_OPTION', 'no input paths given');
   const tallies = new Map<string, Tally>();
+  const skipInvalid = options.skipInvalid ?? false;
+  let checked = 0;
+  // Damage found since the last look: an error unless skipping was asked for.
+  const checkDamage = (): void => {
+    for (; checked < report.skipped.length; checked++) {
+      const issue = report.skipped[checked]!;
+      if (skipInvalid || issueKind(issue) !== 'damage') continue;
+      throw new LlmNrmError('FORMAT', `${issue.reason} (--skip-invalid goes on without it and lists what was lost)`, {
+        file: issue.file, ...(issue.line !== undefined ? { line: issue.line } : {}),
+      });
+    }
+  };
 
-  async function* records(): AsyncGenerator<ResponseRecord> {
+  async function* records(): AsyncGenerator<ConvertedRecord> {
     const inputs: DetectedInput[] = [];
     for (const p of paths) inputs.push(...(await detectInputs(p, options.from)));
     summary.inputs.push(...inputs);
@@ -98,33 +135,57 @@ export function convertPaths(paths: readonly string[], options: ConvertOptions =
       if (input.format === 'naep-rotations' && !(await stat(input.path)).isDirectory()) {
         throw new LlmNrmError('FORMAT', 'NAEP rotation data is read from a folder holding naep-*-items.jsonl and the naep-*-responses-*.jsonl files; pass that folder', { file: input.path });
       }
-      const read = await READERS[input.format]();
       // skipInvalid reaches the tidy reader (bad lines); the harness readers report their own skips.
-      const readOptions: ReadOptions & { skipInvalid?: boolean } = { report, skipInvalid: options.skipInvalid ?? false };
+      const readOptions: ReadOptions & { skipInvalid?: boolean } = { report, skipInvalid };
       if (options.score !== undefined) readOptions.score = options.score;
       if (options.filter !== undefined) readOptions.filter = options.filter;
       if (options.model !== undefined) readOptions.model = options.model;
-      for await (const raw of read(input.path, readOptions)) {
+      if (options.replicates !== undefined) readOptions.replicates = options.replicates;
+      let stream: AsyncGenerator<{ record: ResponseRecord; source: RecordSource & { file: string } }>;
+      if (input.format === 'tidy' && READERS.tidy === loadTidy) {
+        // Tidy records keep their file and line, for the bank's messages (a reader swapped in
+        // through READERS is used as it is).
+        const { readResponsesWithSources } = await import('./tidy/readResponses.js');
+        stream = readResponsesWithSources(input.path, readOptions);
+      } else {
+        const read = await READERS[input.format]();
+        stream = (async function* () {
+          for await (const record of read(input.path, readOptions)) yield { record, source: { file: input.path } };
+        })();
+      }
+      for await (const { record: raw, source } of stream) {
+        checkDamage();
         let r: ResponseRecord;
         try {
           r = parseResponseRecord(raw);
         } catch (e) {
           if (!(e instanceof LlmNrmError)) throw e;
           const reason = `invalid record from the ${input.format} reader (item ${JSON.stringify((raw as ResponseRecord)?.item)}): ${e.message}`;
-          if (!options.skipInvalid) throw new LlmNrmError(e.code, reason, { cause: e, file: input.path });
-          report.skipped.push({ file: input.path, reason });
+          if (!skipInvalid) throw new LlmNrmError(e.code, reason, { cause: e, file: source.file, ...(source.line !== undefined ? { line: source.line } : {}) });
+          report.skipped.push({ file: source.file, ...(source.line !== undefined ? { line: source.line } : {}), reason, kind: 'damage' });
           continue;
         }
         if (options.model !== undefined) r.model = options.model;
         tally(tallies, r);
         summary.records++;
-        yield r;
+        yield { record: r, source };
       }
+      checkDamage();
     }
     summary.byModelBenchmark = rows(tallies);
+    if (summary.records === 0) throw nothingUsable(paths, report);
   }
 
   return { records: records(), summary };
+}
+
+/** The error for inputs with no usable record: what was looked at and what was skipped. */
+function nothingUsable(paths: readonly string[], report: ReadReport): LlmNrmError {
+  const first = report.skipped[0];
+  const why = first !== undefined
+    ? `; ${report.skipped.length} unit${report.skipped.length === 1 ? '' : 's'} skipped, the first: ${first.file}${first.line !== undefined ? `:${first.line}` : ''}: ${first.reason}`
+    : '';
+  return new LlmNrmError('EMPTY', `no usable multiple-choice response in ${paths.join(', ')}${why}`);
 }
 
 /** The benchmark a record counts under: its own, else the prefix of `<benchmark>/<doc id>` item ids. */

@@ -1,9 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { open, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { LlmNrmError } from '@llm-nrm/core';
 import type { FormatName } from './reader.js';
+import { folderEntries, isToolOutput } from './walk.js';
 
 /** Every input format `--from` accepts, in the order detection tries them. */
 export const FORMAT_NAMES: readonly FormatName[] = ['tidy', 'lm-eval-harness', 'helm', 'inspect', 'openai-evals', 'naep-rotations'];
@@ -110,19 +111,17 @@ async function scan(path: string, budget: { left: number }): Promise<ScanNode> {
     else node.counts.set(f, 1);
     return node;
   }
-  const entries = (await readdir(path, { withFileTypes: true }))
-    .filter((d) => !d.name.startsWith('.') && d.name !== 'node_modules')
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = await folderEntries(path);
   // A HELM run folder is one unit: its stats.json, scenario.json... are not inputs of their own.
-  if (entries.some((d) => d.isFile() && HELM_RUN_FILE.test(d.name))) {
+  if (entries.some((d) => d.kind === 'file' && HELM_RUN_FILE.test(d.name))) {
     node.counts.set('helm', 1);
     return node;
   }
   for (const d of entries) {
-    const child = join(path, d.name);
+    const child = d.path;
     let sub: ScanNode;
-    if (d.isDirectory()) sub = await scan(child, budget);
-    else if (!d.isFile()) continue;
+    if (d.kind === 'dir') sub = await scan(child, budget);
+    else if (await isToolOutput(child)) continue;
     else {
       const byName = formatFromName(d.name);
       if (byName === undefined && (!SNIFF_EXTENSIONS.test(d.name) || budget.left <= 0)) continue;

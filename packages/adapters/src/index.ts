@@ -1,5 +1,8 @@
-export { writeFileAtomic, writeStreamAtomic } from './atomic.js';
-export { newReport, type FormatName, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
+/** The one record check now lives in core; re-exported for callers of the adapters API. */
+export { parseResponseRecord } from '@llm-nrm/core';
+export { TEMP_FILE_NAME, excludeFromWalks, folderEntries, isToolOutput, walkFiles, type WalkOptions } from './walk.js';
+export { STDOUT_PATH, assertOutputIsNotInput, removeStaleTemps, writeFileAtomic, writeStreamAtomic } from './atomic.js';
+export { issueKind, newReport, type IssueKind, type ReplicatePolicy, type FormatName, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
 export { readLmEvalHarness, readLmEvalStream, LFS_POINTER_REASON, type LmEvalReadOptions } from './lmeval/readLmEvalHarness.js';
 export { lmEvalFileMeta, type LmEvalFileMeta } from './lmeval/lmEvalFileMeta.js';
 export { writeLmEvalHarness, lmEvalDateStamp, sanitizeModelName, type WriteLmEvalOptions, type WriteLmEvalResult } from './lmeval/writeLmEvalHarness.js';
@@ -14,12 +17,13 @@ export { readOpenAIEvals } from './openai/readOpenAIEvals.js';
 export { readInspect } from './inspect/readInspect.js';
 export { openZip, type ZipArchive, type ZipEntry } from './inspect/openZip.js';
 export {
-  formatResponseRecord, loadBank, parseResponseRecord, readResponses, readResponsesWithSources, tidyFileFormat,
+  formatResponseRecord, loadBank, readResponses, readResponsesWithSources, tidyFileFormat,
   tidyFormatFromExtension, writeResponses, TIDY_COLUMNS,
   type LoadBankOptions, type ReadResponsesOptions, type SourcedRecord, type TidyColumnType, type TidyFileFormat, type WriteResponsesOptions,
 } from './tidy/index.js';
 export { FORMAT_NAMES, detectFormat, detectInputs, firstObjectKeys, formatFromKeys, type DetectOptions, type DetectedInput } from './detect.js';
-export { READERS, convertPaths, type ConvertOptions, type ConvertRow, type ConvertSummary } from './convert.js';
+export { readAnyResponses, type AnyResponses, type ReadAnyOptions } from './readAnyResponses.js';
+export { READERS, convertPaths, convertSourced, type ConvertedRecord, type ConvertOptions, type ConvertRow, type ConvertSummary } from './convert.js';
 export { HARNESS_EXPORTERS, harnessExporter } from './export/exporters.js';
 export type { ExportedFile, HarnessExporter } from './export/harnessExporter.js';
 export { lmEvalTaskYaml } from './export/lmEvalExporter.js';

@@ -6,6 +6,9 @@ export type FormatName = 'lm-eval-harness' | 'helm' | 'openai-evals' | 'inspect'
 /** How lm-eval per-option loglikelihoods become scores: raw sum, per character (acc_norm), per byte. */
 export type OptionScoring = 'raw' | 'chars' | 'bytes';
 
+/** What to do with several runs of one model and task. */
+export type ReplicatePolicy = 'latest' | 'keep';
+
 export interface ReadOptions {
   /** Option scoring for per-option loglikelihood formats. Default 'raw'. */
   score?: OptionScoring;
@@ -13,6 +16,11 @@ export interface ReadOptions {
   filter?: string;
   /** Override the model id the reader would infer. */
   model?: string;
+  /**
+   * Several timestamped runs of one model and task (lm-eval `samples_<task>_<date>.jsonl`): keep
+   * the latest run and say so (default), or keep every run as replicates.
+   */
+  replicates?: ReplicatePolicy;
   /** Collects what was skipped and why, and notes (which filter was picked, format version...). */
   report?: ReadReport;
 }
@@ -23,6 +31,41 @@ export interface ReadIssue {
   line?: number;
   /** Short reason: `records broken across lines`, `not a multiple-choice run (generation)`... */
   reason: string;
+  /**
+   * `damage`: data that should have been read was lost (cut or corrupt file, broken record, bad
+   * value): an error unless `--skip-invalid`. `not-applicable`: a valid unit outside what llm-nrm
+   * reads (a generation run, an aggregates-only results file): listed, never an error.
+   * Default: from the reason (`issueKind`).
+   */
+  kind?: IssueKind;
+}
+
+export type IssueKind = 'damage' | 'not-applicable';
+
+/**
+ * Reasons of units that are valid harness output but hold no multiple-choice responses: the
+ * readers' wording for them. Anything else a reader skips is damage.
+ */
+const NOT_APPLICABLE: readonly RegExp[] = [
+  /not (a )?multiple.choice/i,
+  /aggregate metrics only/i,
+  /Git LFS pointer/,
+  /references are redacted/,
+  /log has no samples/,
+  /^empty file: no samples$/,
+  /^not lm-eval samples/,
+  /not an OpenAI evals record log/,
+  /log has no sampling\/match events/,
+  /^no (HELM run folders|\.eval or \.json logs|\.jsonl or \.log files)/,
+  /^baseline pseudo-model/,
+  // NAEP response rows for items the items file lacks: the data set's own gap, no key to score by.
+  /^item_id .* not in naep-.*-items\.jsonl$/,
+];
+
+/** Whether a skipped unit is damage (an error unless skipping is asked for) or not applicable. */
+export function issueKind(issue: ReadIssue): IssueKind {
+  if (issue.kind !== undefined) return issue.kind;
+  return NOT_APPLICABLE.some((re) => re.test(issue.reason)) ? 'not-applicable' : 'damage';
 }
 
 export interface ReadReport {

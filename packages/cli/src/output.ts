@@ -38,3 +38,32 @@ export function fmt(v: number): string {
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
+
+/** A skipped unit as the readers report it. */
+export interface SkippedUnit {
+  file: string;
+  line?: number;
+  reason: string;
+}
+
+/**
+ * What was left out, for stderr: counts per file, then the first reasons with file and line.
+ * Nothing a reader skipped goes unsaid.
+ */
+export function formatSkipped(skipped: readonly SkippedUnit[], shown = 5): string[] {
+  if (skipped.length === 0) return [];
+  const perFile = new Map<string, number>();
+  for (const s of skipped) perFile.set(s.file, (perFile.get(s.file) ?? 0) + 1);
+  const lines = [`skipped ${skipped.length} unit${skipped.length === 1 ? '' : 's'} in ${perFile.size} file${perFile.size === 1 ? '' : 's'}:`];
+  const files = [...perFile].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  for (const [file, n] of files.slice(0, 10)) lines.push(`  ${n} in ${file}`);
+  if (files.length > 10) lines.push(`  ... and ${files.length - 10} more files`);
+  lines.push('first reasons:');
+  for (const s of skipped.slice(0, shown)) lines.push(`  ${s.file}${s.line !== undefined ? `:${s.line}` : ''}: ${s.reason}`);
+  return lines;
+}
+
+/** Several status lines on stderr (unless quiet). */
+export function infoLines(quiet: boolean, lines: readonly string[]): void {
+  for (const l of lines) info(quiet, l);
+}

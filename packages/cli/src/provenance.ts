@@ -1,10 +1,9 @@
 /** Provenance of CLI outputs: the tool version, the command line, and hashes of the inputs. */
 import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { LlmNrmError } from '@llm-nrm/core';
-import { tidyFormatFromExtension } from '@llm-nrm/adapters';
+import { tidyFormatFromExtension, walkFiles } from '@llm-nrm/adapters';
 
 let invocation: string[] = [];
 
@@ -39,30 +38,21 @@ export async function sha256File(path: string): Promise<string> {
 }
 
 /**
- * Path and SHA-256 of each input file: the file itself, or every tidy file under a folder (sorted,
- * as `loadBank` reads them).
+ * Path and SHA-256 of each input file: the file itself, or every file under a folder that the
+ * shared walk lists (the walk every reader uses, so nothing a fit read is missing), narrowed to
+ * tidy files when `tidyOnly` (a fit of tidy responses).
  */
-export async function hashInputs(path: string): Promise<{ path: string; sha256: string }[]> {
+export async function hashInputs(path: string, options: { tidyOnly?: boolean } = {}): Promise<{ path: string; sha256: string }[]> {
   let st;
   try {
     st = await stat(path);
   } catch (e) {
     throw new LlmNrmError('IO', `cannot read ${path}: ${(e as Error).message}`, { cause: e, file: path });
   }
-  const files: string[] = [];
-  if (st.isDirectory()) await tidyFilesUnder(path, files);
-  else files.push(path);
-  files.sort();
+  const files = st.isDirectory()
+    ? await walkFiles(path, options.tidyOnly === false ? {} : { accept: (name) => tidyFormatFromExtension(name) !== undefined })
+    : [path];
   const out: { path: string; sha256: string }[] = [];
   for (const f of files) out.push({ path: f, sha256: await sha256File(f) });
   return out;
-}
-
-async function tidyFilesUnder(dir: string, out: string[]): Promise<void> {
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.name.startsWith('.')) continue;
-    if (e.isDirectory()) await tidyFilesUnder(p, out);
-    else if (e.isFile() && tidyFormatFromExtension(p) !== undefined) out.push(p);
-  }
 }

@@ -74,3 +74,27 @@ describe('bankFromRecords', () => {
     expect(stats.droppedModels).toEqual(['m2']);
   });
 });
+
+describe('bankFromRecords does not depend on the order of the rows', () => {
+  it('gives the same bank, and the same fit to 1e-9, for shuffled rows', async () => {
+    const { simulateFleet, bankRecords } = await import('./simulate.js');
+    const { fit } = await import('./fit.js');
+    const { randomSource, shuffled } = await import('./random.js');
+    const fleet = simulateFleet({ models: 8, items: 30, seed: 11 });
+    const rows = [...bankRecords(fleet.bank)];
+    const a = bankFromRecords(rows).bank;
+    const b = bankFromRecords(shuffled(rows, randomSource(5))).bank;
+    expect(b).toStrictEqual(a);
+    expect(a.models).toEqual([...a.models].sort());
+    expect(a.items.map((it) => it.id).slice(0, 3)).toEqual(['sim/0', 'sim/1', 'sim/2']);
+    const fa = fit(a, { maxIterations: 60 });
+    const fb = fit(b, { maxIterations: 60 });
+    for (let t = 0; t < fa.x.length; t++) expect(Math.abs(fa.x[t]! - fb.x[t]!)).toBeLessThanOrEqual(1e-9);
+  });
+
+  it('sorts ids with numbers by value, locale-free', async () => {
+    const { naturalCompare } = await import('./bank.js');
+    expect(['mmlu/10', 'mmlu/02', 'a', 'mmlu/1b', 'B', 'mmlu/2'].sort(naturalCompare)).toEqual(['B', 'a', 'mmlu/1b', 'mmlu/2', 'mmlu/02', 'mmlu/10']);
+    expect(['mmlu/10', 'mmlu/2', 'arc/1'].sort(naturalCompare)).toEqual(['arc/1', 'mmlu/2', 'mmlu/10']);
+  });
+});

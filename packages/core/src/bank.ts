@@ -1,9 +1,9 @@
 import { LlmNrmError } from './errors.js';
 import { itemContentSha256 } from './itemContent.js';
+import { MAX_OPTIONS, parseResponseRecord } from './record/parseResponseRecord.js';
 import type { ItemSpec, RecordSource, ResponseRecord } from './types.js';
 
-/** Largest option count a bank accepts (positions are stored in a Uint8Array). */
-export const MAX_OPTIONS = 20;
+export { MAX_OPTIONS };
 
 /**
  * The fitting-side data model (DESIGN.md): J models x C presentations ("columns") of I items with
@@ -133,6 +133,10 @@ export function recordDistribution(r: ResponseRecord, k: number): { probs: Float
   return { probs: out, hard: false };
 }
 
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 function optionCount(r: ResponseRecord): number | undefined {
   if (r.options !== undefined) return r.options.length;
   if (r.probs !== undefined) return r.probs.length;
@@ -184,20 +188,20 @@ export function bankFromRecords(
   const columnIndex = new Map<string, number>();
   const colItemList: number[] = [];
   const colPosList: (number[] | null)[] = [];
+  const colOrderKeys: { sig: string; rep: number }[] = [];
   const replicate = new Map<string, number>();
   const cells: Cell[] = [];
 
   let idx = -1;
-  for (const r of records) {
+  for (const raw of records) {
     idx++;
     stats.records++;
     const src = options.sources?.[idx];
     const file = src?.file ?? options.file;
     const line = src?.line ?? (options.sources ? undefined : idx + 1);
     try {
-      if (r === null || typeof r !== 'object') throw new LlmNrmError('INVALID_RECORD', `record is not an object: ${JSON.stringify(r)}`);
-      if (typeof r.model !== 'string' || r.model === '') throw new LlmNrmError('INVALID_RECORD', `model must be a non-empty string, got ${JSON.stringify(r.model)}`);
-      if (typeof r.item !== 'string' || r.item === '') throw new LlmNrmError('INVALID_RECORD', `item must be a non-empty string, got ${JSON.stringify(r.item)}`);
+      // The one record check (shape, values, agreeing lengths), shared with the readers and convert.
+      const r = parseResponseRecord(raw);
       const known = itemIndex.get(r.item);
       const k = optionCount(r) ?? (known !== undefined ? items[known]!.nOptions : undefined);
       if (k === undefined) throw new LlmNrmError('INVALID_OPTIONS', `record for item ${JSON.stringify(r.item)} gives no option count (options, probs, logprobs or nOptions)`);
@@ -208,6 +212,10 @@ export function bankFromRecords(
         const spec = items[known]!;
         if (spec.nOptions !== k) throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has ${k} options here but ${spec.nOptions} elsewhere`);
         if (spec.key !== r.key) throw new LlmNrmError('INVALID_KEY', `item ${JSON.stringify(r.item)} is keyed ${r.key} here but ${spec.key} elsewhere`);
+        // Two items that share an id but not their option texts are different items: never merged.
+        if (r.options !== undefined && spec.options !== undefined && !sameStrings(r.options, spec.options)) {
+          throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has other option texts here than elsewhere (${JSON.stringify(r.options[0]?.slice(0, 40))}... vs ${JSON.stringify(spec.options[0]?.slice(0, 40))}...): two items share this id; resolveItemVersions (--item-versions) tells them apart`);
+        }
       }
       // A calibrated item answered on another text is another item: never score it as this one.
       const content = typeof r.prompt === 'string' && Array.isArray(r.continuations) ? itemContentSha256(r.prompt, r.continuations) : undefined;
@@ -231,6 +239,8 @@ export function bankFromRecords(
         if (content !== undefined) spec.contentSha256 = content;
         items.push(spec);
         itemIndex.set(r.item, ii);
+      } else if (r.options !== undefined && items[ii]!.options === undefined) {
+        items[ii]!.options = r.options.slice();
       }
       let mi = modelIndex.get(r.model);
       if (mi === undefined) {
@@ -253,6 +263,7 @@ export function bankFromRecords(
         columnIndex.set(colKey, col);
         colItemList.push(ii);
         colPosList.push(sig === '' ? null : r.position!.slice());
+        colOrderKeys.push({ sig, rep });
       }
       cells.push({ model: mi, column: col, probs: dist.probs, hard: dist.hard, leakage: r.leakage ?? NaN });
       if (dist.hard) stats.hard++;
@@ -265,7 +276,7 @@ export function bankFromRecords(
       if (stats.skippedReasons.length < 100) stats.skippedReasons.push(located.message);
     }
   }
-  return assembleBank(models, items, colItemList, colPosList, cells, stats, options.dropEmpty ?? false, fixedItems);
+  return assembleBank(models, items, colItemList, colPosList, colOrderKeys, cells, stats, options.dropEmpty ?? false, fixedItems);
 }
 
 function assembleBank(
@@ -273,6 +284,7 @@ function assembleBank(
   itemsIn: ItemSpec[],
   colItemIn: number[],
   colPosIn: (number[] | null)[],
+  colOrderKeys: { sig: string; rep: number }[],
   cells: Cell[],
   stats: BankStats,
   dropEmpty: boolean,
@@ -290,26 +302,41 @@ function assembleBank(
   const emptyItems = fixedItems ? [] : itemsIn.filter((_, i) => !itemSeen[i]).map((it) => it.id);
   if (!dropEmpty && (emptyModels.length > 0 || emptyItems.length > 0)) {
     const what = emptyModels.length > 0 ? `model ${JSON.stringify(emptyModels[0])}` : `item ${JSON.stringify(emptyItems[0])}`;
-    throw new LlmNrmError('EMPTY', `${what} has no observed cell (every answer missing); pass dropEmpty to skip such models and items`);
+    throw new LlmNrmError('EMPTY', `${what} has no observed cell (every answer missing); --drop-empty (option dropEmpty) leaves such models and items out`);
   }
   stats.droppedModels = emptyModels;
   stats.droppedItems = emptyItems;
+  // The bank never depends on the order of the input rows: models, items (unless the caller fixed
+  // them) and columns are sorted by id (numbers within ids by value: sim/2 before sim/10).
   const modelMap = new Int32Array(modelsIn.length).fill(-1);
   const models: string[] = [];
-  modelsIn.forEach((m, i) => {
+  for (const i of sortedIndices(modelsIn.length, (a, b) => naturalCompare(modelsIn[a]!, modelsIn[b]!))) {
     if (modelSeen[i]) {
       modelMap[i] = models.length;
-      models.push(m);
+      models.push(modelsIn[i]!);
     }
-  });
+  }
   const itemMap = new Int32Array(itemsIn.length).fill(-1);
   const items: ItemSpec[] = [];
-  itemsIn.forEach((it, i) => {
+  const itemOrder = fixedItems
+    ? itemsIn.map((_, i) => i)
+    : sortedIndices(itemsIn.length, (a, b) => naturalCompare(itemsIn[a]!.id, itemsIn[b]!.id));
+  for (const i of itemOrder) {
     if (fixedItems || itemSeen[i]) {
       itemMap[i] = items.length;
-      items.push(it);
+      items.push(itemsIn[i]!);
     }
-  });
+  }
+  // Columns by item, then display order, then replicate number.
+  const colOrder = sortedIndices(colItemIn.length, (a, b) =>
+    itemMap[colItemIn[a]!]! - itemMap[colItemIn[b]!]! ||
+    (colOrderKeys[a]!.sig < colOrderKeys[b]!.sig ? -1 : colOrderKeys[a]!.sig > colOrderKeys[b]!.sig ? 1 : 0) ||
+    colOrderKeys[a]!.rep - colOrderKeys[b]!.rep);
+  const colMap = new Int32Array(colItemIn.length);
+  colOrder.forEach((c, k) => (colMap[c] = k));
+  colItemIn = colOrder.map((c) => colItemIn[c]!);
+  colPosIn = colOrder.map((c) => colPosIn[c]!);
+  for (const cell of cells) cell.column = colMap[cell.column]!;
   const nI = items.length;
   const itemOffsets = new Int32Array(nI + 1);
   const key = new Int32Array(nI);
@@ -361,6 +388,37 @@ function assembleBank(
     models, items, itemOffsets, key, kMax, colItem, colOffsets, colPosition, q, observed, hard, leakage,
   };
   return { bank, stats };
+}
+
+function sortedIndices(n: number, compare: (a: number, b: number) => number): number[] {
+  return Array.from({ length: n }, (_, i) => i).sort(compare);
+}
+
+/**
+ * Order of ids with runs of digits compared by value (`mmlu/2` before `mmlu/10`), else by UTF-16
+ * code units: locale-free, so every machine sorts alike.
+ */
+export function naturalCompare(a: string, b: string): number {
+  const re = /(\d+)|(\D+)/g;
+  const pa = a.match(re) ?? [];
+  const pb = b.match(re) ?? [];
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i]!;
+    const y = pb[i]!;
+    if (x === y) continue;
+    const dx = /^\d/.test(x);
+    const dy = /^\d/.test(y);
+    if (dx && dy) {
+      const nx = x.replace(/^0+(?=\d)/, '');
+      const ny = y.replace(/^0+(?=\d)/, '');
+      if (nx.length !== ny.length) return nx.length - ny.length;
+      if (nx !== ny) return nx < ny ? -1 : 1;
+      if (x.length !== y.length) return x.length - y.length;
+      continue;
+    }
+    return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** Number of columns (presentations) of a bank. */

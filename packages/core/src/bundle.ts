@@ -23,6 +23,16 @@ export interface CalibrationBundle {
     reason?: string; optimizer: string; engine: string; cells?: number;
   };
   provenance: { tool: string; version: string; createdAt: string; inputs?: { path: string; sha256: string }[]; seed?: number; command?: string };
+  /** What the data cannot support (design checks, item versions): shown with any leaderboard. */
+  warnings?: BundleWarning[];
+}
+
+/** One warning of a bundle: a code to branch on, a sentence, and the LLMs or items concerned. */
+export interface BundleWarning {
+  code: string;
+  message: string;
+  llms?: string[];
+  items?: string[];
 }
 
 export interface BundleLlm {

@@ -1,7 +1,14 @@
 export { LlmNrmError, isLlmNrmError, type LlmNrmErrorCode } from './errors.js';
 export { MODEL_NAMES, type ItemSource, type ItemSpec, type LlmNrmParts, type ModelName, type RecordSource, type ResponseRecord } from './types.js';
+export { parseResponseRecord, describeValue } from './record/parseResponseRecord.js';
 export {
-  MAX_OPTIONS, argmaxAt, bankColumns, bankFromRecords, bankWidth, correctness, hardenBank, observedCount,
+  contentHash, describeItemVersions, resolveItemVersions,
+  type ItemVersion, type ItemVersionConflict, type ItemVersionPolicy, type ResolvedItemVersions,
+} from './record/resolveItemVersions.js';
+export { duplicateRows, type DuplicateRows } from './record/duplicateRows.js';
+export { checkDesign, type DesignGroup, type DesignReport } from './design/checkDesign.js';
+export {
+  MAX_OPTIONS, argmaxAt, bankColumns, naturalCompare, bankFromRecords, bankWidth, correctness, hardenBank, observedCount,
   recordDistribution, withObserved, type BankFromRecordsOptions, type BankStats, type ResponseBank,
 } from './bank.js';
 export {
@@ -23,7 +30,7 @@ export { randomSource, shuffled, type Random } from './random.js';
 export { PAPER_OPTION_WEIGHTS, bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
 export {
   BUNDLE_SCHEMA_VERSION, CALIBRATION_BUNDLE_SCHEMA, bundleItems, bundleParameters, parseBundle, toBundle, validateBundle,
-  type BundleItem, type BundleLlm, type CalibrationBundle,
+  type BundleItem, type BundleLlm, type BundleWarning, type CalibrationBundle,
 } from './bundle.js';
 export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
 export { SCORE_P_FLOOR, fleetNuisance, minimiseTheta, minimiseThetaSharpness, scoreThetaAlone } from './scoreThetaAlone.js';

@@ -1,12 +1,12 @@
 // File helpers shared by the HELM, OpenAI-evals and Inspect readers: gzip-transparent JSON
 // documents and JSON-lines streams, and a sorted recursive file walk.
 import { createReadStream } from 'node:fs';
-import { open, readFile, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { open, readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import { LlmNrmError } from '@llm-nrm/core';
+import { walkFiles } from '../walk.js';
 
 function isGzip(head: Uint8Array): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
@@ -70,7 +70,9 @@ export async function readText(path: string): Promise<string> {
       throwFormat(`corrupt gzip: ${(e as Error).message}`, path, undefined, e);
     }
   }
-  return buf.toString('utf8');
+  const text = buf.toString('utf8');
+  // A UTF-8 byte order mark is not part of the JSON.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Read one JSON document whole (gzip or plain). Only for per-run documents, never for streams. */
@@ -125,23 +127,7 @@ export async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-/** Files under `dir` (recursive) accepted by `accept(name)`, sorted by path for a deterministic order. */
+/** Files under `dir` (recursive) accepted by `accept(name)`, sorted by path: the one folder walk. */
 export async function listFiles(dir: string, accept: (name: string) => boolean): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (d: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(d, { withFileTypes: true });
-    } catch (e) {
-      throw ioError(d, e);
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) await walk(p);
-      else if (e.isFile() && accept(e.name)) out.push(p);
-    }
-  };
-  await walk(dir);
-  return out;
+  return walkFiles(dir, { accept });
 }

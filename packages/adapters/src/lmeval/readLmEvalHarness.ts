@@ -1,7 +1,8 @@
-import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, type ReadOptions, type ReadReport } from '../reader.js';
+import { walkFiles } from '../walk.js';
 import { jsonArrayElements } from './jsonArrayElements.js';
 import { ResultsCache, isResultsFileName, lmEvalFileMeta, resultsDate, parseSamplesName, type LmEvalFileMeta } from './lmEvalFileMeta.js';
 import { parseJsonLenient } from './parseJsonLenient.js';
@@ -214,18 +215,11 @@ export async function* readLmEvalStream(
   report.notes.push(parts.join('; '));
 }
 
-/** Candidate samples files and results files under a folder (sorted, recursive; hidden entries skipped). */
+/** Candidate samples files and results files under a folder (the shared walk: sorted, recursive, hidden entries skipped). */
 async function listFiles(dir: string, samples: string[], results: string[]): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    if (e.name.startsWith('.')) continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory()) await listFiles(p, samples, results);
-    else if (e.isFile()) {
-      if (isResultsFileName(e.name)) results.push(p);
-      else if (/\.jsonl?(\.gz)?$/i.test(e.name)) samples.push(p);
-    }
+  for (const p of await walkFiles(dir, { accept: (name) => isResultsFileName(name) || /\.jsonl?(\.gz)?$/i.test(name) })) {
+    if (isResultsFileName(basename(p))) results.push(p);
+    else samples.push(p);
   }
 }
 
@@ -269,6 +263,7 @@ export async function* readLmEvalHarness(path: string, options: LmEvalReadOption
   const results: string[] = [];
   await listFiles(path, samples, results);
   const seen = new Map<string, string[]>();
+  const metas: [string, LmEvalFileMeta][] = [];
   for (const file of samples) {
     let meta: LmEvalFileMeta;
     try {
@@ -279,6 +274,25 @@ export async function* readLmEvalHarness(path: string, options: LmEvalReadOption
     }
     const key = `${meta.model}\u0000${meta.task}`;
     seen.set(key, [...(seen.get(key) ?? []), file]);
+    metas.push([file, meta]);
+  }
+  // Several timestamped runs of one model and task: a rerun, not more data. Keep the latest
+  // (by the timestamp in the name) unless every run is asked for.
+  const left = new Set<string>();
+  if ((options.replicates ?? 'latest') === 'latest') {
+    for (const [key, files] of seen) {
+      const dated = files.map((f) => ({ f, date: parseSamplesName(basename(f))?.date })).filter((x) => x.date !== undefined);
+      if (dated.length < 2 || new Set(dated.map((x) => x.date)).size < 2) continue;
+      const latest = dated.reduce((a, b) => (b.date! > a.date! ? b : a));
+      const older = dated.filter((x) => x.date !== latest.date).map((x) => x.f);
+      for (const f of older) left.add(f);
+      const [model, task] = key.split('\u0000');
+      report.notes.push(`model '${model}' task '${task}': ${dated.length} timestamped runs; kept the latest, ${latest.f} (--replicates keep reads all), left out ${older.join(', ')}`);
+      seen.set(key, files.filter((f) => !left.has(f)));
+    }
+  }
+  for (const [file, meta] of metas) {
+    if (left.has(file)) continue;
     yield* readFile(file, meta, opts);
   }
   // A results file with no samples of its run beside it holds aggregates only: say so.

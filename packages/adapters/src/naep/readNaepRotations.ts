@@ -1,7 +1,8 @@
-import { readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, type ReadOptions } from '../reader.js';
+import { walkFiles } from '../walk.js';
 import { parseJsonLenient } from '../lmeval/parseJsonLenient.js';
 import { splitLines } from '../lmeval/splitLines.js';
 import { fileChunks, textChunks } from '../lmeval/textChunks.js';
@@ -25,14 +26,7 @@ interface NaepItem {
 }
 
 async function listFiles(dir: string, out: string[]): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    if (e.name.startsWith('.')) continue;
-    const p = join(dir, e.name);
-    if (e.isDirectory()) await listFiles(p, out);
-    else if (e.isFile()) out.push(p);
-  }
+  out.push(...(await walkFiles(dir)));
 }
 
 async function* jsonLines(file: string): AsyncGenerator<{ value: unknown; line: number } | { error: string; line: number }> {

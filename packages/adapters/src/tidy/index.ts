@@ -13,7 +13,6 @@
  */
 export { formatResponseRecord } from './formatResponseRecord.js';
 export { loadBank, type LoadBankOptions } from './loadBank.js';
-export { parseResponseRecord } from './parseResponseRecord.js';
 export { readResponses, readResponsesWithSources, type ReadResponsesOptions, type SourcedRecord } from './readResponses.js';
 export { TIDY_COLUMNS, type TidyColumnType } from './tidyColumns.js';
 export { tidyFileFormat, tidyFormatFromExtension, type TidyFileFormat } from './tidyFileFormat.js';

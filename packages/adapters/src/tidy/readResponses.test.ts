@@ -4,11 +4,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { LlmNrmError, parseResponseRecord, type ResponseRecord } from '@llm-nrm/core';
 import { tempDir } from '@llm-nrm/tooling/test';
 import { newReport } from '../reader.js';
 import { loadBank } from './loadBank.js';
-import { parseResponseRecord } from './parseResponseRecord.js';
 import { readResponses, readResponsesWithSources } from './readResponses.js';
 
 const tmp = tempDir('llm-nrm-tidy-read-');

@@ -1,8 +1,7 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { LlmNrmError, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
+import { stat } from 'node:fs/promises';
+import { LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import type { ReadOptions } from '../reader.js';
-import { parseResponseRecord } from './parseResponseRecord.js';
+import { walkFiles } from '../walk.js';
 import { readTidyRows } from './readTidyRows.js';
 import { tidyFileFormat, tidyFormatFromExtension, type TidyFileFormat } from './tidyFileFormat.js';
 
@@ -63,11 +62,7 @@ async function tidyFiles(path: string): Promise<string[]> {
     throw new LlmNrmError('IO', `cannot read ${path}: ${(e as Error).message}`, { cause: e, file: path });
   }
   if (!st.isDirectory()) return [path];
-  const entries = await readdir(path, { recursive: true, withFileTypes: true });
-  const files = entries
-    .filter((d) => d.isFile() && !d.name.startsWith('.') && tidyFormatFromExtension(d.name) !== undefined)
-    .map((d) => join(d.parentPath, d.name))
-    .sort();
+  const files = await walkFiles(path, { accept: (name) => tidyFormatFromExtension(name) !== undefined });
   if (files.length === 0) throw new LlmNrmError('EMPTY', 'no tidy responses file (.jsonl, .jsonl.gz, .arrow, .parquet) in folder', { file: path });
   return files;
 }

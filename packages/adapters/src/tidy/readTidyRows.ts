@@ -32,8 +32,10 @@ async function* readJsonlRows(path: string): AsyncGenerator<TidyRow> {
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   let line = 0;
   try {
-    for await (const text of lines) {
+    for await (const raw of lines) {
       line++;
+      // A UTF-8 byte order mark (Windows editors write one) is not part of the first record.
+      const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
       if (text.trim() === '') continue;
       try {
         yield { line, value: parseJsonLine(text) };

@@ -2,10 +2,9 @@ import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { Field, Float64, Int32, List, RecordBatchFileWriter, Table, Utf8, vectorFromArray, type DataType, type Vector } from 'apache-arrow';
 import { ByteWriter, ParquetWriter, type SchemaElement } from 'hyparquet-writer';
-import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { LlmNrmError, parseResponseRecord, type ResponseRecord } from '@llm-nrm/core';
 import { writeFileAtomic, writeStreamAtomic } from '../atomic.js';
 import { formatResponseRecord } from './formatResponseRecord.js';
-import { parseResponseRecord } from './parseResponseRecord.js';
 import { TIDY_COLUMNS, recordColumns, type TidyColumnType } from './tidyColumns.js';
 import { tidyFormatFromExtension, type TidyFileFormat } from './tidyFileFormat.js';
 
@@ -31,7 +30,8 @@ export async function writeResponses(
   path: string,
   options: WriteResponsesOptions = {},
 ): Promise<{ records: number }> {
-  const format = options.format ?? tidyFormatFromExtension(path);
+  // `-` is standard output: JSON Lines unless told otherwise.
+  const format = options.format ?? (path === '-' ? 'jsonl' : tidyFormatFromExtension(path));
   if (format === undefined) {
     throw new LlmNrmError('INVALID_OPTION', `unknown responses file extension: ${path} (use .jsonl, .jsonl.gz, .arrow or .parquet)`, { file: path });
   }

@@ -31,11 +31,16 @@ describe('llm-nrm convert', () => {
     expect(records).toHaveLength(20);
     expect(new Set(records.map((r) => r.model)).size).toBe(2);
     expect(records.every((r) => r.choice !== undefined)).toBe(true);
-    expect(out).toMatch(/\(helm\)/);
-    expect(out).toMatch(/model\s+benchmark\s+items\s+hard\s+soft\s+missing\s+leakage/);
-    for (const m of new Set(records.map((r) => r.model))) expect(out).toContain(m);
-    expect(out).toContain('20 records; 2 model x benchmark pairs');
-    expect(out).toMatch(/skipped \d+:\n.*narrative_qa/);
+    // The result is the file: the summary is a note on stderr, stdout stays empty.
+    expect(out).toBe('');
+    expect(err).toMatch(/\(helm\)/);
+    expect(err).toMatch(/model\s+benchmark\s+items\s+hard\s+soft\s+missing\s+leakage/);
+    for (const m of new Set(records.map((r) => r.model))) expect(err).toContain(m);
+    expect(err).toContain('20 records; 2 model x benchmark pairs');
+    expect(err).toMatch(/skipped 1 unit in 1 file:\n  1 in .*narrative_qa.*\nfirst reasons:\n.*narrative_qa.*not a multiple-choice run/);
+    // -q silences it all.
+    const quiet = await run(['convert', fixture('helm/every_eval_ever'), '-o', output, '-q']);
+    expect([quiet.code, quiet.out, quiet.err]).toEqual([0, '', '']);
   });
 
   it('--json prints the summary as JSON; NAEP rotations to gzipped JSON Lines', async () => {

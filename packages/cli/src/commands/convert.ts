@@ -1,10 +1,10 @@
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError } from '@llm-nrm/core';
+import { LlmNrmError, describeItemVersions, duplicateRows, resolveItemVersions, type ItemVersionPolicy, type ResponseRecord } from '@llm-nrm/core';
 import {
-  FORMAT_NAMES, convertPaths, tidyFormatFromExtension, writeResponses,
-  type ConvertOptions, type ConvertSummary, type FormatName, type OptionScoring,
+  FORMAT_NAMES, assertOutputIsNotInput, convertPaths, excludeFromWalks, tidyFormatFromExtension, writeResponses,
+  type ConvertOptions, type ConvertSummary, type FormatName, type OptionScoring, type ReplicatePolicy,
 } from '@llm-nrm/adapters';
-import { formatTable, info, printJson, progress } from '../output.js';
+import { formatSkipped, formatTable, info, infoLines, printJson, progress } from '../output.js';
 
 interface ConvertArgs {
   inputs: string[];
@@ -15,6 +15,8 @@ interface ConvertArgs {
   output: string;
   json: boolean;
   'skip-invalid': boolean;
+  'item-versions': ItemVersionPolicy;
+  replicates: ReplicatePolicy;
   quiet: boolean;
 }
 
@@ -34,7 +36,7 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
       })
       .option('output', {
         alias: 'o',
-        describe: 'Tidy responses file to write; the extension picks the container: .jsonl, .jsonl.gz, .arrow, .parquet',
+        describe: 'Tidy responses file to write; the extension picks the container: .jsonl, .jsonl.gz, .arrow, .parquet; - writes JSON Lines to stdout',
         type: 'string',
         demandOption: true,
         requiresArg: true,
@@ -47,24 +49,41 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
       })
       .option('filter', { describe: 'lm-eval filter to keep when a document has several (default: the first seen)', type: 'string', requiresArg: true })
       .option('model', { describe: 'Model id for every record, instead of the one each reader infers', type: 'string', requiresArg: true })
-      .option('skip-invalid', { describe: 'Skip (and list) invalid records instead of stopping at the first', type: 'boolean', default: false })
-      .option('json', { describe: 'Print the summary as JSON', type: 'boolean', default: false })
+      .option('skip-invalid', { describe: 'Go past damaged files and invalid records (listed on stderr: counts per file, the first reasons) instead of stopping at the first', type: 'boolean', default: false })
+      .option('item-versions', {
+        describe: 'An item id whose content (option texts, count, key) differs between records: split gives each version its own id <id>#<hash>; majority keeps the version most models answered',
+        choices: ['split', 'majority'] as ItemVersionPolicy[],
+        default: 'split' as ItemVersionPolicy,
+      })
+      .option('replicates', {
+        describe: 'Several timestamped lm-eval runs of one model and task: keep the latest, or keep every run as replicates',
+        choices: ['latest', 'keep'] as ReplicatePolicy[],
+        default: 'latest' as ReplicatePolicy,
+      })
+      .option('json', { describe: 'Print the summary as JSON on stdout (stderr when the records go to stdout)', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 convert results/ -o responses.parquet', 'every harness output under results/, detected per folder')
       .example('$0 convert out/samples_mmlu_*.jsonl --score chars -o mmlu.jsonl.gz', 'lm-eval samples, length-normalised like acc_norm')
       .example('$0 convert benchmark_output/runs/v1.0/ --from helm -o helm.arrow --json', 'HELM runs, summary as JSON')
+      .example('$0 convert logs/ --skip-invalid -o - | head', 'JSON Lines to stdout, going past damaged logs')
       .epilogue(
         'The tidy file has one record per model x item presentation: model, item, benchmark, key, options, and exactly one ' +
           'of probs, logprobs (-Infinity written as "-Infinity" in JSON Lines) or choice (null = unparsable, counted as missing). ' +
-          'The summary lists items, hard and soft answers, missing answers and mean leakage per model and benchmark, and ' +
-          'everything a reader skipped with the reason.',
+          'The summary (on stderr) lists items, hard and soft answers, missing answers and mean leakage per model and benchmark, and ' +
+          'everything a reader skipped with the reason. Damaged input (a cut file, a broken record) stops the conversion unless ' +
+          '--skip-invalid; input with nothing usable is always an error. The output is never read back from an input folder.',
       ) as unknown as Argv<ConvertArgs>,
   handler: async (argv) => {
+    const toStdout = argv.output === '-';
     // Check the output name before reading anything: a typo should not cost a long conversion.
-    if (tidyFormatFromExtension(argv.output) === undefined) {
-      throw new LlmNrmError('INVALID_OPTION', `unknown output extension: ${argv.output} (use .jsonl, .jsonl.gz, .arrow or .parquet)`);
+    if (!toStdout && tidyFormatFromExtension(argv.output) === undefined) {
+      throw new LlmNrmError('INVALID_OPTION', `unknown output extension: ${argv.output} (use .jsonl, .jsonl.gz, .arrow or .parquet, or - for stdout)`);
     }
-    const options: ConvertOptions = { skipInvalid: argv['skip-invalid'] };
+    if (!toStdout) {
+      await assertOutputIsNotInput(argv.output, argv.inputs);
+      excludeFromWalks(argv.output);
+    }
+    const options: ConvertOptions = { skipInvalid: argv['skip-invalid'], replicates: argv.replicates };
     if (argv.from !== undefined) options.from = argv.from;
     if (argv.score !== undefined) options.score = argv.score;
     if (argv.filter !== undefined) options.filter = argv.filter;
@@ -72,17 +91,33 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
     const { records, summary } = convertPaths(argv.inputs, options);
     const tick = progress(argv.quiet);
     const started = Date.now();
-    const { records: n } = await writeResponses(records, argv.output, {
-      // Quiet for the first second: short runs print only the final line.
-      onRecord: (count) => {
-        const s = (Date.now() - started) / 1000;
-        if (s >= 1) tick(`convert: ${count} records (${s.toFixed(0)} s)`);
-      },
-    });
-    info(argv.quiet, `wrote ${n} records to ${argv.output}`);
-    if (n === 0) info(argv.quiet, 'warning: no records: nothing in the inputs was a usable multiple-choice response (see skipped)');
-    if (argv.json) printJson({ output: argv.output, ...summary });
-    else process.stdout.write(formatSummary(summary));
+    // Item identity needs every record of an id: collect, tell versions apart, then write.
+    const all: ResponseRecord[] = [];
+    for await (const r of records) {
+      all.push(r);
+      const s = (Date.now() - started) / 1000;
+      if (s >= 1) tick(`convert: ${all.length} records read (${s.toFixed(0)} s)`);
+    }
+    const versions = resolveItemVersions(all, argv['item-versions']);
+    const duplicates = duplicateRows(versions.records);
+    const { records: n } = await writeResponses(versions.records, argv.output);
+    const text = formatSummary(summary).trimEnd().split('\n');
+    if (argv.json) {
+      const json = { output: argv.output, ...summary, records: n, itemVersions: versions.conflicts, droppedVersions: versions.dropped, duplicates };
+      if (toStdout) info(argv.quiet, JSON.stringify(json, null, 2));
+      else printJson(json);
+    } else {
+      infoLines(argv.quiet, text);
+    }
+    if (versions.conflicts.length > 0) {
+      const how = argv['item-versions'] === 'split' ? 'each version written under its own id' : `the majority version kept, ${versions.dropped} records dropped`;
+      infoLines(argv.quiet, [`warning: ${versions.conflicts.length} item ids name different content in different records (${how}):`, ...describeItemVersions(versions.conflicts).map((l) => `  ${l}`)]);
+    }
+    if (duplicates.count > 0) {
+      const ex = duplicates.examples[0]!;
+      info(argv.quiet, `warning: ${duplicates.count} repeated (model, item, presentation) rows, kept as replicates (e.g. ${ex.model} on ${ex.item}: ${ex.rows} rows)`);
+    }
+    info(argv.quiet, `wrote ${n} records to ${toStdout ? 'stdout' : argv.output}`);
   },
 };
 
@@ -99,8 +134,8 @@ export function formatSummary(summary: ConvertSummary): string {
   lines.push(`${summary.records} records; ${summary.byModelBenchmark.length} model x benchmark pairs`);
   for (const note of summary.notes) lines.push(`note: ${note}`);
   if (summary.skipped.length > 0) {
-    lines.push(`skipped ${summary.skipped.length}:`);
-    for (const s of summary.skipped.slice(0, SKIPPED_SHOWN)) lines.push(`  ${s.file}${s.line !== undefined ? `:${s.line}` : ''}: ${s.reason}`);
+    // Counts per file, then the first reasons in full, then the rest counted by reason.
+    lines.push(...formatSkipped(summary.skipped, SKIPPED_SHOWN));
     if (summary.skipped.length > SKIPPED_SHOWN) {
       const byReason = new Map<string, number>();
       for (const s of summary.skipped.slice(SKIPPED_SHOWN)) byReason.set(s.reason, (byReason.get(s.reason) ?? 0) + 1);

@@ -172,7 +172,7 @@ function report_(
   seconds: number,
 ): string {
   const rows = (ls: typeof board) =>
-    ls.map((l) => [l.rank, l.id, l.theta, l.se === null ? '-' : `±${l.se.toFixed(4)}`, l.sharpness, l.accuracy ?? '-', trueTheta.get(l.id) ?? NaN]);
+    ls.map((l) => [l.rank ?? '-', l.id, l.theta, l.se === null ? '-' : `±${l.se.toFixed(4)}`, l.sharpness, l.accuracy ?? '-', trueTheta.get(l.id) ?? NaN]);
   const shown = board.length > TOP + BOTTOM ? [...rows(board.slice(0, TOP)), ['...', '', '', '', '', '', ''], ...rows(board.slice(-BOTTOM))] : rows(board);
   const which = board.length > TOP + BOTTOM ? `top ${TOP} and bottom ${BOTTOM} of ${board.length} LLMs` : `all ${board.length} LLMs`;
   const f = (v: number) => v.toFixed(3);

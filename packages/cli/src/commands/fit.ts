@@ -2,11 +2,12 @@ import { access } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
-  LlmNrmError, MODEL_NAMES, fit, toBundle,
-  type BundleLlm, type CalibrationBundle, type FitOptions, type FitResult, type ModelName, type OptimizeProgress,
+  LlmNrmError, MODEL_NAMES, bankFromRecords, checkDesign, describeItemVersions, fit, toBundle,
+  type BundleLlm, type BundleWarning, type CalibrationBundle, type FitOptions, type FitResult, type ItemVersionPolicy, type ModelName,
+  type OptimizeProgress,
 } from '@llm-nrm/core';
-import { loadBank, writeFileAtomic } from '@llm-nrm/adapters';
-import { fmt, formatTable, info, printJson, progress } from '../output.js';
+import { assertOutputIsNotInput, excludeFromWalks, readAnyResponses, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
+import { fmt, formatSkipped, formatTable, info, infoLines, printJson, progress } from '../output.js';
 import { commandLine, hashInputs, toolVersion } from '../provenance.js';
 
 interface FitArgs {
@@ -23,24 +24,32 @@ interface FitArgs {
   seed?: number;
   'skip-invalid': boolean;
   'drop-empty': boolean;
+  'item-versions': ItemVersionPolicy;
+  replicates: ReplicatePolicy;
   output: string;
   json: boolean;
   quiet: boolean;
 }
 
-/** LLMs of a bundle, best first, with their 1-based rank. */
-export function ranked(llms: BundleLlm[]): (BundleLlm & { rank: number })[] {
-  return llms
-    .slice()
-    .sort((a, b) => b.theta - a.theta || a.id.localeCompare(b.id))
-    .map((l, i) => ({ ...l, rank: i + 1 }));
+/** Warning codes whose LLMs a leaderboard must not rank (their thetas compare with no other). */
+const UNRANKED_CODES = new Set(['SINGLE_LLM', 'NO_SHARED_ITEMS', 'DISCONNECTED']);
+
+/**
+ * LLMs of a bundle, best first, with their 1-based rank; LLMs the design checks found not
+ * comparable (no shared items with the ranked ones) come last with rank null.
+ */
+export function ranked(llms: BundleLlm[], warnings: readonly BundleWarning[] = []): (BundleLlm & { rank: number | null })[] {
+  const unranked = new Set(warnings.filter((w) => UNRANKED_CODES.has(w.code)).flatMap((w) => w.llms ?? []));
+  const order = (a: BundleLlm, b: BundleLlm) => b.theta - a.theta || a.id.localeCompare(b.id);
+  const kept = llms.filter((l) => !unranked.has(l.id)).sort(order).map((l, i) => ({ ...l, rank: i + 1 as number | null }));
+  return [...kept, ...llms.filter((l) => unranked.has(l.id)).sort(order).map((l) => ({ ...l, rank: null }))];
 }
 
 /** Leaderboard rows (rank, model, theta, se, sharpness, accuracy, cells); sharpness '-' when the model has none. */
-export function leaderboardRows(bundle: CalibrationBundle, llms: (BundleLlm & { rank: number })[]): (string | number)[][] {
+export function leaderboardRows(bundle: CalibrationBundle, llms: (BundleLlm & { rank: number | null })[]): (string | number)[][] {
   const hasSharpness = bundle.model === 'llm-nrm' && bundle.parts.sharpness;
   return llms.map((l) => [
-    l.rank, l.id, l.theta, l.se === null ? '-' : l.se, hasSharpness ? l.sharpness : '-', l.accuracy ?? '-', l.cells ?? '-',
+    l.rank ?? '-', l.id, l.theta, l.se === null ? '-' : l.se, hasSharpness ? l.sharpness : '-', l.accuracy ?? '-', l.cells ?? '-',
   ]);
 }
 
@@ -76,8 +85,12 @@ export const fitCommand: CommandModule<object, FitArgs> = {
   describe: 'Calibrate a bank: fit LLM-NRM (or NRM, 1PL-4PL) to a responses file, write the calibration bundle, print the leaderboard',
   builder: (y: Argv) =>
     y
-      .positional('responses', { describe: 'Tidy responses file or folder (.jsonl, .jsonl.gz, .arrow, .parquet)', type: 'string', demandOption: true })
-      .option('output', { alias: 'o', describe: 'Calibration bundle to write (JSON)', type: 'string', demandOption: true, requiresArg: true })
+      .positional('responses', {
+        describe: 'Responses: a tidy file or folder (.jsonl, .jsonl.gz, .arrow, .parquet), or harness output read as `convert` reads it; - reads standard input',
+        type: 'string',
+        demandOption: true,
+      })
+      .option('output', { alias: 'o', describe: 'Calibration bundle to write (JSON); - writes it to stdout (the leaderboard then goes to stderr)', type: 'string', demandOption: true, requiresArg: true })
       .option('model', { alias: 'm', describe: 'Model family', choices: MODEL_NAMES as ModelName[], default: 'llm-nrm' as ModelName })
       .option('sharpness', { describe: 'LLM-NRM per-LLM sharpness (--no-sharpness: s = 1)', type: 'boolean', default: true })
       .option('position', { describe: 'LLM-NRM per-LLM positional bias (--no-position: none)', type: 'boolean', default: true })
@@ -90,10 +103,21 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       .option('seed', { describe: 'Recorded in the bundle\'s provenance (the fit itself is deterministic)', type: 'number', requiresArg: true })
       .option('skip-invalid', { describe: 'Skip (and count) invalid records instead of stopping at the first', type: 'boolean', default: false })
       .option('drop-empty', { describe: 'Drop LLMs and items with no observed cell instead of stopping', type: 'boolean', default: false })
+      .option('item-versions', {
+        describe: 'An item id whose content (option texts, count, key) differs between records: split gives each version its own id; majority keeps the version most LLMs answered',
+        choices: ['split', 'majority'] as ItemVersionPolicy[],
+        default: 'split' as ItemVersionPolicy,
+      })
+      .option('replicates', {
+        describe: 'Several timestamped lm-eval runs of one model and task: keep the latest, or keep every run as replicates',
+        choices: ['latest', 'keep'] as ReplicatePolicy[],
+        default: 'latest' as ReplicatePolicy,
+      })
       .option('json', { describe: 'Print a JSON summary instead of the leaderboard', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 fit responses.jsonl.gz -o bundle.json', 'LLM-NRM with every part, L-BFGS')
       .example('$0 fit responses.parquet --model 2pl -o bundle-2pl.json', 'a binary 2PL on correctness')
+      .example('$0 fit lm-eval-out/ -o bundle.json --skip-invalid', 'harness output directly, going past damaged records (listed on stderr)')
       .example('$0 fit responses.jsonl --no-position --optimizer adam --steps 2500 -o b.json --json', 'an ablation, the paper\'s Adam recipe, JSON summary')
       .epilogue(
         'The bundle holds every item\'s option slopes and intercepts (a, c) and difficulty, every LLM\'s theta with its ' +
@@ -104,24 +128,46 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     positiveInteger('steps', argv.steps);
     positiveInteger('max-iterations', argv['max-iterations']);
     if (argv.lr !== undefined && !(argv.lr > 0)) throw new LlmNrmError('INVALID_OPTION', `invalid --lr: ${argv.lr} (a positive number)`);
+    const toStdout = argv.output === '-';
     // A missing output folder should not cost a long fit.
-    try {
-      await access(dirname(argv.output));
-    } catch {
-      throw new LlmNrmError('IO', `output folder does not exist: ${dirname(argv.output)}`, { file: argv.output });
+    if (!toStdout) {
+      try {
+        await access(dirname(argv.output));
+      } catch {
+        throw new LlmNrmError('IO', `output folder does not exist: ${dirname(argv.output)}`, { file: argv.output });
+      }
+      await assertOutputIsNotInput(argv.output, [argv.responses]);
+      excludeFromWalks(argv.output);
     }
     const started = Date.now();
-    const { bank, stats, report } = await loadBank(argv.responses, { skipInvalid: argv['skip-invalid'], dropEmpty: argv['drop-empty'] });
+    const skipInvalid = argv['skip-invalid'];
+    const input = await readAnyResponses(argv.responses, { skipInvalid, itemVersions: argv['item-versions'], replicates: argv.replicates });
+    const warnings: BundleWarning[] = [];
+    infoLines(argv.quiet, input.summary.notes.map((n) => `note: ${n}`));
+    infoLines(argv.quiet, formatSkipped(input.summary.skipped));
+    if (input.itemVersions.length > 0) {
+      const how = argv['item-versions'] === 'split' ? 'split into one item per version' : `kept the majority version, dropped ${input.droppedVersions} records`;
+      const message = `${input.itemVersions.length} item ids name different content in different records (${how})`;
+      warnings.push({ code: 'ITEM_VERSIONS', message, items: input.itemVersions.map((c) => c.item) });
+      infoLines(argv.quiet, [`warning: ${message}:`, ...describeItemVersions(input.itemVersions).map((l) => `  ${l}`)]);
+    }
+    if (input.duplicates.count > 0) {
+      const ex = input.duplicates.examples[0]!;
+      const message = `${input.duplicates.count} repeated (model, item, presentation) rows, kept as replicates (e.g. ${ex.model} on ${ex.item}: ${ex.rows} rows)`;
+      warnings.push({ code: 'DUPLICATE_ROWS', message });
+      info(argv.quiet, `warning: ${message}`);
+    }
+    const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid, dropEmpty: argv['drop-empty'] });
     info(argv.quiet, `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells) from ${argv.responses}`);
-    const skipped = report.skipped.length + stats.skipped;
-    if (skipped > 0) {
-      const r = report.skipped[0];
-      const first = r !== undefined ? `${r.file}${r.line !== undefined ? `:${r.line}` : ''}: ${r.reason}` : stats.skippedReasons[0];
-      info(argv.quiet, `skipped ${skipped} invalid records; the first: ${first}`);
-    }
+    const skipped = input.summary.skipped.length + stats.skipped;
+    if (stats.skipped > 0) infoLines(argv.quiet, [`skipped ${stats.skipped} invalid records when building the bank; the first:`, ...stats.skippedReasons.slice(0, 5).map((r) => `  ${r}`)]);
     if (stats.droppedModels.length + stats.droppedItems.length > 0) {
-      info(argv.quiet, `dropped ${stats.droppedModels.length} LLMs and ${stats.droppedItems.length} items with no observed cell`);
+      info(argv.quiet, `dropped ${stats.droppedModels.length} LLMs and ${stats.droppedItems.length} items with no observed cell (--drop-empty)`);
     }
+    // Before fitting: does the design support the ranking that will be printed?
+    const design = checkDesign(bank);
+    warnings.push(...design.warnings);
+    for (const w of design.warnings) info(argv.quiet, `warning: ${w.message}`);
     const options: FitOptions = {
       model: argv.model,
       parts: { sharpness: argv.sharpness, position: argv.position, fallback: argv.fallback },
@@ -133,17 +179,19 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     if (argv['max-iterations'] !== undefined) options.maxIterations = argv['max-iterations'];
     if (argv.tolerance !== undefined) options.tolerance = argv.tolerance;
     const result: FitResult = fit(bank, options);
+    const tidyOnly = input.summary.inputs.every((i) => i.format === 'tidy');
     const bundle = toBundle(result, {
       version: toolVersion(),
-      inputs: await hashInputs(argv.responses),
+      inputs: argv.responses === '-' ? [] : await hashInputs(argv.responses, { tidyOnly }),
       command: commandLine(),
       ...(argv.seed !== undefined ? { seed: argv.seed } : {}),
     });
+    if (warnings.length > 0) bundle.warnings = warnings;
     await writeFileAtomic(argv.output, JSON.stringify(bundle, null, 2) + '\n');
-    info(argv.quiet, `wrote ${argv.output} (${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
-    const board = ranked(bundle.llms);
+    info(argv.quiet, `wrote ${toStdout ? 'the bundle to stdout' : argv.output} (${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
+    const board = ranked(bundle.llms, warnings);
     if (argv.json) {
-      printJson({
+      const summary = {
         output: argv.output,
         model: bundle.model,
         parts: bundle.parts,
@@ -151,16 +199,24 @@ export const fitCommand: CommandModule<object, FitArgs> = {
         items: bundle.items.length,
         fit: bundle.fit,
         stats: { records: stats.records, cells: stats.cells, soft: stats.soft, hard: stats.hard, missingAnswers: stats.missingAnswers, skipped, droppedModels: stats.droppedModels, droppedItems: stats.droppedItems },
+        warnings,
         provenance: bundle.provenance,
-      });
+      };
+      // stdout carries one result: the bundle when it goes there, else the summary.
+      if (toStdout) info(argv.quiet, JSON.stringify(summary, null, 2));
+      else printJson(summary);
       return;
     }
     const name = bundle.model === 'llm-nrm' ? `LLM-NRM${ablationNote(bundle.parts)}` : bundle.model.toUpperCase();
-    process.stdout.write(
-      `${name} leaderboard: ${board.length} LLMs on ${bundle.items.length} items\n` +
+    const unranked = board.filter((l) => l.rank === null).length;
+    const text =
+      `${name} leaderboard: ${board.length} LLMs on ${bundle.items.length} items` +
+        (unranked > 0 ? ` (${unranked} not ranked: no items shared with the ranked ones, see warnings)` : '') + '\n' +
         formatTable(LEADERBOARD_HEADER, leaderboardRows(bundle, board)) +
-        `\nfit\n${formatDiagnostics(bundle.fit)}`,
-    );
+        (warnings.length > 0 ? `\nwarnings\n${warnings.map((w) => `  ${w.message}`).join('\n')}\n` : '') +
+        `\nfit\n${formatDiagnostics(bundle.fit)}`;
+    if (toStdout) info(argv.quiet, text.trimEnd());
+    else process.stdout.write(text);
     if (!bundle.fit.converged) info(argv.quiet, `warning: the fit did not converge (${bundle.fit.reason}); raise --max-iterations or --steps`);
   },
 };

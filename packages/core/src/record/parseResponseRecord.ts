@@ -1,9 +1,15 @@
-import { LlmNrmError, type ItemSource, type ResponseRecord } from '@llm-nrm/core';
+import { LlmNrmError } from '../errors.js';
+import type { ItemSource, ResponseRecord } from '../types.js';
+
+/** Largest option count a record (and a bank) accepts: positions are stored in a Uint8Array. */
+export const MAX_OPTIONS = 20;
 
 /**
- * Validate one tidy record (a parsed JSON Lines value, or one row of an Arrow/Parquet table) and
- * return it in canonical form. Throws an `LlmNrmError` naming the offending field and value; the
- * caller adds the file and line.
+ * Validate one response record (a parsed JSON Lines value, one row of an Arrow/Parquet table, or a
+ * record a harness reader built) and return it in canonical form (a fresh object). This is the one
+ * record check of llm-nrm: the tidy reader, `convert` and `bankFromRecords` all use it, so a record
+ * `convert` writes is one `fit` takes. Throws an `LlmNrmError` naming the offending field and
+ * value; the caller adds the file and line.
  *
  * Conventions of the tidy file format (also in tidy/index.ts):
  * - `null` for an optional field means "absent" (column stores write nulls for every missing cell).
@@ -16,13 +22,13 @@ import { LlmNrmError, type ItemSource, type ResponseRecord } from '@llm-nrm/core
  */
 export function parseResponseRecord(value: unknown): ResponseRecord {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new LlmNrmError('INVALID_RECORD', `record is not an object: ${short(value)}`);
+    throw new LlmNrmError('INVALID_RECORD', `record is not an object: ${describeValue(value)}`);
   }
   const v = value as Record<string, unknown>;
   if (typeof v.model !== 'string' || v.model === '') throw invalid('model must be a non-empty string', v.model);
   if (typeof v.item !== 'string' || v.item === '') throw invalid('item must be a non-empty string', v.item);
   if (typeof v.key !== 'number' || !Number.isInteger(v.key) || v.key < 0) {
-    throw new LlmNrmError('INVALID_KEY', `key must be a non-negative integer, got ${short(v.key)}`);
+    throw new LlmNrmError('INVALID_KEY', `key must be a non-negative integer, got ${describeValue(v.key)}`);
   }
   const r: ResponseRecord = { model: v.model, item: v.item, key: v.key };
   if (v.benchmark != null) {
@@ -45,22 +51,31 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
     throw new LlmNrmError('INVALID_RECORD', 'record has no response: give probs, logprobs or choice (null for an unparsable answer)');
   }
   if (v.probs != null) {
-    if (!Array.isArray(v.probs)) throw new LlmNrmError('INVALID_PROBS', `probs must be an array of numbers, got ${short(v.probs)}`);
+    if (!Array.isArray(v.probs)) throw new LlmNrmError('INVALID_PROBS', `probs must be an array of numbers, got ${describeValue(v.probs)}`);
+    let sum = 0;
     r.probs = v.probs.map((p, i) => {
       if (typeof p !== 'number' || !Number.isFinite(p) || p < 0) {
-        throw new LlmNrmError('INVALID_PROBS', `invalid probability at option ${i}: ${short(p)}`);
+        throw new LlmNrmError('INVALID_PROBS', `invalid probability at option ${i}: ${describeValue(p)}`);
       }
+      sum += p;
       return p;
     });
+    // Renormalising divides by the sum: zero has no distribution, and an overflowing sum
+    // ([1e308, 1e308]) would turn every share into 0 or NaN.
+    if (sum === 0) throw new LlmNrmError('INVALID_PROBS', `probabilities sum to 0 (all zero): ${describeValue(v.probs)}`);
+    if (!Number.isFinite(sum)) throw new LlmNrmError('INVALID_PROBS', `probabilities overflow when summed: ${describeValue(v.probs)}`);
   } else if (v.logprobs != null) {
-    if (!Array.isArray(v.logprobs)) throw new LlmNrmError('INVALID_PROBS', `logprobs must be an array of numbers, got ${short(v.logprobs)}`);
+    if (!Array.isArray(v.logprobs)) throw new LlmNrmError('INVALID_PROBS', `logprobs must be an array of numbers, got ${describeValue(v.logprobs)}`);
     r.logprobs = v.logprobs.map((p, i) => {
       if (p === null || p === '-Infinity' || p === '-inf') return -Infinity;
       if (typeof p !== 'number' || Number.isNaN(p) || p === Infinity) {
-        throw new LlmNrmError('INVALID_PROBS', `invalid logprob at option ${i}: ${short(p)}`);
+        throw new LlmNrmError('INVALID_PROBS', `invalid logprob at option ${i}: ${describeValue(p)}`);
       }
       return p;
     });
+    if (r.logprobs.length > 0 && r.logprobs.every((p) => p === -Infinity)) {
+      throw new LlmNrmError('INVALID_PROBS', 'every logprob is -Infinity: no option has mass');
+    }
   } else {
     const c = v.choice ?? null;
     if (c !== null && (typeof c !== 'number' || !Number.isInteger(c) || c < 0)) {
@@ -69,8 +84,8 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
     r.choice = c as number | null;
   }
   if (v.nOptions != null) {
-    if (typeof v.nOptions !== 'number' || !Number.isInteger(v.nOptions) || v.nOptions < 2) {
-      throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${short(v.nOptions)}`);
+    if (typeof v.nOptions !== 'number' || !Number.isInteger(v.nOptions) || v.nOptions < 2 || v.nOptions > MAX_OPTIONS) {
+      throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${describeValue(v.nOptions)} (must be 2 to ${MAX_OPTIONS})`);
     }
     r.nOptions = v.nOptions;
   }
@@ -109,9 +124,16 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
     for (const [name, n] of lengths) {
       if (n !== k) throw new LlmNrmError('INVALID_OPTIONS', `option counts disagree: ${name0} has ${k}, ${name} has ${n}`);
     }
-    if (k < 2) throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k}`);
+    if (k < 2 || k > MAX_OPTIONS) throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k} (must be 2 to ${MAX_OPTIONS})`);
     if (r.key >= k) throw new LlmNrmError('INVALID_KEY', `key out of range: ${r.key} (${k} options)`);
     if (typeof r.choice === 'number' && r.choice >= k) throw invalid(`choice out of range (${k} options)`, r.choice);
+    if (r.position) {
+      const seen = new Uint8Array(k);
+      for (const p of r.position) {
+        if (p >= k || seen[p]) throw invalid(`position is not a permutation of 0..${k - 1}`, r.position);
+        seen[p] = 1;
+      }
+    }
   }
   return r;
 }
@@ -139,11 +161,11 @@ function parseItemSource(value: unknown): ItemSource {
 }
 
 function invalid(what: string, value: unknown): LlmNrmError {
-  return new LlmNrmError('INVALID_RECORD', `${what}, got ${short(value)}`);
+  return new LlmNrmError('INVALID_RECORD', `${what}, got ${describeValue(value)}`);
 }
 
 /** A value for an error message: JSON, but NaN/Infinity spelled out and long values cut. */
-export function short(value: unknown): string {
+export function describeValue(value: unknown): string {
   let s: string;
   if (typeof value === 'number' && !Number.isFinite(value)) s = String(value);
   else if (value === undefined) s = 'undefined';

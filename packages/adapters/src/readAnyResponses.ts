@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import {
+  LlmNrmError, duplicateRows, resolveItemVersions,
+  type DuplicateRows, type ItemVersionConflict, type ItemVersionPolicy, type RecordSource, type ResponseRecord,
+} from '@llm-nrm/core';
+import { convertSourced, type ConvertOptions, type ConvertSummary } from './convert.js';
+import { isToolOutput } from './walk.js';
+
+export interface ReadAnyOptions extends ConvertOptions {
+  /** Items that share an id but not their content: split them (default) or keep the majority version. */
+  itemVersions?: ItemVersionPolicy;
+}
+
+/** Every response of some inputs, ready for `bankFromRecords`, and what was found on the way. */
+export interface AnyResponses {
+  records: ResponseRecord[];
+  /** Where each record came from (file, and line for tidy inputs). */
+  sources: (RecordSource & { file: string })[];
+  /** Inputs and their formats, per (model, benchmark) counts, skipped units, readers' notes. */
+  summary: ConvertSummary;
+  /** Item ids that named different content, and what became of each version. */
+  itemVersions: ItemVersionConflict[];
+  /** Records dropped as minority versions (`itemVersions: 'majority'`). */
+  droppedVersions: number;
+  /** Repeated (model, item, presentation) rows (kept as replicates, reported). */
+  duplicates: DuplicateRows;
+}
+
+/**
+ * Read responses from any input llm-nrm knows, the one entry point of `fit` and `score`: tidy
+ * files, or harness outputs detected as `convert` detects them (`-` reads standard input). The
+ * damage rule of `convertSourced` applies; item ids that name different content are told apart
+ * (`resolveItemVersions`), so no command merges two items. A calibration bundle given as input is
+ * refused with a hint (swapped arguments).
+ */
+export async function readAnyResponses(paths: string | readonly string[], options: ReadAnyOptions = {}): Promise<AnyResponses> {
+  const list = typeof paths === 'string' ? [paths] : [...paths];
+  for (const p of list) {
+    if (p === '-') continue;
+    const st = await stat(p).catch(() => undefined);
+    if (st?.isFile() && (await isToolOutput(p))) {
+      throw new LlmNrmError('INVALID_OPTION', 'this is an llm-nrm output (a calibration bundle or score summary), not responses: were the arguments swapped?', { file: p });
+    }
+  }
+  const stdin = list.includes('-') ? await spoolStdin() : undefined;
+  try {
+    const resolved = list.map((p) => (p === '-' ? stdin!.path : p));
+    const { records: stream, summary } = convertSourced(resolved, options);
+    const records: ResponseRecord[] = [];
+    const sources: (RecordSource & { file: string })[] = [];
+    for await (const { record, source } of stream) {
+      records.push(record);
+      sources.push(stdin !== undefined && source.file === stdin.path ? { ...source, file: '-' } : source);
+    }
+    if (stdin !== undefined) {
+      for (const s of summary.skipped) if (s.file === stdin.path) s.file = '-';
+      for (const i of summary.inputs) if (i.path === stdin.path) i.path = '-';
+    }
+    const v = resolveItemVersions(records, options.itemVersions ?? 'split');
+    return {
+      records: v.records,
+      sources: v.index.map((t) => sources[t]!),
+      summary,
+      itemVersions: v.conflicts,
+      droppedVersions: v.dropped,
+      duplicates: duplicateRows(v.records),
+    };
+  } finally {
+    stdin?.cleanup();
+  }
+}
+
+/** Standard input copied to a temporary file, so that it can be sniffed and read like any file. */
+async function spoolStdin(): Promise<{ path: string; cleanup: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'llm-nrm-stdin-'));
+  const path = join(dir, 'stdin');
+  const chunks: Buffer[] = [];
+  try {
+    for await (const c of process.stdin) chunks.push(c as Buffer);
+    await writeFile(path, Buffer.concat(chunks));
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new LlmNrmError('IO', `cannot read standard input: ${(e as Error).message}`, { cause: e, file: '-' });
+  }
+  return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}

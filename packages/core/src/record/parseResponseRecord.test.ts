@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { bankFromRecords } from '../bank.js';
+import { LlmNrmError } from '../errors.js';
+import { MAX_OPTIONS, parseResponseRecord } from './parseResponseRecord.js';
+
+const base = { model: 'm', item: 'i/1', key: 0 };
+
+function codeOf(value: unknown): string {
+  try {
+    parseResponseRecord(value);
+  } catch (e) {
+    expect(e).toBeInstanceOf(LlmNrmError);
+    return `${(e as LlmNrmError).code}: ${(e as LlmNrmError).message}`;
+  }
+  return 'ok';
+}
+
+describe('parseResponseRecord (the one record check)', () => {
+  it('rejects what fit rejects: zero and overflowing sums, too many options, bad positions', () => {
+    expect(codeOf({ ...base, probs: [0, 0] })).toMatch(/^INVALID_PROBS: probabilities sum to 0/);
+    expect(codeOf({ ...base, probs: [1e308, 1e308, 1e308] })).toMatch(/^INVALID_PROBS: probabilities overflow/);
+    expect(codeOf({ ...base, logprobs: ['-Infinity', null] })).toMatch(/^INVALID_PROBS: every logprob is -Infinity/);
+    const many = Array.from({ length: MAX_OPTIONS + 1 }, () => 1);
+    expect(codeOf({ ...base, probs: many })).toMatch(/^INVALID_OPTIONS: invalid option count: 21 \(must be 2 to 20\)/);
+    expect(codeOf({ ...base, choice: 0, nOptions: 21 })).toMatch(/^INVALID_OPTIONS/);
+    expect(codeOf({ ...base, probs: [0.5, 0.5], position: [1, 1] })).toMatch(/^INVALID_RECORD: position is not a permutation/);
+    expect(codeOf({ ...base, probs: [1e300, 1e300] })).toBe('ok');
+  });
+
+  it('returns a fresh canonical record carrying prompt, continuations and source', () => {
+    const raw = { ...base, options: ['a', 'b'], logprobs: [-1, '-Infinity'], prompt: 'Q?', continuations: [' a', ' b'], source: '{"harness":"lm-eval","docId":"3"}', extra: 1 };
+    const r = parseResponseRecord(raw);
+    expect(r).toStrictEqual({ ...base, options: ['a', 'b'], logprobs: [-1, -Infinity], prompt: 'Q?', continuations: [' a', ' b'], source: { harness: 'lm-eval', docId: '3' } });
+    expect(r.options).not.toBe(raw.options);
+  });
+
+  it('is what bankFromRecords checks with: a record the parser rejects never reaches a bank', () => {
+    expect(() => bankFromRecords([{ ...base, probs: [1e308, 1e308] }], { file: 'r.jsonl' })).toThrow(/r\.jsonl:1: probabilities overflow/);
+  });
+
+  it('bankFromRecords never merges two items that share an id but not their option texts', () => {
+    const a = { ...base, options: ['Sarah', 'Maria'], probs: [0.6, 0.4] };
+    const b = { ...base, model: 'n', options: ['the cat', 'the dog'], probs: [0.2, 0.8] };
+    expect(() => bankFromRecords([a, b], { file: 'r.jsonl' })).toThrow(/r\.jsonl:2: item "i\/1" has other option texts/);
+    // The same texts (or texts on one side only) are the same item.
+    const { bank } = bankFromRecords([a, { ...b, options: ['Sarah', 'Maria'] }, { ...b, model: 'o', options: undefined }]);
+    expect(bank.items).toHaveLength(1);
+    expect(bank.items[0]!.options).toEqual(['Sarah', 'Maria']);
+  });
+});

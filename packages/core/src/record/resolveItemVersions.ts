@@ -1,0 +1,151 @@
+import type { ResponseRecord } from '../types.js';
+
+/**
+ * What to do with an item id that names different content in different records (two data sets
+ * that both number their items from 0; a benchmark revised between runs): `split` gives each
+ * version its own id (`<id>#<content hash>`), `majority` keeps the version most LLMs answered and
+ * drops the others' records. Either way each such id is reported.
+ */
+export type ItemVersionPolicy = 'split' | 'majority';
+
+/** One version of an item id: its content and how much of the data is on it. */
+export interface ItemVersion {
+  /** The id its records carry after resolution (`<id>#<hash>` under `split`). */
+  id: string;
+  nOptions: number | undefined;
+  key: number;
+  /** The first option text, cut to 60 characters, when the records give texts. */
+  firstOption?: string;
+  records: number;
+  models: number;
+  /** Under `majority`: whether this version was kept. */
+  kept: boolean;
+}
+
+/** An item id found with more than one content. */
+export interface ItemVersionConflict {
+  item: string;
+  versions: ItemVersion[];
+}
+
+export interface ResolvedItemVersions {
+  /** The records, renamed or dropped; `index[t]` is the input position of `records[t]`. */
+  records: ResponseRecord[];
+  index: number[];
+  conflicts: ItemVersionConflict[];
+  /** Records dropped under `majority`. */
+  dropped: number;
+}
+
+/** Option count a record states (options, a distribution, nOptions or position). */
+function statedOptions(r: ResponseRecord): number | undefined {
+  return r.options?.length ?? r.probs?.length ?? r.logprobs?.length ?? r.nOptions ?? r.position?.length;
+}
+
+/** 32-bit FNV-1a of a string, as 6 base-36 characters: short content tags for ids. */
+export function contentHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(36).padStart(7, '0').slice(-6);
+}
+
+/**
+ * Tell apart items that share an id but not their content. An item's content is its option count,
+ * key and, where the records give them, option texts: two records of one id that differ in any of
+ * these are different items, and `bankFromRecords` would otherwise merge them or stop. A record
+ * without option texts belongs to the version with texts that has its option count and key when
+ * there is exactly one such; otherwise it is a version of its own. Ids with a single content are
+ * left untouched, so this costs nothing on clean data.
+ */
+export function resolveItemVersions(records: readonly ResponseRecord[], policy: ItemVersionPolicy = 'split'): ResolvedItemVersions {
+  interface Version { sig: string; k: number | undefined; key: number; texts: string[] | undefined; rows: number[]; models: Set<string> }
+  const byItem = new Map<string, Map<string, Version>>();
+  const bare = new Map<string, number[]>();
+  records.forEach((r, t) => {
+    const k = statedOptions(r);
+    if (r.options === undefined) {
+      const list = bare.get(r.item) ?? [];
+      list.push(t);
+      bare.set(r.item, list);
+      return;
+    }
+    const sig = JSON.stringify([k, r.key, r.options]);
+    let versions = byItem.get(r.item);
+    if (versions === undefined) byItem.set(r.item, (versions = new Map()));
+    let v = versions.get(sig);
+    if (v === undefined) versions.set(sig, (v = { sig, k, key: r.key, texts: r.options, rows: [], models: new Set() }));
+    v.rows.push(t);
+    v.models.add(r.model);
+  });
+  // Records without texts join the one texted version with their count and key, if there is one.
+  for (const [item, rows] of bare) {
+    let versions = byItem.get(item);
+    if (versions === undefined) byItem.set(item, (versions = new Map()));
+    const texted = [...versions.values()];
+    for (const t of rows) {
+      const r = records[t]!;
+      const k = statedOptions(r);
+      const fits = texted.filter((v) => v.key === r.key && (k === undefined || v.k === k));
+      let v: Version | undefined = fits.length === 1 ? fits[0] : undefined;
+      if (v === undefined) {
+        const sig = JSON.stringify([k, r.key, null]);
+        v = versions.get(sig);
+        // A count-less hard answer fits a bare version with its key.
+        if (v === undefined && k === undefined) v = [...versions.values()].find((x) => x.texts === undefined && x.key === r.key);
+        if (v === undefined) versions.set(sig, (v = { sig, k, key: r.key, texts: undefined, rows: [], models: new Set() }));
+      }
+      v.rows.push(t);
+      v.models.add(r.model);
+    }
+  }
+  const rename = new Map<number, string>();
+  const drop = new Uint8Array(records.length);
+  const conflicts: ItemVersionConflict[] = [];
+  for (const [item, versions] of byItem) {
+    if (versions.size <= 1) continue;
+    const list = [...versions.values()].sort((a, b) =>
+      b.models.size - a.models.size || b.rows.length - a.rows.length || (a.sig < b.sig ? -1 : 1));
+    const out: ItemVersion[] = [];
+    list.forEach((v, i) => {
+      const kept = policy === 'split' || i === 0;
+      const id = policy === 'split' ? `${item}#${contentHash(v.sig)}` : item;
+      for (const t of v.rows) {
+        if (!kept) drop[t] = 1;
+        else if (id !== item) rename.set(t, id);
+      }
+      const version: ItemVersion = { id, nOptions: v.k, key: v.key, records: v.rows.length, models: v.models.size, kept };
+      if (v.texts?.[0] !== undefined) version.firstOption = v.texts[0].slice(0, 60);
+      out.push(version);
+    });
+    conflicts.push({ item, versions: out });
+  }
+  conflicts.sort((a, b) => (a.item < b.item ? -1 : a.item > b.item ? 1 : 0));
+  const outRecords: ResponseRecord[] = [];
+  const index: number[] = [];
+  let dropped = 0;
+  records.forEach((r, t) => {
+    if (drop[t]) {
+      dropped++;
+      return;
+    }
+    const id = rename.get(t);
+    outRecords.push(id === undefined ? r : { ...r, item: id });
+    index.push(t);
+  });
+  return { records: outRecords, index, conflicts, dropped };
+}
+
+/** Conflicts as short lines for a report: `winogrande/0: 2 versions (3 LLMs "Sarah..." ...)`. */
+export function describeItemVersions(conflicts: readonly ItemVersionConflict[], limit = 10): string[] {
+  const lines = conflicts.slice(0, limit).map((c) =>
+    `${c.item}: ${c.versions.length} versions: ` +
+      c.versions
+        .map((v) => `${v.id}${v.kept ? '' : ' (dropped)'} [${v.nOptions ?? '?'} options, key ${v.key}${v.firstOption !== undefined ? `, ${JSON.stringify(v.firstOption.slice(0, 30))}` : ''}; ${v.models} LLMs, ${v.records} records]`)
+        .join(', '),
+  );
+  if (conflicts.length > limit) lines.push(`... and ${conflicts.length - limit} more ids`);
+  return lines;
+}
