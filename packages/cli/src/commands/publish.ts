@@ -4,10 +4,9 @@ import {
   LlmNrmError, fleetNuisance, itemContentSha256, SCORE_P_FLOOR, validateBundle,
   type BundleItem, type CalibrationBundle, type ResponseRecord,
 } from '@llm-nrm/core';
-import { HARNESS_EXPORTERS, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
+import { HARNESS_EXPORTERS, readAnyResponses, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
 import { accuracyAt, accuracyCurve, selectForRange, tinyAccuracyCorrection } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
-import { readAnyResponses } from '../harness-input.js';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 

@@ -5,9 +5,8 @@ import {
   FLEET_NUISANCE_BELOW, LlmNrmError, parseBundle, scoreResponses,
   type CalibrationBundle, type LlmScore, type RecordSource, type ResponseRecord,
 } from '@llm-nrm/core';
-import { detectFormat, newReport, readResponsesWithSources, writeFileAtomic, type TinyBank } from '@llm-nrm/adapters';
+import { readAnyResponses, writeFileAtomic, type TinyBank } from '@llm-nrm/adapters';
 import { accuracyAt } from '@llm-nrm/analysis';
-import { readAnyResponses } from '../harness-input.js';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { fitProgress } from './fit.js';
@@ -249,20 +248,13 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       }
       bundle = parseBundle(text, argv.bundle);
     }
-    const report = newReport();
-    let records: ResponseRecord[] = [];
-    let sources: RecordSource[] | undefined;
-    const format = await detectFormat(argv.responses).catch(() => 'tidy' as const);
-    if (format === 'tidy') {
-      sources = [];
-      for await (const { record, source } of readResponsesWithSources(argv.responses, { skipInvalid: argv['skip-invalid'], report })) {
-        records.push(record);
-        sources.push(source);
-      }
-    } else {
-      ({ records } = await readAnyResponses(argv.responses, { skipInvalid: argv['skip-invalid'], report }));
-      info(argv.quiet, `read ${records.length} ${format} responses from ${argv.responses}`);
-    }
+    // Tidy files and every harness output, format detected (adapters' one entry point for responses).
+    const input = await readAnyResponses(argv.responses, { skipInvalid: argv['skip-invalid'] });
+    let records: ResponseRecord[] = input.records;
+    const sources: RecordSource[] = input.sources;
+    const report = { skipped: input.summary.skipped };
+    const formats = [...new Set(input.summary.inputs.map((i) => i.format))];
+    if (!formats.every((f) => f === 'tidy')) info(argv.quiet, `read ${records.length} ${formats.join(' + ')} responses from ${argv.responses}`);
     if (tiny) {
       // lm-eval: the results record which bank the task ran with.
       const shas = (await recordedBankShas(argv.responses)).filter((s) => s.sha !== null);
@@ -303,7 +295,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     }
     if (unknown > 0 && !argv['skip-invalid']) {
       const i = records.findIndex((r) => !known.has(r.item));
-      const src = sources?.[i];
+      const src = sources[i];
       const where = src ? `${src.file}${src.line !== undefined ? `:${src.line}` : ''}: ` : `${argv.responses}: `;
       throw new LlmNrmError(
         'UNKNOWN_ITEM',
@@ -311,7 +303,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
           `the bundle lacks; --skip-invalid scores the rest)`,
       );
     }
-    const res = scoreResponses(bundle, records, { ...(sources ? { sources } : {}), skipInvalid: argv['skip-invalid'], nuisance: argv.nuisance, onProgress: fitProgress(argv.quiet, 'score') });
+    const res = scoreResponses(bundle, records, { sources, skipInvalid: argv['skip-invalid'], nuisance: argv.nuisance, onProgress: fitProgress(argv.quiet, 'score') });
     const skippedInvalid = report.skipped.length + res.stats.skipped - unknown;
     info(argv.quiet, `scored ${res.llms.length} LLMs on ${res.stats.cells} cells against ${bundle.items.length} calibrated items (${bundle.model}, ${bundle.llms.length} calibrated LLMs)`);
     if (unknown > 0) info(argv.quiet, `skipped ${unknown} responses to items not in the bundle`);
