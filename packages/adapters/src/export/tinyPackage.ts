@@ -50,7 +50,7 @@ export interface TinyBank {
   accuracy: { grid: number[]; overall: TinyAccuracy; benchmarks: Record<string, TinyAccuracy> };
   /** The calibration bundle restricted to the selected items (all calibrated LLMs kept). */
   bundle: CalibrationBundle;
-  /** Which parallel form this is (A, B, ...) and the ids of the other forms' items, when several were made. */
+  /** Which parallel form this is (A, B, ...) of how many, when several were made (they share no item). */
   form?: { name: string; of: number };
   provenance: { createdAt: string; command?: string; bundle?: { path: string; sha256: string }; responses?: { path: string; sha256: string } };
 }

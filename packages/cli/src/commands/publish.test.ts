@@ -111,6 +111,11 @@ describe('llm-nrm publish', () => {
     const again = await runCli(['publish', bundlePath, '--responses', bare, '--items', '10', '--render-prompt', '-o', join(out, 'A')]);
     expect(again.code).toBe(1);
     expect(again.err).toContain('exists; choose another folder or pass --force');
+    // A harness without an exporter is refused before anything is written.
+    const h = await runCli(['publish', bundlePath, '--responses', calibration, '--harness', 'lm-eval,helm', '-o', join(tmp.dir, 'never')]);
+    expect(h.code).not.toBe(0);
+    expect(h.err).toContain('unknown --harness "helm" (known: lm-eval, inspect, openai-evals)');
+    expect(existsSync(join(tmp.dir, 'never'))).toBe(false);
   });
 
   it('scores a tiny run written as lm-eval samples back: the same theta as the tidy records, matched by item_id', async () => {
