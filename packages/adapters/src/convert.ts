@@ -38,6 +38,8 @@ export interface ConvertOptions {
   skipInvalid?: boolean;
   /** Several runs of one model and task (lm-eval timestamps): keep the latest (default) or all. */
   replicates?: ReplicatePolicy;
+  /** NAEP: keep the uniform and oracle baseline pseudo-models. Default false. */
+  includeBaselines?: boolean;
 }
 
 /** One line of the conversion summary: what one model answered on one benchmark. */
@@ -162,7 +164,8 @@ export function convertSourced(paths: readonly string[], options: ConvertOptions
         throw new LlmNrmError('FORMAT', 'NAEP rotation data is read from a folder holding naep-*-items.jsonl and the naep-*-responses-*.jsonl files; pass that folder', { file: input.path });
       }
       // skipInvalid reaches the tidy reader (bad lines); the harness readers report their own skips.
-      const readOptions: ReadOptions & { skipInvalid?: boolean } = { report, skipInvalid };
+      const readOptions: ReadOptions & { skipInvalid?: boolean; includeBaselines?: boolean } = { report, skipInvalid };
+      if (options.includeBaselines !== undefined) readOptions.includeBaselines = options.includeBaselines;
       if (options.score !== undefined) readOptions.score = options.score;
       if (options.filter !== undefined) readOptions.filter = options.filter;
       if (options.model !== undefined) readOptions.model = options.model;

@@ -1,7 +1,7 @@
 // The reported cases of "trust on messy real input", end to end through the CLI on the real
 // fixtures (damaged or rearranged copies and links made here, in a temp folder).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bankRecords, parseBundle, simulateFleet } from '@llm-nrm/core';
@@ -135,9 +135,29 @@ describe('messages', () => {
     expect(res.err).not.toMatch(/pass dropEmpty/);
   });
 
+  it('the NAEP baselines note names a flag that exists, and the flag keeps them', async () => {
+    const naep = fixture('response-matrices/mainlp-llm-psychometrics');
+    const plain = await runCli(['convert', naep, '-o', join(tmp.dir, 'naep.jsonl')]);
+    expect(plain.code).toBe(0);
+    expect(plain.err).toMatch(/baseline pseudo-models left out \(--include-baselines keeps them\)/);
+    const kept = await runCli(['convert', naep, '--include-baselines', '-o', join(tmp.dir, 'naep-all.jsonl'), '-q']);
+    expect(kept.code).toBe(0);
+    const models = new Set<string>();
+    for await (const r of readResponses(join(tmp.dir, 'naep-all.jsonl'))) models.add(r.model);
+    expect(models.has('OracleBaseline') && models.has('UniformBaseline')).toBe(true);
+  });
+
+  it('-o /dev/stdout writes through the device link, never replacing it (the built bin)', () => {
+    const bin = join(repoRoot, 'packages/cli/dist/bin.js');
+    const r = join(tmp.dir, 'r.jsonl');
+    const res = spawnSync(process.execPath, [bin, 'convert', r, '-o', '/dev/stdout', '-q'], { encoding: 'utf8' });
+    expect(res.status).toBe(0);
+    expect(res.stdout.trim().split('\n')).toHaveLength(simLines.length);
+    expect(lstatSync('/dev/stdout').isSymbolicLink()).toBe(true);
+  });
+
   it('no temp files are left in the output folder', () => {
     expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
 
-void copyFileSync;

@@ -129,5 +129,5 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
     }
     if (unknown > 0) report.notes.push(`${f}: ${unknown} response rows for items not in the items file dropped`);
   }
-  if (skippedBaselines.size > 0) report.notes.push(`baseline pseudo-models left out (includeBaselines to keep): ${[...skippedBaselines].sort().join(', ')}`);
+  if (skippedBaselines.size > 0) report.notes.push(`baseline pseudo-models left out (--include-baselines keeps them): ${[...skippedBaselines].sort().join(', ')}`);
 }
