@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
+import { describeValue, LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import { detectInputs, type DetectedInput } from './detect.js';
 import { isStdinPath, spoolStdin } from './internal/stdin.js';
 import { issueKind, newReport, type FormatName, type ReplicatePolicy, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
@@ -189,7 +189,7 @@ export function convertSourced(paths: readonly string[], options: ConvertOptions
           r = parseResponseRecord(raw);
         } catch (e) {
           if (!(e instanceof LlmNrmError)) throw e;
-          const reason = `invalid record from the ${input.format} reader (item ${JSON.stringify((raw as ResponseRecord)?.item)}): ${e.message}`;
+          const reason = `invalid record from the ${input.format} reader (item ${describeValue((raw as ResponseRecord)?.item)}): ${e.message}`;
           if (!skipInvalid) throw new LlmNrmError(e.code, reason, { cause: e, file: source.file, ...(source.line !== undefined ? { line: source.line } : {}) });
           report.skipped.push({ file: source.file, ...(source.line !== undefined ? { line: source.line } : {}), reason, kind: 'damage' });
           continue;

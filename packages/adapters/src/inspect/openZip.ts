@@ -142,9 +142,23 @@ export async function openZip(path: string): Promise<ZipArchive> {
       if (crc32 !== undefined && crc32(data) >>> 0 !== entry.crc32) fail(`${entry.name}: CRC mismatch`);
       return data;
     };
-    return { entries, read, close: () => fh.close() };
+    // A damaged archive can point any field past the end of the bytes read: a FORMAT error, not a crash.
+    const guardedRead = async (entry: ZipEntry): Promise<Buffer> => {
+      try {
+        return await read(entry);
+      } catch (e) {
+        throw corrupt(e, path);
+      }
+    };
+    return { entries, read: guardedRead, close: () => fh.close() };
   } catch (e) {
     await fh.close();
-    throw e;
+    throw corrupt(e, path);
   }
+}
+
+/** Bounds errors of Buffer reads (offsets from a damaged archive) as FORMAT; other errors as they are. */
+function corrupt(e: unknown, path: string): unknown {
+  if (e instanceof RangeError) return new LlmNrmError('FORMAT', `corrupt ZIP archive: ${e.message}`, { cause: e, file: path });
+  return e;
 }

@@ -1,3 +1,4 @@
+import { describeValue } from '@llm-nrm/core';
 import type { ResponseRecord } from '@llm-nrm/core';
 import type { OptionScoring } from '../reader.js';
 import { goldIndex, letterLabels } from './goldIndex.js';
@@ -158,11 +159,11 @@ function writeOutRecord(raw: Obj, id: string, ctx: SampleContext): SampleResult 
     prompts.push(typeof p === 'string' ? p : '');
   }
   if (lps.length < 2) return { skip: `write_out record has ${lps.length} logit_i values: not multiple choice` };
-  if (lps.some((x) => x === Infinity)) return { skip: `invalid loglikelihood: ${JSON.stringify(lps)}` };
+  if (lps.some((x) => x === Infinity)) return { skip: `invalid loglikelihood: ${describeValue(lps)}` };
   const options = distinctTails(prompts, ctx.config?.fewshot_delimiter ?? '\n\n');
   const t = raw.truth;
   const key = typeof t === 'number' ? t : typeof t === 'string' && /^\d+$/.test(t.trim()) ? Number(t) : NaN;
-  if (!(Number.isInteger(key) && key >= 0 && key < lps.length)) return { skip: `gold out of range: truth ${JSON.stringify(t)} (${lps.length} options)` };
+  if (!(Number.isInteger(key) && key >= 0 && key < lps.length)) return { skip: `gold out of range: truth ${describeValue(t)} (${lps.length} options)` };
   const base: ResponseRecord = { model: ctx.model, item: `${ctx.task}/${id}`, benchmark: ctx.task, key, options };
   return { record: softOrMissing(base, scoreOptions(lps, options, ctx.score, ctx.counts), ctx.counts), filter: 'none' };
 }
@@ -220,7 +221,7 @@ function generatedRecord(raw: Obj, id: string, ctx: SampleContext, filter: strin
   const fr = raw.filtered_resps;
   let answer: unknown = Array.isArray(fr) ? fr[0] : fr;
   while (Array.isArray(answer)) answer = answer[0];
-  if (typeof answer !== 'string') return { skip: `generate_until sample without a generated answer: filtered_resps ${JSON.stringify(fr)?.slice(0, 80)}` };
+  if (typeof answer !== 'string') return { skip: `generate_until sample without a generated answer: filtered_resps ${describeValue(fr)}` };
   let choice: number | null;
   if (answer.trim() === '[invalid]') {
     ctx.counts.invalidAnswers++;
@@ -236,7 +237,7 @@ function generatedRecord(raw: Obj, id: string, ctx: SampleContext, filter: strin
 
 /** One lm-eval sample (any version) as a tidy record, or the reason it cannot be one. */
 export function sampleRecord(raw: unknown, ctx: SampleContext): SampleResult {
-  if (!isObj(raw)) return { skip: `not a sample object: ${JSON.stringify(raw)?.slice(0, 60)}` };
+  if (!isObj(raw)) return { skip: `not a sample object: ${describeValue(raw)}` };
   const id = docId(raw);
   if (id === null) return { skip: `not an lm-eval sample: no doc_id (keys ${Object.keys(raw).slice(0, 6).join(', ')})` };
   if ('logit_0' in raw) return writeOutRecord(raw, id, ctx);
@@ -275,7 +276,7 @@ export function sampleRecord(raw: unknown, ctx: SampleContext): SampleResult {
   const lps = new Array<number>(k);
   for (let i = 0; i < k; i++) {
     const lp = responseScore(fr[i]);
-    if (lp === Infinity) return { skip: `invalid loglikelihood for option ${i}: ${JSON.stringify(fr[i])}` };
+    if (lp === Infinity) return { skip: `invalid loglikelihood for option ${i}: ${describeValue(fr[i])}` };
     lps[i] = lp;
   }
   const g = goldIndex(doc, raw.target, k, scored, display, multipleInput);
