@@ -67,6 +67,9 @@ describe('inputs are never overwritten, outputs never read back', () => {
     const res = await runCli(['fit', b, '-o', join(tmp.dir, 'x.json')]);
     expect(res.code).toBe(1);
     expect(res.err).toMatch(/swap-bundle\.json: this is an llm-nrm output .*were the arguments swapped\?/);
+    const score = await runCli(['score', r, b]);
+    expect(score.code).toBe(1);
+    expect(score.err).toMatch(/r\.jsonl is not a calibration bundle but .*swap-bundle\.json is: were the arguments swapped\?/);
   });
 
   it('- reads standard input and a UTF-8 BOM is accepted (the built bin)', () => {

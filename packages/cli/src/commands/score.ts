@@ -4,7 +4,7 @@ import {
   LlmNrmError, parseBundle, scoreResponses,
   type CalibrationBundle, type LlmScore, type RecordSource, type ResponseRecord,
 } from '@llm-nrm/core';
-import { newReport, readResponsesWithSources, writeFileAtomic } from '@llm-nrm/adapters';
+import { isToolOutput, newReport, readResponsesWithSources, writeFileAtomic } from '@llm-nrm/adapters';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, toolVersion } from '../provenance.js';
 import { fitProgress } from './fit.js';
@@ -77,7 +77,16 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     } catch (e) {
       throw new LlmNrmError('IO', `cannot read ${argv.bundle}: ${(e as Error).message}`, { cause: e, file: argv.bundle });
     }
-    const bundle = parseBundle(text, argv.bundle);
+    let bundle: CalibrationBundle;
+    try {
+      bundle = parseBundle(text, argv.bundle);
+    } catch (e) {
+      // `score responses.jsonl bundle.json`: say so rather than "not a valid calibration bundle".
+      if (e instanceof LlmNrmError && e.code === 'INVALID_BUNDLE' && (await isToolOutput(argv.responses))) {
+        throw new LlmNrmError('INVALID_OPTION', `${argv.bundle} is not a calibration bundle but ${argv.responses} is: were the arguments swapped? (llm-nrm score <bundle> <responses>)`, { cause: e });
+      }
+      throw e;
+    }
     const report = newReport();
     const records: ResponseRecord[] = [];
     const sources: RecordSource[] = [];
