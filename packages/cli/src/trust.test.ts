@@ -1,8 +1,9 @@
 // The reported cases of "trust on messy real input", end to end through the CLI on the real
 // fixtures (damaged or rearranged copies and links made here, in a temp folder).
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bankRecords, parseBundle, simulateFleet } from '@llm-nrm/core';
 import { readResponses } from '@llm-nrm/adapters';
@@ -81,6 +82,35 @@ describe('inputs are never overwritten, outputs never read back', () => {
     const bad = spawnSync(process.execPath, [bin, 'fit', '-', '-o', join(tmp.dir, 'stdin.json')], { input: simLines[0] + '\n{"model": "m", "item"\n', encoding: 'utf8' });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/^llm-nrm: -:2: malformed JSON/);
+  });
+});
+
+describe('damage is an error unless asked otherwise, and never silent', () => {
+  it('a cut samples_*.jsonl.gz: exit 1 naming the file, no output; --skip-invalid lists the loss on stderr', async () => {
+    const dir = join(tmp.dir, 'cut');
+    mkdirSync(dir);
+    const gz = gzipSync(readFileSync(fixture('lm-eval-harness/kt-lm-evaluation-harness/output/gpt-4o/samples_winogrande_2024-12-23T14-29-31.806745.jsonl')));
+    const cut = join(dir, 'samples_winogrande_2024-12-23T14-29-31.806745.jsonl.gz');
+    writeFileSync(cut, gz.subarray(0, Math.floor(gz.length / 2)));
+    writeFileSync(join(dir, 'more.jsonl'), simLines.join('\n') + '\n');
+    const out = join(tmp.dir, 'cut.jsonl');
+    const strict = await runCli(['convert', dir, '-o', out]);
+    expect(strict.code).toBe(1);
+    expect(strict.err).toContain(cut);
+    expect(strict.err).toMatch(/--skip-invalid/);
+    expect(existsSync(out)).toBe(false);
+    const lenient = await runCli(['convert', dir, '-o', out, '--skip-invalid']);
+    expect(lenient.code).toBe(0);
+    expect(lenient.out).toBe('');
+    expect(lenient.err).toMatch(new RegExp(`skipped 1 unit in 1 file:\\n  1 in ${cut.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  it('an input with nothing usable is an error, and writes nothing', async () => {
+    const out = join(tmp.dir, 'nothing.jsonl');
+    const res = await runCli(['convert', fixture('helm/every_eval_ever/narrative_qa-model=openai_gpt2'), '-o', out, '--skip-invalid']);
+    expect(res.code).toBe(1);
+    expect(res.err).toMatch(/no usable multiple-choice response/);
+    expect(existsSync(out)).toBe(false);
   });
 });
 
