@@ -31,6 +31,8 @@ for (const r of rows) {
   console.log(`| ${r.target} | ${r.cases} | ${r.seconds.toFixed(1)} | ${(r.cases / r.seconds).toFixed(0)} | ${r.clean} | ${r.listedLoss} | ${r.typedErrors} | ${r.validShorter} |`);
 }
 if (res.status !== 0) {
-  console.log('\nPROPERTY FAILURES:\n' + (res.stdout + res.stderr).split('\n').filter((l) => /Counterexample|Caused by|FAIL|×/.test(l)).join('\n'));
+  const all = (res.stdout + res.stderr).split('\n');
+  const found = all.filter((l) => /Counterexample|Caused by|FAIL|×|Assertion failed|untyped|silent loss/.test(l));
+  console.log('\nPROPERTY FAILURES:\n' + (found.length > 0 ? found : all.slice(-40)).join('\n'));
   process.exit(1);
 }

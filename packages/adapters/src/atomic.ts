@@ -134,6 +134,8 @@ export async function writeStreamAtomic(path: string, source: Readable | AsyncIt
     await rename(tmp, target.path);
   } catch (e) {
     await rm(tmp, { force: true });
+    // A failure of the input being streamed in blames the input, not this output.
+    if (e instanceof LlmNrmError && e.file !== path) throw e;
     throw new LlmNrmError('IO', `cannot write ${path}: ${(e as Error).message}`, { cause: e, file: path });
   } finally {
     liveTemps.delete(tmp);
