@@ -24,3 +24,10 @@ export {
 export { FORMAT_NAMES, detectFormat, detectInputs, firstObjectKeys, formatFromKeys, type DetectOptions, type DetectedInput } from './detect.js';
 export { readAnyResponses, type AnyResponses, type ReadAnyOptions } from './readAnyResponses.js';
 export { READERS, convertPaths, convertSourced, type ConvertedRecord, type ConvertOptions, type ConvertRow, type ConvertSummary } from './convert.js';
+export { HARNESS_EXPORTERS, harnessExporter } from './export/exporters.js';
+export type { ExportedFile, HarnessExporter } from './export/harnessExporter.js';
+export { lmEvalTaskYaml } from './export/lmEvalExporter.js';
+export { openAIEvalName } from './export/openaiEvalsExporter.js';
+export { NRM_LMEVAL_PY } from './export/nrmLmEvalPy.js';
+export { tinyItemsJsonl, type TinyAccuracy, type TinyBank, type TinyItem, type TinyPackage } from './export/tinyPackage.js';
+export { tinyPackage, writeTinyPackage, type WriteTinyPackageOptions, type WriteTinyPackageResult } from './export/writeTinyPackage.js';

@@ -27,6 +27,11 @@ export {
   llmCrossValidate, type LlmCrossValidateOptions, type LlmCrossValidation, type LlmCvRow, type ThetaEstimator,
 } from './llmCrossValidate.js';
 export { selectItems, type ItemSelection, type SelectItemsOptions } from './selectItems.js';
+export { selectForRange, type RangeSelection, type SelectForRangeOptions } from './selectForRange.js';
+export { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve, type AccuracyCurveOptions } from './accuracyCurve.js';
+export {
+  STUDY_METHODS, selectionStudy, type SelectionStudy, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod,
+} from './selectionStudy.js';
 export { compression, type Compression, type CompressionOptions, type CompressionPoint } from './compression.js';
 export {
   calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint,

@@ -1,4 +1,5 @@
 import { LlmNrmError } from './errors.js';
+import { itemContentSha256 } from './itemContent.js';
 import { MAX_OPTIONS, parseResponseRecord } from './record/parseResponseRecord.js';
 import type { ItemSpec, RecordSource, ResponseRecord } from './types.js';
 
@@ -216,6 +217,12 @@ export function bankFromRecords(
           throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has other option texts here than elsewhere (${JSON.stringify(r.options[0]?.slice(0, 40))}... vs ${JSON.stringify(spec.options[0]?.slice(0, 40))}...): two items share this id; resolveItemVersions (--item-versions) tells them apart`);
         }
       }
+      // A calibrated item answered on another text is another item: never score it as this one.
+      const content = typeof r.prompt === 'string' && Array.isArray(r.continuations) ? itemContentSha256(r.prompt, r.continuations) : undefined;
+      const calibrated = known !== undefined ? items[known]!.contentSha256 : undefined;
+      if (fixedItems && content !== undefined && calibrated !== undefined && content !== calibrated) {
+        throw new LlmNrmError('CONTENT_CHANGED', `item ${JSON.stringify(r.item)} was answered on another prompt or continuations than it was calibrated on (content sha256 ${content.slice(0, 12)}..., calibrated ${calibrated.slice(0, 12)}...)`);
+      }
       const sig = r.position !== undefined ? checkPosition(r.position, k) : '';
       const dist = recordDistribution(r, k);
       if (r.leakage !== undefined && (typeof r.leakage !== 'number' || !(r.leakage >= 0 && r.leakage <= 1))) {
@@ -228,6 +235,8 @@ export function bankFromRecords(
         const spec: ItemSpec = { id: r.item, key: r.key, nOptions: k };
         if (r.benchmark !== undefined) spec.benchmark = r.benchmark;
         if (r.options !== undefined) spec.options = r.options.slice();
+        if (r.source !== undefined) spec.source = { ...r.source };
+        if (content !== undefined) spec.contentSha256 = content;
         items.push(spec);
         itemIndex.set(r.item, ii);
       } else if (r.options !== undefined && items[ii]!.options === undefined) {

@@ -83,3 +83,31 @@ describe('scoreResponses', () => {
     expect(() => scoreResponses(bundle, [r], { file: 'new.jsonl' })).toThrow(/new.jsonl:1: item not in the calibrated bank: "elsewhere\/1"/);
   });
 });
+
+describe('item content in the bundle', () => {
+  it('carries source and contentSha256 from the records, validates, and refuses a changed text at scoring', async () => {
+    const { bankFromRecords: fromRecords, fit: fitBank, toBundle: bundleOf, validateBundle: validate, scoreResponses: score, itemContentSha256: hash } = await import('./index.js');
+    const recs = [];
+    for (let j = 0; j < 6; j++) {
+      for (let i = 0; i < 8; i++) {
+        const p = [0.2, 0.2, 0.2, 0.2];
+        p[(i + j) % 4] = 0.4 + 0.05 * j;
+        recs.push({ model: `m${j}`, item: `t/${i}`, key: i % 4, probs: p, prompt: `Q${i}\nAnswer:`, continuations: [' A', ' B', ' C', ' D'], source: { harness: 'lm-eval', task: 't', docId: String(i) } });
+      }
+    }
+    const { bank } = fromRecords(recs);
+    const b = bundleOf(fitBank(bank, { model: 'llm-nrm', standardErrors: false }), { version: 'test' });
+    expect(b.items[3]!.source).toEqual({ harness: 'lm-eval', task: 't', docId: '3' });
+    expect(b.items[3]!.contentSha256).toBe(hash('Q3\nAnswer:', [' A', ' B', ' C', ' D']));
+    expect(validate(JSON.parse(JSON.stringify(b)))).toBeTruthy();
+    expect(() => validate({ ...b, items: [{ ...b.items[0]!, contentSha256: 'nothex' }, ...b.items.slice(1)] })).toThrow(/contentSha256/);
+    // Same text: scored; edited prompt: CONTENT_CHANGED, or skipped and counted under skipInvalid.
+    const fresh = recs.filter((r) => r.model === 'm2').map((r) => ({ ...r, model: 'new' }));
+    expect(score(b, fresh).llms[0]!.cells).toBe(8);
+    const edited = fresh.map((r, i) => (i === 0 ? { ...r, prompt: 'Q0 (edited)\nAnswer:' } : r));
+    expect(() => score(b, edited)).toThrow(expect.objectContaining({ code: 'CONTENT_CHANGED', message: expect.stringMatching(/"t\/0" was answered on another prompt/) }));
+    const skipped = score(b, edited, { skipInvalid: true });
+    expect(skipped.stats.skipped).toBe(1);
+    expect(skipped.llms[0]!.cells).toBe(7);
+  });
+});

@@ -6,7 +6,7 @@ import { itemDifficulties } from './fit.js';
 import { binaryLayout, llmNrmLayout, sigmoid, softplus, softplusInv, type Layout } from './layout.js';
 import type { Priors } from './objective.js';
 import schema from './schema/calibration-bundle.schema.json' with { type: 'json' };
-import type { ItemSpec, LlmNrmParts, ModelName } from './types.js';
+import type { ItemSource, ItemSpec, LlmNrmParts, ModelName } from './types.js';
 
 /** The calibration bundle (schema: schema/calibration-bundle.schema.json, `schemaVersion` 1). */
 export interface CalibrationBundle {
@@ -64,6 +64,10 @@ export interface BundleItem {
   /** Binary models: discrimination, intercept, guess and upper asymptote. */
   irt?: { discrimination: number; intercept: number; guess: number; upper: number };
   informativeDistractors?: number[];
+  /** Where the item came from in its harness. */
+  source?: ItemSource;
+  /** `itemContentSha256(prompt, continuations)` of the calibration text. */
+  contentSha256?: string;
 }
 
 /** JSON Schema of the bundle, as published in the package (`@llm-nrm/core/schema`). */
@@ -160,6 +164,8 @@ export function toBundle(
     const out: BundleItem = { id: it.id, key: it.key, nOptions: it.nOptions, a: [], c: [], difficulty: diff[i]! };
     if (it.benchmark !== undefined) out.benchmark = it.benchmark;
     if (it.options !== undefined) out.options = it.options;
+    if (it.source !== undefined) out.source = it.source;
+    if (it.contentSha256 !== undefined) out.contentSha256 = it.contentSha256;
     if (L.kind === 'llm-nrm') {
       const io = bank.itemOffsets[i]!;
       out.a = centered(x, L.a + io, it.nOptions);
@@ -199,6 +205,8 @@ export function bundleItems(bundle: CalibrationBundle): ItemSpec[] {
     const s: ItemSpec = { id: it.id, key: it.key, nOptions: it.nOptions };
     if (it.benchmark !== undefined) s.benchmark = it.benchmark;
     if (it.options !== undefined) s.options = it.options;
+    if (it.source !== undefined) s.source = it.source;
+    if (it.contentSha256 !== undefined) s.contentSha256 = it.contentSha256;
     return s;
   });
 }

@@ -13,6 +13,7 @@ export type LlmNrmErrorCode =
   | 'INVALID_OPTION' // a function/CLI option has an invalid value
   | 'INVALID_BUNDLE' // a calibration bundle failed schema validation
   | 'UNKNOWN_ITEM' // responses refer to items that the bundle does not hold
+  | 'CONTENT_CHANGED' // a response's prompt/continuations differ from the text its item was calibrated on
   | 'IO' // reading or writing a file failed
   | 'FORMAT'; // a harness file could not be parsed or its format not recognised
 

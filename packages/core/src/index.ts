@@ -25,12 +25,14 @@ export {
   thetaStandardErrors, type FitOptions, type FitResult,
 } from './fit.js';
 export { predictor, wrongOptionShares, type Predictor } from './predict.js';
+export { itemContentSha256 } from './itemContent.js';
 export { randomSource, shuffled, type Random } from './random.js';
 export { PAPER_OPTION_WEIGHTS, bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
 export {
   BUNDLE_SCHEMA_VERSION, CALIBRATION_BUNDLE_SCHEMA, bundleItems, bundleParameters, parseBundle, toBundle, validateBundle,
   type BundleItem, type BundleLlm, type BundleWarning, type CalibrationBundle,
 } from './bundle.js';
-export { scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
+export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
+export { SCORE_P_FLOOR, fleetNuisance, minimiseTheta, scoreThetaAlone } from './scoreThetaAlone.js';
 export { ITEM_STEP_CAP, LLM_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';
 export { itemDifficultyGrad } from './difficulty.js';

@@ -54,6 +54,10 @@ export interface ItemSpec {
   nOptions: number;
   benchmark?: string;
   options?: string[];
+  /** Where the item came from in its harness (from its first record that says). */
+  source?: ItemSource;
+  /** `itemContentSha256(prompt, continuations)` of the text the item was calibrated on. */
+  contentSha256?: string;
 }
 
 /** Model families `fit` understands. */

@@ -138,7 +138,32 @@ function instanceOptions(inst: Json): { options: string[]; key: number; multi: b
 
 function baseRecord(ctx: RunContext, inst: Json, o: { options: string[]; key: number; multi: boolean }): ResponseRecord {
   if (o.multi) ctx.counts.multiLabel++;
-  return { model: ctx.model, item: instanceItem(ctx, inst), benchmark: ctx.benchmark, key: o.key, options: o.options };
+  const rec: ResponseRecord = { model: ctx.model, item: instanceItem(ctx, inst), benchmark: ctx.benchmark, key: o.key, options: o.options };
+  rec.source = { harness: 'helm', task: ctx.benchmark, docId: String(inst?.id ?? '') };
+  if (typeof inst?.split === 'string') rec.source.split = inst.split;
+  return rec;
+}
+
+/** Joint prompt: the request prompt, scored by the option letter that follows it (" A"). */
+function jointContent(rec: ResponseRecord, rs: Json, labels: readonly string[]): void {
+  const prompt = rs?.request?.prompt;
+  if (typeof prompt !== 'string') return;
+  rec.prompt = prompt;
+  rec.continuations = labels.map((l) => ` ${l}`);
+}
+
+/**
+ * Separate prompts: one request per reference whose prompt ends with that reference's text. The
+ * shared head is the prompt, each tail the scored continuation; unset when they do not split so.
+ */
+function separateContent(rec: ResponseRecord, byRef: Map<string, Json>, options: readonly string[]): void {
+  const prompts = options.map((_, k) => byRef.get(`${k}\u0000original`)?.request?.prompt);
+  if (!prompts.every((p): p is string => typeof p === 'string')) return;
+  const heads = prompts.map((p, k) => (p.endsWith(options[k]!) ? p.slice(0, p.length - options[k]!.length).replace(/ $/, '') : null));
+  const head = heads[0];
+  if (head === null || head === undefined || !heads.every((h) => h === head)) return;
+  rec.prompt = head;
+  rec.continuations = prompts.map((p) => p.slice(head.length));
 }
 
 function* jointRecords(ctx: RunContext, states: Json[]): Generator<ResponseRecord> {
@@ -153,6 +178,7 @@ function* jointRecords(ctx: RunContext, states: Json[]): Generator<ResponseRecor
     if (Number(rs.train_trial_index ?? 0) > 0) ctx.counts.trials++;
     const rec = baseRecord(ctx, inst, o);
     const labels = jointLabels(ctx.adapterSpec, o.options.length);
+    jointContent(rec, rs, labels);
     const completion = rs?.result?.completions?.[0];
     if (rs?.result?.success === false || completion === undefined) {
       rec.choice = null;
@@ -221,6 +247,7 @@ function* separateRecords(ctx: RunContext, states: Json[]): Generator<ResponseRe
     }
     if (trial > 0) ctx.counts.trials++;
     const rec = baseRecord(ctx, inst, o);
+    separateContent(rec, byRef, o.options);
     const scores: number[] = [];
     for (let k = 0; k < n && scores.length === k; k++) {
       const orig = continuationLogprob(byRef.get(`${k}\u0000original`));

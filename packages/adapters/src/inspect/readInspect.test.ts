@@ -117,7 +117,12 @@ describe('readInspect on the real fixtures (golden)', () => {
   it('both .eval archives (with and without summary choices) give the same record', async () => {
     const a = await collect(join(root, 'inspect_ai-tests', 'mmlu-summary-choices.eval'));
     const b = await collect(join(root, 'inspect_ai-tests', 'mmlu-no-summary-choices.eval'));
-    expect(a.records).toEqual([{ model: 'openai/gpt-4o', item: 'mmlu_0_shot/1', benchmark: 'mmlu_0_shot', key: 0, options: ['6.0 e', '6.8 eV', '12.2 eV', '13.6 eV'], choice: 2 }]);
+    const { prompt: p, continuations, source, ...rest } = a.records[0]!;
+    expect([rest]).toEqual([{ model: 'openai/gpt-4o', item: 'mmlu_0_shot/1', benchmark: 'mmlu_0_shot', key: 0, options: ['6.0 e', '6.8 eV', '12.2 eV', '13.6 eV'], choice: 2 }]);
+    // The prompt is the user message the model saw; each option is answered by its letter.
+    expect(p).toMatch(/^Answer the following multiple choice question\..*\n\nA\) 6\.0 e\nB\) 6\.8 eV\nC\) 12\.2 eV\nD\) 13\.6 eV$/s);
+    expect(continuations).toEqual(['A', 'B', 'C', 'D']);
+    expect(source).toEqual({ harness: 'inspect', task: 'mmlu_0_shot', docId: '1' });
     expect(b.records).toEqual(a.records);
   });
 
@@ -235,7 +240,11 @@ describe('readInspect on synthetic logs', () => {
   function check(records: ResponseRecord[], report: ReadReport, file: string) {
     expect(records).toHaveLength(expected.length);
     records.forEach((r, i) => {
-      const { probs, leakage, ...rest } = r;
+      const { probs, leakage, prompt: p, continuations, source, ...rest } = r;
+      expect(source).toEqual({ harness: 'inspect', task: 'toy', docId: r.item.slice('toy/'.length) });
+      expect(p).toBe(prompt(`question ${source!.docId}`, r.options!));
+      // Continuations are the letters shown for each content option (un-shuffled by position).
+      expect(continuations).toEqual(r.options!.map((_, k) => String.fromCharCode(65 + (r.position?.[k] ?? k))));
       const { probs: eProbs, leakage: eLeak, ...eRest } = expected[i]!;
       expect(rest).toEqual(eRest);
       if (eProbs !== undefined) {

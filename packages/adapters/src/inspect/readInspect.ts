@@ -96,6 +96,21 @@ function answerTopLogprobs(output: Json, n: number): TopLogprob[] | null {
   return null;
 }
 
+/**
+ * Prompt, continuations and source of a sample: the prompt is the user message the model saw (the
+ * rendered question and choices), else the sample input; the answer is read from the option letter
+ * the model wrote, so each option's continuation is its displayed letter.
+ */
+function sampleContent(rec: ResponseRecord, sample: Json, ctx: LogContext, pos: number[] | null): void {
+  const user = Array.isArray(sample?.messages) ? sample.messages.find((m: Json) => m?.role === 'user') : undefined;
+  const prompt = user !== undefined ? contentText(user.content) : typeof sample?.input === 'string' ? sample.input : Array.isArray(sample?.input) ? contentText(sample.input.find((m: Json) => m?.role === 'user')?.content) : '';
+  if (prompt !== '') {
+    rec.prompt = prompt;
+    rec.continuations = rec.options!.map((_, k) => displayLetter(pos === null ? k : pos[k]!));
+  }
+  rec.source = { harness: 'inspect', task: ctx.benchmark, docId: String(sample?.id ?? '') };
+}
+
 /** The record of one sample, or a skip reason. */
 function sampleRecord(sample: Json, ctx: LogContext, scorer: string | undefined): ResponseRecord | string {
   const where = `sample ${describeValue(sample?.id)} epoch ${sample?.epoch ?? 1}`;
@@ -110,11 +125,15 @@ function sampleRecord(sample: Json, ctx: LogContext, scorer: string | undefined)
   if (target === null) return `${where}: target is not an option letter: ${describeValue(sample.target)}`;
   if (target.length > 1) ctx.counts.multiTarget++;
   if (Number(sample.epoch ?? 1) > 1) ctx.counts.epochs++;
-  const rec: ResponseRecord = { model: ctx.model, item: `${ctx.benchmark}/${sample.id}`, benchmark: ctx.benchmark, key: target[0]!, options };
+  // A sample whose metadata names its item (llm-nrm's published tiny tasks do) keeps that id.
+  const metaId = sample?.metadata?.item_id;
+  const item = typeof metaId === 'string' && metaId !== '' ? metaId : `${ctx.benchmark}/${sample.id}`;
+  const rec: ResponseRecord = { model: ctx.model, item, benchmark: ctx.benchmark, key: target[0]!, options };
   const scores = sample.scores ?? {};
   const score = scorer !== undefined ? scores[scorer] : undefined;
   const pos = displayedPositions(sample, options, score, ctx);
   if (pos !== null) rec.position = pos;
+  sampleContent(rec, sample, ctx, pos);
   if (sample.error !== undefined && sample.error !== null) {
     rec.choice = null;
     ctx.counts.missing++;

@@ -57,7 +57,9 @@ describe('readLmEvalHarness', () => {
     );
     const report = newReport();
     const rs = await read(f, { report });
-    expect(rs[0]).toEqual({ model: 'EleutherAI/pythia-160m', item: 'hellaswag/0', benchmark: 'hellaswag', key: 2, options: ['x', 'y', 'z'], logprobs: [-1.5, -Infinity, -0.5] });
+    expect(rs[0]).toEqual({ model: 'EleutherAI/pythia-160m', item: 'hellaswag/0', benchmark: 'hellaswag', key: 2, options: ['x', 'y', 'z'], logprobs: [-1.5, -Infinity, -0.5],
+      prompt: 'ctx', continuations: [' x', ' y', ' z'], source: { harness: 'lm-eval', task: 'hellaswag', docId: '0' },
+    });
     expect(rs[1]).toMatchObject({ item: 'hellaswag/1', key: 0, choice: null, nOptions: 3 });
     expect(report.notes[0]).toMatch(/JSON array \(v0\.4\.0-0\.4\.2\).*task 'hellaswag' \(results\.json tasks\); model 'EleutherAI\/pythia-160m' \(results\.json config\.model_args\).*2 NaN option scores.*1 samples with no finite/);
   });
@@ -110,6 +112,21 @@ describe('readLmEvalHarness', () => {
     expect(rs[3]!.logprobs).toEqual([-1, -2]);
     expect(report.skipped).toEqual([{ file: f, line: 5, reason: 'gold out of range: -100 (2 options)' }]);
     expect(report.notes[0]).toMatch(/1 samples with several true options.*1 acc_mutual_info/);
+    // Multiple-input (winogrande) has k contexts and one continuation: no single prompt to record.
+    expect(rs[1]!.prompt).toBeUndefined();
+    expect(rs[1]!.continuations).toBeUndefined();
+    expect(rs[1]!.source).toEqual({ harness: 'lm-eval', task: 'mix', docId: '1' });
+    // acc_mutual_info: the conditional half is the request.
+    expect([rs[3]!.prompt, rs[3]!.continuations]).toEqual(['c', [' a', ' b']]);
+  });
+
+  it("keeps a doc's own item_id (published tiny tasks) and records prompt, continuations and source", async () => {
+    const a = mcLine(0, [-1, -2], 1, { doc: { item_id: 'mmlu/17', prompt: 'Q0\nAnswer:' } }, ['x', 'y']);
+    const b = mcLine(1, [-1, -2], 0, { doc: { item_id: '' } }, ['x', 'y']);
+    const f = put('itemid/m/samples_tiny_mmlu_2024-01-01T00-00-00.000001.jsonl', [a, b].join('\n') + '\n');
+    const rs = await read(f, { report: newReport() });
+    expect(rs.map((r) => r.item)).toEqual(['mmlu/17', 'tiny_mmlu/1']);
+    expect(rs[0]).toMatchObject({ prompt: 'Q0\nAnswer:', continuations: [' x', ' y'], source: { harness: 'lm-eval', task: 'tiny_mmlu', docId: '0' } });
   });
 
   it('reports Git LFS pointers and broken records with file and line, and reads the rest of the folder', async () => {

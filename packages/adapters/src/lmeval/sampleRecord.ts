@@ -1,5 +1,5 @@
 import { describeValue } from '@llm-nrm/core';
-import type { ResponseRecord } from '@llm-nrm/core';
+import type { ItemSource, ResponseRecord } from '@llm-nrm/core';
 import type { OptionScoring } from '../reader.js';
 import { goldIndex, letterLabels } from './goldIndex.js';
 import { codePointLength, leafNumber, utf8Length } from './leafValues.js';
@@ -10,6 +10,7 @@ export interface LmEvalTaskConfig {
   target_delimiter?: string;
   fewshot_delimiter?: string;
   doc_to_choice?: unknown;
+  test_split?: string;
 }
 
 /** What one file's conversion counted, summarised in the report notes. */
@@ -40,6 +41,23 @@ export interface SampleContext {
   score: OptionScoring;
   config?: LmEvalTaskConfig | undefined;
   counts: SampleCounts;
+}
+
+/**
+ * The item id of a sample: a doc that carries its own string `item_id` (llm-nrm's published tiny
+ * tasks do) keeps it, so a tiny run matches the bank's items; otherwise `<task>/<doc_id>`.
+ */
+function sampleItemId(raw: Obj, task: string, id: string): string {
+  const doc = raw.doc;
+  if (isObj(doc) && typeof doc.item_id === 'string' && doc.item_id !== '') return doc.item_id;
+  return `${task}/${id}`;
+}
+
+/** Where the sample came from: harness, task, doc id and (from the task config) split. */
+function sampleSource(ctx: SampleContext, id: string): ItemSource {
+  const s: ItemSource = { harness: 'lm-eval', task: ctx.task, docId: id };
+  if (typeof ctx.config?.test_split === 'string') s.split = ctx.config.test_split;
+  return s;
 }
 
 /** A converted sample (with its filter name), or why it was skipped. */
@@ -164,7 +182,7 @@ function writeOutRecord(raw: Obj, id: string, ctx: SampleContext): SampleResult 
   const t = raw.truth;
   const key = typeof t === 'number' ? t : typeof t === 'string' && /^\d+$/.test(t.trim()) ? Number(t) : NaN;
   if (!(Number.isInteger(key) && key >= 0 && key < lps.length)) return { skip: `gold out of range: truth ${describeValue(t)} (${lps.length} options)` };
-  const base: ResponseRecord = { model: ctx.model, item: `${ctx.task}/${id}`, benchmark: ctx.task, key, options };
+  const base: ResponseRecord = { model: ctx.model, item: `${ctx.task}/${id}`, benchmark: ctx.task, key, options, source: sampleSource(ctx, id) };
   return { record: softOrMissing(base, scoreOptions(lps, options, ctx.score, ctx.counts), ctx.counts), filter: 'none' };
 }
 
@@ -231,7 +249,12 @@ function generatedRecord(raw: Obj, id: string, ctx: SampleContext, filter: strin
     if (i < 0) ctx.counts.unmatchedAnswers++;
     choice = i < 0 ? null : i;
   }
-  const record: ResponseRecord = { model: ctx.model, item: `${ctx.task}/${id}`, benchmark: ctx.task, key, options: opts.options, choice, nOptions: k };
+  const record: ResponseRecord = { model: ctx.model, item: sampleItemId(raw, ctx.task, id), benchmark: ctx.task, key, options: opts.options, choice, nOptions: k };
+  // A generated answer scored no continuation: the prompt is exact, `continuations` stay unset.
+  const args = requestArgs(raw.arguments);
+  const prompt = args?.[0]?.[0];
+  if (typeof prompt === 'string') record.prompt = prompt;
+  record.source = sampleSource(ctx, id);
   return { record, filter };
 }
 
@@ -282,6 +305,14 @@ export function sampleRecord(raw: unknown, ctx: SampleContext): SampleResult {
   const g = goldIndex(doc, raw.target, k, scored, display, multipleInput);
   if ('error' in g) return { skip: g.error };
   if (g.multi) ctx.counts.multiGold++;
-  const base: ResponseRecord = { model: ctx.model, item: `${ctx.task}/${id}`, benchmark: ctx.task, key: g.key, options: display };
+  const base: ResponseRecord = { model: ctx.model, item: sampleItemId(raw, ctx.task, id), benchmark: ctx.task, key: g.key, options: display };
+  // One context scored against k continuations: that pair is the exact request. Multiple-input
+  // tasks (winogrande's loglikelihood form) score one continuation after k contexts, which no
+  // single prompt represents: their prompt stays unset (publish refuses or renders one).
+  if (!multipleInput && args.slice(0, k).every((a) => a[0] === args[0]![0]) && typeof args[0]![0] === 'string') {
+    base.prompt = args[0]![0];
+    base.continuations = conts;
+  }
+  base.source = sampleSource(ctx, id);
   return { record: softOrMissing(base, scoreOptions(lps, scored, ctx.score, ctx.counts), ctx.counts), filter };
 }

@@ -42,4 +42,14 @@ describe('readNaepRotations', () => {
     // The oracle's logit 1 sits on the key in content order under every rotation.
     for (const r of oracle) expect(r.logprobs!.indexOf(1)).toBe(r.key);
   });
+
+  it('carries the stem from the item file as the prompt, and where the item came from', async () => {
+    const records = await read();
+    const r = records.find((x) => x.item === 'history/NAEP-H110201')!;
+    expect(r.prompt).toBe('What were European explorers such as Henry Hudson looking for when they sailed the coast and rivers of North America in the 1600s?');
+    // No continuations: the rotated prompts the logits were read from are not in the fixture.
+    expect(r.continuations).toBeUndefined();
+    expect(r.source).toEqual({ harness: 'naep', task: 'history', docId: 'NAEP-H110201' });
+    expect(records.every((x) => x.source?.harness === 'naep' && typeof x.prompt === 'string')).toBe(true);
+  });
 });

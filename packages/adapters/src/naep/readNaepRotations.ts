@@ -21,6 +21,8 @@ const RESPONSES_NAME = /^naep-(.+?)-responses-(.+)\.jsonl(?:\.gz)?$/;
 interface NaepItem {
   key: number;
   options: string[];
+  /** The question text of the item file. */
+  stem?: string;
 }
 
 async function listFiles(dir: string, out: string[]): Promise<void> {
@@ -76,7 +78,9 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
         report.skipped.push({ file: f, line: v.line, reason: `invalid item: ${describeValue(v.value)}` });
         continue;
       }
-      map.set(o.item_id, { key: o.correct_option_index as number, options: opts.map(String) });
+      const it: NaepItem = { key: o.correct_option_index as number, options: opts.map(String) };
+      if (typeof (o as { stem?: unknown }).stem === 'string') it.stem = (o as { stem: string }).stem;
+      map.set(o.item_id, it);
     }
   }
   if (items.size === 0) throw new LlmNrmError('FORMAT', 'no naep-<subject>-items.jsonl file found', { file: dir });
@@ -125,6 +129,10 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
         yield {
           model: name, item: `${subject}/${o.item_id as string}`, benchmark: subject, key: item.key, options: item.options,
           logprobs: row, position: Array.from({ length: k }, (_, i) => (((i - r) % k) + k) % k),
+          // The item file holds the question, not the rotated prompt each response was read from:
+          // `prompt` is the stem alone, without continuations (publish renders a prompt from it).
+          ...(item.stem !== undefined ? { prompt: item.stem } : {}),
+          source: { harness: 'naep', task: subject, docId: o.item_id as string },
         };
       }
     }

@@ -106,7 +106,11 @@ describe('readOpenAIEvals on synthetic logs', () => {
     const path = writeLog('mcq.jsonl', mcqLog());
     const { records, report } = await collect(path);
     // Emitted as soon as both events of a sample are seen: val.1 completes before val.0.
-    expect(records).toEqual([
+    // Each record keeps the sampled prompt; its continuations are the letters the options were shown under.
+    expect(records.map((r) => r.continuations)).toEqual([['B', 'A', 'C'], ['C', 'B', 'A', 'D'], ['A', 'B']]);
+    expect(records[0]!.prompt).toMatch(/^Q1\?\nA\) tibia\nB\) femur\nC\) ulna/);
+    expect(records[0]!.source).toEqual({ harness: 'openai-evals', task: 'mmlu-anatomy', docId: 'mmlu-anatomy.val.1' });
+    expect(records.map(({ prompt: _p, continuations: _c, source: _s, ...r }) => r)).toEqual([
       // shown [tibia, femur, ulna] -> sorted [femur, tibia, ulna]; A (tibia) = 1, C (ulna) = 2
       { model: 'gpt-3.5-turbo', item: 'mmlu-anatomy/val.1', benchmark: 'mmlu-anatomy', key: 1, options: ['femur', 'tibia', 'ulna'], choice: 2, position: [1, 0, 2] },
       // shown [liver, heart, brain, lung] -> sorted [brain, heart, liver, lung]; B (heart) = 1
@@ -138,7 +142,10 @@ describe('readOpenAIEvals on synthetic logs', () => {
       { final_report: { accuracy: 0.5 } },
     ], true);
     const { records, report } = await collect(path, { model: 'my-agent' });
-    expect(records).toEqual([{ model: 'my-agent', item: 'test-match/s1.0', benchmark: 'test-match', key: 2, options: ['cat', 'dog', 'cow'], choice: 2 }]);
+    expect(records).toEqual([{
+      model: 'my-agent', item: 'test-match/s1.0', benchmark: 'test-match', key: 2, options: ['cat', 'dog', 'cow'], choice: 2,
+      prompt: abc('Pick one', ['cat', 'dog', 'cow']), continuations: ['A', 'B', 'C'], source: { harness: 'openai-evals', task: 'test-match', docId: 'test-match.s1.0' },
+    }]);
     expect(report.skipped).toEqual([{ file: path, line: 5, reason: 'sample test-match.s1.2: no "A) ... B) ..." options in the prompt (not multiple choice)' }]);
   });
 

@@ -69,9 +69,14 @@ function toRecord(spec: Spec, sampleId: string, p: Pending): ResponseRecord | st
   const picked = firstAnswer(p.match!.data?.picked);
   const choiceShown = picked === null ? null : displayedIndex(picked, shown);
   const rec: ResponseRecord = { model: spec.model, item: itemId(spec, sampleId), benchmark: spec.benchmark, key: keyShown };
+  // The prompt is what was sampled; the Match eval reads the letter, so each option's continuation
+  // is the letter it was shown under.
+  rec.prompt = prompt;
+  rec.source = { harness: 'openai-evals', task: spec.benchmark, docId: sampleId };
   if (!spec.shuffled) {
     rec.options = shown;
     rec.choice = choiceShown;
+    rec.continuations = shown.map((_, d) => displayLetter(d));
     return rec;
   }
   // The dataset order is not logged; a shuffle-free content order is the options sorted by text
@@ -83,6 +88,7 @@ function toRecord(spec: Spec, sampleId: string, p: Pending): ResponseRecord | st
   rec.key = contentOf[keyShown]!;
   rec.choice = choiceShown === null ? null : contentOf[choiceShown]!;
   rec.position = order;
+  rec.continuations = order.map((d) => displayLetter(d));
   return rec;
 }
 

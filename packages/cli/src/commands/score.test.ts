@@ -32,7 +32,9 @@ beforeAll(async () => {
 
 describe('llm-nrm score', () => {
   it('scoring the calibration responses keeps the calibrated order', async () => {
-    const { code, out } = await runCli(['score', bundlePath, calibration, '--json', '-q']);
+    // 60 items: 'auto' would hold the nuisance parameters at the fleet's; re-scoring with the full
+    // per-LLM fit is what must give back the calibration.
+    const { code, out } = await runCli(['score', bundlePath, calibration, '--nuisance', 'fit', '--json', '-q']);
     expect(code).toBe(0);
     const res = JSON.parse(out);
     expect(res.llms).toHaveLength(16);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
 import {
-  LlmNrmError, parseBundle, scoreResponses,
+  FLEET_NUISANCE_BELOW, LlmNrmError, parseBundle, scoreResponses,
   type CalibrationBundle, type LlmScore, type RecordSource, type ResponseRecord,
 } from '@llm-nrm/core';
 import { isToolOutput, newReport, readResponsesWithSources, writeFileAtomic } from '@llm-nrm/adapters';
@@ -14,6 +14,7 @@ interface ScoreArgs {
   responses: string;
   output?: string;
   'skip-invalid': boolean;
+  nuisance: 'auto' | 'fit' | 'fleet';
   json: boolean;
   quiet: boolean;
 }
@@ -61,6 +62,11 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       .positional('responses', { describe: 'Tidy responses of the new LLMs (.jsonl, .jsonl.gz, .arrow, .parquet, or a folder)', type: 'string', demandOption: true })
       .option('output', { alias: 'o', describe: 'Write the scores as JSON', type: 'string', requiresArg: true })
       .option('skip-invalid', { describe: 'Skip (and count) invalid records and responses to items not in the bundle, instead of stopping', type: 'boolean', default: false })
+      .option('nuisance', {
+        describe: `How sharpness, position bias and fallback are scored: fit them with theta, hold them at the calibrated fleet's means ` +
+          `(theta alone), or auto: fleet for an LLM that answered fewer than ${FLEET_NUISANCE_BELOW} items (tiny runs), else fit`,
+        choices: ['auto', 'fit', 'fleet'] as const, default: 'auto' as const,
+      })
       .option('json', { describe: 'Print the scores as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 score bundle.json new-model.jsonl', 'theta ± SE and the place on the leaderboard')
@@ -105,7 +111,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
           `the bundle lacks; --skip-invalid scores the rest)`,
       );
     }
-    const res = scoreResponses(bundle, records, { sources, skipInvalid: argv['skip-invalid'], onProgress: fitProgress(argv.quiet, 'score') });
+    const res = scoreResponses(bundle, records, { sources, skipInvalid: argv['skip-invalid'], nuisance: argv.nuisance, onProgress: fitProgress(argv.quiet, 'score') });
     const skippedInvalid = report.skipped.length + res.stats.skipped - unknown;
     info(argv.quiet, `scored ${res.llms.length} LLMs on ${res.stats.cells} cells against ${bundle.items.length} calibrated items (${bundle.model}, ${bundle.llms.length} calibrated LLMs)`);
     if (unknown > 0) info(argv.quiet, `skipped ${unknown} responses to items not in the bundle`);

@@ -1,0 +1,83 @@
+import { join } from 'node:path';
+import type { ExportedFile, HarnessExporter } from './harnessExporter.js';
+import { NRM_LMEVAL_PY } from './nrmLmEvalPy.js';
+import type { TinyPackage } from './tinyPackage.js';
+
+/** The task YAML. `absItems` (lm-eval < 0.4.9) swaps custom_dataset for `dataset_path: json`. */
+export function lmEvalTaskYaml(pkg: TinyPackage, absItems?: string): string {
+  const b = pkg.bank;
+  const data = absItems === undefined
+    ? ['custom_dataset: !function nrm_lmeval.load_items']
+    : ['dataset_path: json', 'dataset_kwargs:', '  data_files:', `    test: ${JSON.stringify(absItems)}`];
+  return [
+    `# ${b.task}: ${pkg.items.length} items of the llm-nrm tiny benchmark ${JSON.stringify(b.name)} (llm-nrm ${b.tool.version}).`,
+    '# nrm_theta / nrm_theta_se: ability on the calibrated scale (option-level LLM-NRM, items fixed);',
+    '# nrm_pred_acc: the full-bank accuracy predicted from it. Score a run again with: llm-nrm score <package> <output folder>',
+    `task: ${b.task}`,
+    ...data,
+    ...(absItems === undefined ? [
+      '# lm-eval older than 0.4.9 has no custom_dataset; use instead (absolute path; the items are then not checked):',
+      '#   dataset_path: json',
+      '#   dataset_kwargs:',
+      '#     data_files:',
+      '#       test: /absolute/path/to/lm-eval/items.jsonl',
+    ] : []),
+    'test_split: test',
+    'output_type: multiple_choice',
+    'doc_to_text: prompt',
+    'doc_to_choice: continuations',
+    'doc_to_target: gold',
+    'target_delimiter: ""',
+    'num_fewshot: 0',
+    'process_results: !function nrm_lmeval.process_results',
+    'metric_list:',
+    '  - metric: acc',
+    '    aggregation: mean',
+    '    higher_is_better: true',
+    '  - metric: nrm_theta',
+    '    aggregation: !function nrm_lmeval.agg_theta',
+    '    higher_is_better: true',
+    '  - metric: nrm_theta_se',
+    '    aggregation: !function nrm_lmeval.agg_theta_se',
+    '    higher_is_better: false',
+    '  - metric: nrm_pred_acc',
+    '    aggregation: !function nrm_lmeval.agg_pred_acc',
+    '    higher_is_better: true',
+    'metadata:',
+    '  version: 1.0',
+    `  bank_sha256: ${pkg.bankSha256}`,
+    `  items_sha256: ${b.itemsSha256}`,
+    `  llm_nrm_version: ${JSON.stringify(b.tool.version)}`,
+    '',
+  ].join('\n');
+}
+
+/** lm-evaluation-harness: a multiple_choice task over custom_dataset, NRM metrics in its results table. */
+export const lmEvalExporter: HarnessExporter = {
+  name: 'lm-eval',
+  files(pkg: TinyPackage): ExportedFile[] {
+    return [
+      { path: `lm-eval/${pkg.bank.task}.yaml`, content: lmEvalTaskYaml(pkg) },
+      { path: 'lm-eval/nrm_lmeval.py', content: NRM_LMEVAL_PY },
+      { path: 'lm-eval/items.jsonl', content: pkg.itemsJsonl },
+    ];
+  },
+  readme(pkg: TinyPackage, dir: string): string {
+    const t = pkg.bank.task;
+    return [
+      '### lm-evaluation-harness (0.4.9 or later; tested with 0.4.13)',
+      '',
+      '```',
+      `lm_eval --model hf --model_args pretrained=<model> --tasks ${t} --include_path ${join(dir, 'lm-eval')} --log_samples --output_path out/`,
+      `llm-nrm score ${dir} out/`,
+      '```',
+      '',
+      `The results table shows \`acc\` (accuracy on these ${pkg.items.length} items), \`nrm_theta\` and \`nrm_theta_se\` (ability on the calibrated`,
+      'scale with its standard error) and `nrm_pred_acc` (the full-bank accuracy predicted from theta). `nrm_lmeval.py` uses the Python',
+      'standard library only. It refuses to run when `items.jsonl` no longer matches `bank.json`. `--log_samples` keeps the per-option',
+      'loglikelihoods, from which `llm-nrm score` gives the rank interval and per-benchmark predictions. For lm-eval older than 0.4.9',
+      `(no \`custom_dataset\`), replace that line of \`${t}.yaml\` by \`dataset_path: json\` with \`dataset_kwargs: {data_files: {test: <absolute path of lm-eval/items.jsonl>}}\`.`,
+      '',
+    ].join('\n');
+  },
+};

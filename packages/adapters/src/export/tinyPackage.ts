@@ -1,0 +1,62 @@
+import type { CalibrationBundle, ItemSource } from '@llm-nrm/core';
+
+/** One row of a tiny package's items.jsonl. */
+export interface TinyItem {
+  item_id: string;
+  benchmark: string;
+  /** The exact context of the calibration (or a rendered one: see `TinyBank.renderedPrompts`). */
+  prompt: string;
+  /** The scored strings, content order. */
+  continuations: string[];
+  /** 0-based index of the keyed option. */
+  gold: number;
+  options: string[];
+  source: ItemSource | null;
+  content_sha256: string;
+}
+
+/** An accuracy curve on the bank's grid. */
+export interface TinyAccuracy {
+  accuracy: number[];
+  residualSd: number;
+  llms: number;
+}
+
+/** bank.json of a tiny package. */
+export interface TinyBank {
+  format: 'llm-nrm-tiny';
+  formatVersion: 1;
+  name: string;
+  /** Task name the harnesses see (`tiny_<name>`). */
+  task: string;
+  tool: { name: 'llm-nrm'; version: string };
+  /** sha256 of items.jsonl (every copy in the package is byte-identical). */
+  itemsSha256: string;
+  /** Items whose prompt was rendered from question and options (`--render-prompt`), not the calibration's. */
+  renderedPrompts: number;
+  /** How the harness-side aggregation and `llm-nrm score` score a run: theta alone, nuisances at the fleet's. */
+  scoring: { nuisance: 'fleet'; thetaSd: number; pFloor: number; fleet: { sbar: number; delta: number[]; rho: number[] } };
+  /** Expected full-bank accuracy of an LLM of ability theta, per benchmark and overall. */
+  accuracy: { grid: number[]; overall: TinyAccuracy; benchmarks: Record<string, TinyAccuracy> };
+  /** The calibration bundle restricted to the selected items (all calibrated LLMs kept). */
+  bundle: CalibrationBundle;
+  /** Which parallel form this is (A, B, ...) and the ids of the other forms' items, when several were made. */
+  form?: { name: string; of: number };
+  provenance: { createdAt: string; command?: string; bundle?: { path: string; sha256: string }; responses?: { path: string; sha256: string } };
+}
+
+/** What every exporter is given. */
+export interface TinyPackage {
+  bank: TinyBank;
+  /** bank.json exactly as written (its sha256 is recorded in the harness task files). */
+  bankJson: string;
+  bankSha256: string;
+  items: TinyItem[];
+  /** items.jsonl exactly as written. */
+  itemsJsonl: string;
+}
+
+/** items.jsonl text: one JSON object per line, `\n` line ends. */
+export function tinyItemsJsonl(items: readonly TinyItem[]): string {
+  return items.map((it) => JSON.stringify(it)).join('\n') + '\n';
+}

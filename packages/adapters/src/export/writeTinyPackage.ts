@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { LlmNrmError } from '@llm-nrm/core';
+import { harnessExporter } from './exporters.js';
+import { tinyItemsJsonl, type TinyBank, type TinyItem, type TinyPackage } from './tinyPackage.js';
+
+export interface WriteTinyPackageOptions {
+  /** Harnesses to export (default all: lm-eval, inspect, openai-evals). */
+  harnesses?: string[];
+  /** Replace an existing folder (default false: refuse). */
+  overwrite?: boolean;
+}
+
+export interface WriteTinyPackageResult {
+  dir: string;
+  files: string[];
+  bankSha256: string;
+  itemsSha256: string;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+
+/** The package (bank.json text and hashes) of a bank and its items; `bank.itemsSha256` is filled in. */
+export function tinyPackage(bank: Omit<TinyBank, 'itemsSha256'>, items: TinyItem[]): TinyPackage {
+  const itemsJsonl = tinyItemsJsonl(items);
+  const full: TinyBank = { ...bank, itemsSha256: sha256(itemsJsonl) } as TinyBank;
+  // Key order: the identifying fields first, the (long) bundle last.
+  const { bundle, ...head } = full;
+  const bankJson = JSON.stringify({ ...head, bundle }, null, 2) + '\n';
+  return { bank: full, bankJson, bankSha256: sha256(bankJson), items, itemsJsonl };
+}
+
+function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
+  const b = pkg.bank;
+  const benches = Object.keys(b.accuracy.benchmarks);
+  const lines = [
+    `# ${b.task}: a tiny benchmark of ${pkg.items.length} items`,
+    '',
+    `Made by \`llm-nrm publish\` (llm-nrm ${b.tool.version}) from a calibration of ${b.bundle.llms.length} LLMs with the ${b.bundle.model} model` +
+      (benches.length > 0 ? ` over ${benches.length} benchmark(s): ${benches.join(', ')}.` : '.'),
+    `The items were chosen to measure the whole ability range of those LLMs${b.form ? ` (form ${b.form.name} of ${b.form.of} parallel forms with no shared item)` : ''}.`,
+    'A run in your harness places a new model on the same scale as the calibrated LLMs, with a standard error, and predicts its',
+    'accuracy on the full bank.',
+    '',
+  ];
+  if (b.renderedPrompts > 0) {
+    lines.push(
+      `**${b.renderedPrompts} of ${pkg.items.length} prompts are rendered from question and options (\`--render-prompt\`), not the prompts the`,
+      'calibrated LLMs were scored on.** Scores from them rest on the assumption that the rendering does not change how a model answers.',
+      '',
+    );
+  }
+  lines.push('## Run it', '');
+  for (const h of harnesses) lines.push(harnessExporter(h).readme(pkg, dir));
+  lines.push(
+    '## What the numbers mean',
+    '',
+    '- **theta** (`nrm_theta`): ability on the calibration\'s scale (the calibrated LLMs have mean 0 and SD 1), from every option\'s',
+    '  probability, item parameters held at the calibration\'s values; sharpness, position bias and fallback are held at the calibrated',
+    '  fleet\'s means (a handful of items cannot identify them).',
+    '- **SE** (`nrm_theta_se`): its standard error; with fewer items answered it grows.',
+    '- **predicted accuracy** (`nrm_pred_acc`): the full-bank accuracy (argmax = key) of a calibrated LLM of that theta, from the',
+    '  calibrated LLMs\' accuracies against their thetas; `llm-nrm score` adds a 90% interval and the value per benchmark.',
+    '- **rank interval** (`llm-nrm score`): the ranks among the calibrated LLMs that theta ± 1.645 SE spans.',
+    '',
+    '## Files',
+    '',
+    '- `bank.json`: the calibration restricted to these items (all calibrated LLMs\' thetas kept), the sha256 of `items.jsonl`, the',
+    '  scoring recipe and the accuracy curves. Its sha256 is in every harness task file.',
+    '- `items.jsonl`: item_id, benchmark, prompt, continuations, gold, options, source, content_sha256 (sha256 of [prompt, continuations]).',
+    '',
+    '## Provenance',
+    '',
+    `- created ${b.provenance.createdAt}${b.provenance.command ? ` by \`${b.provenance.command}\`` : ''}`,
+    `- bank.json sha256 ${pkg.bankSha256}; items.jsonl sha256 ${b.itemsSha256}`,
+  );
+  if (b.provenance.bundle) lines.push(`- calibration bundle ${b.provenance.bundle.path} (sha256 ${b.provenance.bundle.sha256})`);
+  if (b.provenance.responses) lines.push(`- responses ${b.provenance.responses.path} (sha256 ${b.provenance.responses.sha256})`);
+  lines.push('');
+  return lines.join('\n');
+}
+
+/**
+ * Write a tiny package folder (README.md, bank.json, items.jsonl and each harness's files) into a
+ * temporary folder beside `dir`, then rename it into place: no partial package is ever visible.
+ */
+export async function writeTinyPackage(dir: string, pkg: TinyPackage, options: WriteTinyPackageOptions = {}): Promise<WriteTinyPackageResult> {
+  const harnesses = options.harnesses ?? ['lm-eval', 'inspect', 'openai-evals'];
+  const exporters = harnesses.map(harnessExporter);
+  let exists = false;
+  try {
+    await stat(dir);
+    exists = true;
+  } catch {
+    exists = false;
+  }
+  if (exists && !options.overwrite) throw new LlmNrmError('IO', `${dir} exists; choose another folder or pass --force to replace it`, { file: dir });
+  const files = [
+    { path: 'README.md', content: readme(pkg, dir, harnesses) },
+    { path: 'bank.json', content: pkg.bankJson },
+    { path: 'items.jsonl', content: pkg.itemsJsonl },
+    ...exporters.flatMap((e) => e.files(pkg)),
+  ];
+  const tmp = join(dirname(dir), `.${basename(dir)}.${process.pid}.${Date.now().toString(36)}.tmp`);
+  try {
+    for (const f of files) {
+      const p = join(tmp, f.path);
+      await mkdir(dirname(p), { recursive: true });
+      await writeFile(p, f.content);
+    }
+    if (exists) {
+      const old = `${tmp}.old`;
+      await rename(dir, old);
+      await rename(tmp, dir);
+      await rm(old, { recursive: true, force: true });
+    } else await rename(tmp, dir);
+  } catch (e) {
+    await rm(tmp, { recursive: true, force: true });
+    throw new LlmNrmError('IO', `cannot write the package ${dir}: ${(e as Error).message}`, { cause: e, file: dir });
+  }
+  return { dir, files: files.map((f) => join(dir, f.path)), bankSha256: pkg.bankSha256, itemsSha256: pkg.bank.itemsSha256 };
+}

@@ -1,0 +1,229 @@
+import { minimiseTheta, predictor, randomSource, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { accuracyCurve, predictAccuracy } from './accuracyCurve.js';
+import { llmFolds } from './cellFolds.js';
+import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
+import { rowMask } from './internal/masks.js';
+import { neutralLlms } from './internal/neutralLlms.js';
+import { kendallTau } from './kendallTau.js';
+import { selectForRange } from './selectForRange.js';
+import { selectItems } from './selectItems.js';
+
+/** One way of making and scoring a tiny benchmark. */
+export type StudyMethod =
+  | 'range+fleet' // selectForRange, theta alone with the fleet's nuisance parameters (llm-nrm score's default on tiny runs)
+  | 'range+fit' // selectForRange, full fixed-item fit of every per-LLM parameter
+  | 'info+fit' // the n items of highest fleet-average information, full fixed-item fit (the old default)
+  | 'random+fleet' // random items, theta alone
+  | 'random+fit' // random items, full fixed-item fit
+  | '2pl' // a 2PL bank, its own range selection and fixed-item 2PL scoring
+  | 'accuracy'; // plain accuracy on the range-selected items
+
+export const STUDY_METHODS: readonly StudyMethod[] = ['range+fleet', 'range+fit', 'info+fit', 'random+fleet', 'random+fit', '2pl', 'accuracy'];
+
+export interface SelectionStudyOptions {
+  budgets?: number[];
+  folds?: number;
+  seed?: number;
+  methods?: readonly StudyMethod[];
+  fitOptions?: ExperimentFitOptions;
+  onProgress?: (msg: string) => void;
+  fit?: FitFn;
+}
+
+export interface SelectionStudyRow {
+  method: StudyMethod;
+  budget: number;
+  /** Kendall tau-b of held-out tiny-run scores vs their full-bank thetas (LLM-NRM, fixed items), pooled over folds. */
+  kendall: number;
+  /** Mean absolute error of the predicted full-bank accuracy (argmax = key) of held-out LLMs, 0-1. */
+  accuracyMae: number;
+}
+
+export interface SelectionStudy {
+  folds: number;
+  seed: number;
+  rows: SelectionStudyRow[];
+}
+
+/** One presentation per item, as a tiny run shows it: the identity-order column where there is one. */
+function tinyColumns(bank: ResponseBank, items: ArrayLike<number>): Uint8Array {
+  const nC = bank.colItem.length;
+  const chosen = new Int32Array(bank.items.length).fill(-1);
+  for (let c = 0; c < nC; c++) {
+    const i = bank.colItem[c]!;
+    const identity = bank.colPosition === null || isIdentity(bank, c);
+    if (chosen[i] === -1 || (identity && !isIdentity(bank, chosen[i]!))) chosen[i] = c;
+  }
+  const cols = new Uint8Array(nC);
+  for (let t = 0; t < items.length; t++) {
+    const c = chosen[items[t]!]!;
+    if (c >= 0) cols[c] = 1;
+  }
+  return cols;
+}
+
+function isIdentity(bank: ResponseBank, c: number): boolean {
+  if (bank.colPosition === null) return true;
+  const o = bank.colOffsets[c]!;
+  const K = bank.colOffsets[c + 1]! - o;
+  for (let k = 0; k < K; k++) if (bank.colPosition[o + k] !== k) return false;
+  return true;
+}
+
+/** Argmax accuracy of LLM j over the observed columns with cols[c] = 1. */
+function accuracyOn(bank: ResponseBank, j: number, cols?: Uint8Array): number {
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  let n = 0;
+  let right = 0;
+  for (let c = 0; c < nC; c++) {
+    if (!bank.observed[j * nC + c] || (cols && !cols[c])) continue;
+    const o = j * width + bank.colOffsets[c]!;
+    const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+    let best = 0;
+    for (let k = 1; k < K; k++) if (bank.q[o + k]! > bank.q[o + best]!) best = k;
+    n++;
+    if (best === bank.key[bank.colItem[c]!]) right++;
+  }
+  return n > 0 ? right / n : NaN;
+}
+
+/** Theta alone of held-out LLM j from the columns in `cols`, nuisances at the training fleet's means (N(0, 3^2) prior, as `scoreResponses`). */
+function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array): { theta: number; se: number } {
+  const pred = predictor(bank, layout, xs);
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const list: number[] = [];
+  for (let c = 0; c < nC; c++) if (cols[c] && bank.observed[j * nC + c]) list.push(c);
+  const p = new Float64Array(bank.kMax);
+  return minimiseTheta((theta) => {
+    xs[layout.theta + j] = theta;
+    let s = theta * theta / 18;
+    for (const c of list) {
+      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+      const qo = j * width + bank.colOffsets[c]!;
+      pred.cell(j, c, p);
+      for (let k = 0; k < K; k++) {
+        const q = bank.q[qo + k]!;
+        if (q > 0) s -= q * Math.log(Math.max(p[k]!, 1e-300));
+      }
+    }
+    return s;
+  });
+}
+
+/**
+ * The tiny-benchmark study (issue 10): over LLM folds, calibrate on the training LLMs, make a tiny
+ * test of each budget by each method, score the held-out LLMs from one presentation of each selected
+ * item, and compare with their full-bank thetas (Kendall tau-b, pooled) and their observed full-bank
+ * accuracy (MAE of the accuracy predicted by the training LLMs' accuracy curve).
+ */
+export function selectionStudy(bank: ResponseBank, options: SelectionStudyOptions = {}): SelectionStudy {
+  const budgets = options.budgets ?? [10, 20, 41, 100];
+  const k = options.folds ?? 5;
+  const seed = options.seed ?? 1;
+  const methods = options.methods ?? STUDY_METHODS;
+  const say = options.onProgress ?? (() => {});
+  const J = bank.models.length;
+  const I = bank.items.length;
+  const fold = llmFolds(J, k, seed);
+  const full = new Float64Array(J).fill(NaN);
+  const fullAcc = Float64Array.from({ length: J }, (_, j) => accuracyOn(bank, j));
+  const est = new Map<string, Float64Array>();
+  const pAcc = new Map<string, Float64Array>();
+  const slot = (m: string, b: number) => {
+    const key = `${m}@${b}`;
+    if (!est.has(key)) {
+      est.set(key, new Float64Array(J).fill(NaN));
+      pAcc.set(key, new Float64Array(J).fill(NaN));
+    }
+    return { t: est.get(key)!, a: pAcc.get(key)! };
+  };
+  const rng = randomSource(seed + 7919);
+  const llm = { name: 'llm-nrm', model: 'llm-nrm' as const };
+  const twoPl = { name: '2pl', model: '2pl' as const };
+  for (let f = 0; f < k; f++) {
+    const trainRows = Uint8Array.from(fold, (v) => (v === f ? 0 : 1));
+    const heldRows = Uint8Array.from(fold, (v) => (v === f ? 1 : 0));
+    const trainList: number[] = [];
+    const heldList: number[] = [];
+    for (let j = 0; j < J; j++) (trainRows[j] ? trainList : heldList).push(j);
+    say(`study fold ${f + 1}/${k}: calibrating LLM-NRM on ${trainList.length} LLMs`);
+    const calib = fitOnMask(bank, rowMask(bank, trainRows), llm, options.fitOptions, options.fit);
+    const allFit = fitFixedItems(bank, rowMask(bank, heldRows), llm, calib, options.fitOptions, options.fit);
+    for (const j of heldList) full[j] = allFit.x[allFit.layout.theta + j]!;
+    const curveOf = (c: FitLike) => accuracyCurve(trainList.map((j) => c.x[c.layout.theta + j]!), trainList.map((j) => fullAcc[j]!));
+    const curve = curveOf(calib);
+    const xs = neutralLlms(calib, trainRows);
+    const perm = Int32Array.from({ length: I }, (_, i) => i);
+    for (let t = I - 1; t > 0; t--) {
+      const u = rng.int(t + 1);
+      const tmp = perm[t]!;
+      perm[t] = perm[u]!;
+      perm[u] = tmp;
+    }
+    const maxB = Math.min(I, Math.max(...budgets));
+    const info = methods.includes('info+fit') ? selectItems(bank, calib.layout, calib.x, maxB, { rows: trainList }).items : null;
+    let pl: { calib: FitLike; curve: ReturnType<typeof accuracyCurve> } | null = null;
+    if (methods.includes('2pl')) {
+      say(`study fold ${f + 1}/${k}: calibrating 2PL`);
+      const c2 = fitOnMask(bank, rowMask(bank, trainRows), twoPl, options.fitOptions, options.fit);
+      pl = { calib: c2, curve: curveOf(c2) };
+    }
+    for (const n of budgets) {
+      const m = Math.min(n, I);
+      say(`study fold ${f + 1}/${k}: ${m} items`);
+      const range = selectForRange(bank, calib.layout, calib.x, m, { rows: trainList }).forms[0]!;
+      const scoreFit = (items: ArrayLike<number>, c: FitLike, spec: typeof llm | typeof twoPl, into: { t: Float64Array; a: Float64Array }, cv: ReturnType<typeof accuracyCurve>) => {
+        const cols = tinyColumns(bank, items);
+        const r = fitFixedItems(bank, rowMask(bank, heldRows, cols), spec, c, options.fitOptions, options.fit);
+        for (const j of heldList) {
+          into.t[j] = r.x[r.layout.theta + j]!;
+          into.a[j] = predictAccuracy(cv, into.t[j]!, 0).accuracy;
+        }
+      };
+      const scoreFleet = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }) => {
+        const cols = tinyColumns(bank, items);
+        for (const j of heldList) {
+          into.t[j] = thetaAlone(bank, calib.layout, xs, j, cols).theta;
+          into.a[j] = predictAccuracy(curve, into.t[j]!, 0).accuracy;
+        }
+      };
+      const rnd = perm.subarray(0, m);
+      for (const method of methods) {
+        const into = slot(method, n);
+        if (method === 'range+fleet') scoreFleet(range, into);
+        else if (method === 'range+fit') scoreFit(range, calib, llm, into, curve);
+        else if (method === 'info+fit') scoreFit(info!.subarray(0, m), calib, llm, into, curve);
+        else if (method === 'random+fleet') scoreFleet(rnd, into);
+        else if (method === 'random+fit') scoreFit(rnd, calib, llm, into, curve);
+        else if (method === '2pl') {
+          const sel = selectForRange(bank, pl!.calib.layout, pl!.calib.x, m, { rows: trainList }).forms[0]!;
+          scoreFit(sel, pl!.calib, twoPl, into, pl!.curve);
+        } else {
+          const cols = tinyColumns(bank, range);
+          for (const j of heldList) {
+            into.t[j] = accuracyOn(bank, j, cols);
+            into.a[j] = into.t[j]!;
+          }
+        }
+      }
+    }
+  }
+  const rows: SelectionStudyRow[] = [];
+  for (const method of methods) {
+    for (const n of budgets) {
+      const { t, a } = slot(method, n);
+      let err = 0;
+      let cnt = 0;
+      for (let j = 0; j < J; j++) {
+        if (!Number.isFinite(a[j]!) || !Number.isFinite(fullAcc[j]!)) continue;
+        err += Math.abs(a[j]! - fullAcc[j]!);
+        cnt++;
+      }
+      rows.push({ method, budget: n, kendall: kendallTau(t, full), accuracyMae: cnt > 0 ? err / cnt : NaN });
+    }
+  }
+  return { folds: k, seed, rows };
+}
+

@@ -1,0 +1,118 @@
+import type { ResponseBank } from './bank.js';
+import type { CalibrationBundle } from './bundle.js';
+import type { Layout } from './layout.js';
+import { softplusInv } from './layout.js';
+import { predictor } from './predict.js';
+
+/** Smallest probability a log takes in the scoring likelihood (the same floor the exported Python uses). */
+export const SCORE_P_FLOOR = 1e-300;
+
+/**
+ * The fleet's typical nuisance parameters: mean pre-softplus sharpness, mean position bias and
+ * mean fallback over the bundle's calibrated LLMs (the centre the calibration's priors leave them at).
+ */
+export function fleetNuisance(bundle: CalibrationBundle): { sbar: number; delta: number[]; rho: number[] } {
+  const n = bundle.llms.length;
+  const K = bundle.kMax;
+  const delta = new Array<number>(K).fill(0);
+  const rho = new Array<number>(K).fill(0);
+  let sbar = 0;
+  for (const l of bundle.llms) {
+    sbar += softplusInv(Math.max(l.sharpness, 1e-12));
+    for (let k = 0; k < K; k++) {
+      delta[k]! += l.positionBias[k] ?? 0;
+      rho[k]! += l.fallback[k] ?? 0;
+    }
+  }
+  const d = Math.max(1, n);
+  return { sbar: n > 0 ? sbar / d : softplusInv(1), delta: delta.map((v) => v / d), rho: rho.map((v) => v / d) };
+}
+
+/**
+ * Negative log posterior of theta for LLM j with everything else fixed: -sum_c sum_k q_k log p_k
+ * over its observed cells, plus theta^2 / (2 sd^2).
+ */
+function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, thetaSd: number): (theta: number) => number {
+  const pred = predictor(bank, layout, x);
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const cols: number[] = [];
+  for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c]) cols.push(c);
+  const p = new Float64Array(bank.kMax);
+  return (theta) => {
+    x[layout.theta + j] = theta;
+    let s = (theta * theta) / (2 * thetaSd * thetaSd);
+    for (const c of cols) {
+      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+      const qo = j * width + bank.colOffsets[c]!;
+      pred.cell(j, c, p);
+      for (let k = 0; k < K; k++) {
+        const q = bank.q[qo + k]!;
+        if (q > 0) s -= q * Math.log(Math.max(p[k]!, SCORE_P_FLOOR));
+      }
+    }
+    return s;
+  };
+}
+
+/**
+ * The 1-D MAP and its standard error, by a fixed recipe the exported lm-eval aggregation repeats
+ * step for step (so both give the same number): the best point of a grid -8..8 in steps of 0.25,
+ * golden-section search on the bracket around it to 1e-9, and SE = 1 / sqrt(f'') from a central
+ * second difference with h = 1e-3.
+ */
+export function minimiseTheta(f: (theta: number) => number): { theta: number; se: number } {
+  let best = -8;
+  let fb = Infinity;
+  for (let t = -32; t <= 32; t++) {
+    const th = t * 0.25;
+    const v = f(th);
+    if (v < fb) {
+      fb = v;
+      best = th;
+    }
+  }
+  let lo = best - 0.25;
+  let hi = best + 0.25;
+  const g = (Math.sqrt(5) - 1) / 2;
+  let x1 = hi - g * (hi - lo);
+  let x2 = lo + g * (hi - lo);
+  let f1 = f(x1);
+  let f2 = f(x2);
+  while (hi - lo > 1e-9) {
+    if (f1 < f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - g * (hi - lo);
+      f1 = f(x1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + g * (hi - lo);
+      f2 = f(x2);
+    }
+  }
+  const theta = (lo + hi) / 2;
+  const h = 1e-3;
+  const curv = (f(theta + h) - 2 * f(theta) + f(theta - h)) / (h * h);
+  return { theta, se: curv > 0 ? 1 / Math.sqrt(curv) : Infinity };
+}
+
+/**
+ * Theta of LLM j alone, its sharpness, bias and fallback held at the fleet's (`fleetNuisance`),
+ * items and globals at the bundle's; `x` is the bundle's parameters laid out for `bank` and is
+ * modified in LLM j's slots.
+ */
+export function scoreThetaAlone(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, bundle: CalibrationBundle, thetaSd: number): { theta: number; se: number } {
+  if (layout.kind === 'llm-nrm') {
+    const fleet = fleetNuisance(bundle);
+    x[layout.sbar + j] = fleet.sbar;
+    for (let k = 0; k < layout.kMax; k++) {
+      x[layout.delta + j * layout.kMax + k] = fleet.delta[k]!;
+      x[layout.rho + j * layout.kMax + k] = fleet.rho[k]!;
+    }
+  }
+  return minimiseTheta(objective(bank, layout, x, j, thetaSd));
+}
