@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { LlmNrmError, parseResponseRecord } from '@llm-nrm/core';
 import { FUZZ_TARGETS, fuzzTarget, type FuzzFigures } from './fuzz/fuzzReaders.js';
 
-const CASES = Number(process.env.LLM_NRM_FUZZ_CASES ?? 500);
+const CASES = Number(process.env.LLM_NRM_FUZZ_CASES ?? 400);
 const SEED = Number(process.env.LLM_NRM_FUZZ_SEED ?? 20261201);
 export const figures: FuzzFigures[] = [];
 

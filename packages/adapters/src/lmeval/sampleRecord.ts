@@ -54,9 +54,11 @@ function sampleItemId(raw: Obj, task: string, id: string): string {
 }
 
 /** Where the sample came from: harness, task, doc id and (from the task config) split. */
-function sampleSource(ctx: SampleContext, id: string): ItemSource {
+function sampleSource(ctx: SampleContext, id: string, raw?: Obj): ItemSource {
   const s: ItemSource = { harness: 'lm-eval', task: ctx.task, docId: id };
   if (typeof ctx.config?.test_split === 'string') s.split = ctx.config.test_split;
+  // The harness's hash of the document: two data sets that number docs alike differ here.
+  if (typeof raw?.doc_hash === 'string' && raw.doc_hash !== '') s.docHash = raw.doc_hash;
   return s;
 }
 
@@ -254,7 +256,7 @@ function generatedRecord(raw: Obj, id: string, ctx: SampleContext, filter: strin
   const args = requestArgs(raw.arguments);
   const prompt = args?.[0]?.[0];
   if (typeof prompt === 'string') record.prompt = prompt;
-  record.source = sampleSource(ctx, id);
+  record.source = sampleSource(ctx, id, raw);
   return { record, filter };
 }
 
@@ -313,6 +315,6 @@ export function sampleRecord(raw: unknown, ctx: SampleContext): SampleResult {
     base.prompt = args[0]![0];
     base.continuations = conts;
   }
-  base.source = sampleSource(ctx, id);
+  base.source = sampleSource(ctx, id, raw);
   return { record: softOrMissing(base, scoreOptions(lps, scored, ctx.score, ctx.counts), ctx.counts), filter };
 }

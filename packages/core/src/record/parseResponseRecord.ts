@@ -153,7 +153,7 @@ function parseItemSource(value: unknown): ItemSource {
   const o = v as Record<string, unknown>;
   if (typeof o.harness !== 'string' || o.harness === '') throw invalid('source.harness must be a non-empty string', o.harness);
   const out: ItemSource = { harness: o.harness };
-  for (const f of ['task', 'docId', 'split'] as const) {
+  for (const f of ['task', 'docId', 'split', 'docHash'] as const) {
     if (o[f] == null) continue;
     if (typeof o[f] !== 'string') throw invalid(`source.${f} must be a string`, o[f]);
     out[f] = o[f] as string;
