@@ -8,12 +8,11 @@
 //      with no damage listed.
 // Shared by test/fuzz.test.ts (a seeded run of a few seconds per reader) and bench/fuzz.mjs
 // (10,000 cases per reader).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import fc from 'fast-check';
 import { LlmNrmError } from '@llm-nrm/core';
-import { fixture } from '@llm-nrm/tooling/test';
+import { fixture, tempDir } from '@llm-nrm/tooling/test';
 import { convertPaths, convertSourced } from '../../src/convert.js';
 import { issueKind, type FormatName } from '../../src/reader.js';
 import { writeResponses } from '../../src/tidy/writeResponses.js';
@@ -48,12 +47,12 @@ export const FUZZ_TARGETS: FuzzTarget[] = [
     input: 'responses.jsonl',
     json: 'lines',
     files: async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'llm-nrm-fuzz-setup-'));
+      const { dir, cleanup } = tempDir('llm-nrm-fuzz-setup-');
       try {
         await writeResponses(convertPaths([HELM_RUN]).records, join(dir, 'r.jsonl'));
         return new Map([['responses.jsonl', read(join(dir, 'r.jsonl'))]]);
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        cleanup();
       }
     },
   },
@@ -265,7 +264,7 @@ export interface FuzzFigures {
 /** Run `cases` seeded cases on one target; throws (fast-check's report) on a property failure. */
 export async function fuzzTarget(target: FuzzTarget, cases: number, seed: number): Promise<FuzzFigures> {
   const files = await target.files();
-  const root = mkdtempSync(join(tmpdir(), 'llm-nrm-fuzz-'));
+  const { dir: root, cleanup } = tempDir('llm-nrm-fuzz-');
   const figures: FuzzFigures = { target: target.name, cases, seconds: 0, clean: 0, listedLoss: 0, typedErrors: 0, validShorter: 0 };
   let caseNo = 0;
   const writeCase = (bytes: Uint8Array): string => {
@@ -305,7 +304,7 @@ export async function fuzzTarget(target: FuzzTarget, cases: number, seed: number
       { numRuns: cases, seed, endOnFailure: true },
     );
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    cleanup();
   }
   figures.seconds = (Date.now() - started) / 1000;
   return figures;
