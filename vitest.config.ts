@@ -11,8 +11,12 @@ export default defineConfig({
     alias: {
       '@llm-nrm/core': src('core'),
       '@llm-nrm/analysis': src('analysis'),
+      '@llm-nrm/adapters/browser': fileURLToPath(new URL('./packages/adapters/src/browser.ts', import.meta.url)),
       '@llm-nrm/adapters': src('adapters'),
       '@llm-nrm/engine-tfjs': src('engine-tfjs'),
+      '@llm-nrm/leaderboard/build': fileURLToPath(new URL('./apps/leaderboard/src/site/index.ts', import.meta.url)),
+      '@llm-nrm/engine-wasm/browser': fileURLToPath(new URL('./packages/engine-wasm/src/browser.ts', import.meta.url)),
+      '@llm-nrm/engine-wasm': src('engine-wasm'),
       '@llm-nrm/tooling/test': fileURLToPath(new URL('./tooling/src/test.ts', import.meta.url)),
       '@llm-nrm/tooling/gradient': fileURLToPath(new URL('./tooling/src/gradient.ts', import.meta.url)),
     },

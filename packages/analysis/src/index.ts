@@ -37,3 +37,5 @@ export {
   calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint,
 } from './calibrationCurve.js';
 export type { ExperimentFitOptions, FitFn, FitLike } from './internal/fitting.js';
+export { rankIntervals, type RankIntervalOptions, type RankIntervals } from './rankIntervals.js';
+export { llmParameterErrors, type LlmParameterErrors } from './llmParameterErrors.js';

@@ -3,6 +3,9 @@ import { checkJsonDepth } from '../internal/jsonDepth.js';
 import { basename, dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { LmEvalTaskConfig } from './sampleRecord.js';
+import { parseSamplesName } from './samplesName.js';
+
+export { parseSamplesName };
 
 /** What the reader knows about one samples file before reading it. */
 export interface LmEvalFileMeta {
@@ -30,7 +33,6 @@ export interface LmEvalResultsInfo {
   configs: Record<string, LmEvalTaskConfig>;
 }
 
-const SAMPLES_NAME = /^samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.jsonl?(?:\.gz)?$/;
 const RESULTS_NAME = /^results(?:_(.+?))?\.json(?:\.gz)?$/;
 const WRITE_OUT_NAME = /^(.+)_write_out_info\.json(?:\.gz)?$/;
 
@@ -42,12 +44,6 @@ export function isResultsFileName(name: string): boolean {
 /** Stamp of a `results_<date>.json` name. */
 export function resultsDate(name: string): string | undefined {
   return RESULTS_NAME.exec(name)?.[1];
-}
-
-/** Parse `samples_<task>_<date>.jsonl` (task = text between `samples_` and the last `_`). */
-export function parseSamplesName(name: string): { task: string; date: string } | null {
-  const m = SAMPLES_NAME.exec(name);
-  return m ? { task: m[1]!, date: m[2]! } : null;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {

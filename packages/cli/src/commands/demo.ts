@@ -8,6 +8,7 @@ import {
 } from '@llm-nrm/core';
 import { newReport, readLmEvalHarness, writeFileAtomic, writeLmEvalHarness } from '@llm-nrm/adapters';
 import { pearson, spearmanRho } from '@llm-nrm/analysis';
+import { buildSite } from '@llm-nrm/leaderboard/build';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, toolVersion } from '../provenance.js';
 import { fitProgress, formatDiagnostics, ranked } from './fit.js';
@@ -18,6 +19,7 @@ interface DemoArgs {
   items: number;
   seed: number;
   out?: string;
+  site?: string;
   json: boolean;
   quiet: boolean;
 }
@@ -50,6 +52,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       .option('items', { describe: 'Items in the simulated bank', type: 'number', default: 400 })
       .option('seed', { describe: 'Seed of the simulation', type: 'number', default: 1 })
       .option('out', { describe: 'Keep the outputs in this folder (lm-eval/ samples, bundle.json, truth.json) instead of a temp dir', type: 'string', requiresArg: true })
+      .option('site', { describe: 'Write the leaderboard site here (default: <out>/site with --out, else llm-nrm-demo-site in the temp folder); --no-site skips it', type: 'string' })
       .option('json', { describe: 'Print the results as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 demo', '40 LLMs x 400 items, about ten seconds')
@@ -88,6 +91,14 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       say(`4/4 fitted LLM-NRM in ${secs(t)} s (${result.iterations} iterations, ${result.passes} passes)`);
 
       const recovery = recover(fleet, written.itemIds, bundle);
+      // The leaderboard site of this fleet (`--no-site` gives site === false).
+      let site: string | null = null;
+      if ((argv.site as unknown) !== false) {
+        t = Date.now();
+        site = argv.site ?? (argv.out !== undefined ? join(dir, 'site') : join(tmpdir(), 'llm-nrm-demo-site'));
+        const built = await buildSite({ bundle, bank, title: `LLM-NRM demo: ${argv.models} simulated LLMs` }, site);
+        say(`site: wrote the leaderboard site (${built.files} data files) to ${site} in ${secs(t)} s`);
+      }
       if (argv.out !== undefined) {
         await writeFileAtomic(join(dir, 'bundle.json'), JSON.stringify(bundle, null, 2) + '\n');
         await writeFileAtomic(join(dir, 'truth.json'), JSON.stringify(fleetTruth(fleet), null, 2) + '\n');
@@ -100,11 +111,11 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
         printJson({
           models: argv.models, items: argv.items, seed: argv.seed, out: argv.out ?? null,
           leaderboard: board.map((l) => ({ rank: l.rank, id: l.id, theta: l.theta, se: l.se, sharpness: l.sharpness, accuracy: l.accuracy, trueTheta: trueTheta.get(l.id) })),
-          recovery, fit: bundle.fit, seconds,
+          recovery, fit: bundle.fit, seconds, site,
         });
         return;
       }
-      process.stdout.write(report_(bundle, board, trueTheta, recovery, argv, seconds));
+      process.stdout.write(report_(bundle, board, trueTheta, recovery, argv, seconds, site));
     } finally {
       if (argv.out === undefined) await rm(dir, { recursive: true, force: true });
     }
@@ -170,6 +181,7 @@ function report_(
   rec: Recovery,
   argv: DemoArgs,
   seconds: number,
+  site: string | null,
 ): string {
   const rows = (ls: typeof board) =>
     ls.map((l) => [l.rank ?? '-', l.id, l.theta, l.se === null ? '-' : `±${l.se.toFixed(4)}`, l.sharpness, l.accuracy ?? '-', trueTheta.get(l.id) ?? NaN]);
@@ -188,6 +200,10 @@ function report_(
     'Fit',
     formatDiagnostics(bundle.fit).trimEnd(),
     '',
+    ...(site !== null
+      ? ['Leaderboard site of this fleet (theta with intervals, option curves, scoring in the browser):',
+        `  npx llm-nrm leaderboard ${site} --serve   # then open http://127.0.0.1:4173/`, '']
+      : []),
     `Done in ${seconds.toFixed(1)} s. Next steps, on your own harness outputs:`,
     ...nextSteps(argv.out),
   ];

@@ -7,6 +7,7 @@ import { fitCommand } from './fit.js';
 import { scoreCommand } from './score.js';
 import { simulateCommand } from './simulate.js';
 import { demoCommand } from './demo.js';
+import { leaderboardCommand } from './leaderboard.js';
 
 /**
  * Every CLI command, one module per file in this folder. Add a command by adding its file and one
@@ -21,4 +22,5 @@ export const commands: CommandModule<object, any>[] = [
   scoreCommand,
   simulateCommand,
   demoCommand,
+  leaderboardCommand,
 ];

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { bankRecords, fit, simulateFleet, toBundle } from '@llm-nrm/core';
+import { responsesBank, siteData } from './siteData.js';
+import type { BenchmarkShard, ItemShard, LeaderboardShard, Manifest, ModelShard } from './types.js';
+
+const fleet = simulateFleet({ models: 10, items: 120, seed: 4, rotations: 2 });
+const bundle = toBundle(fit(fleet.bank), { version: 'test', createdAt: '2026-01-01T00:00:00.000Z' });
+const records = bankRecords(fleet.bank);
+
+describe('siteData', () => {
+  it('writes a board in theta order with rank intervals, and shards for every model, item and benchmark', () => {
+    const { bank } = responsesBank(bundle, records);
+    const files = siteData({ bundle, bank, shardSize: 25, tiny: { bundle: { ...bundle, items: bundle.items.slice(0, 12) }, source: 'tiny/' } });
+    const m = files.get('manifest.json') as Manifest;
+    const board = files.get('leaderboard.json') as LeaderboardShard;
+    expect(m.llms).toBe(10);
+    expect(board.llms.map((l) => l.theta)).toEqual(bundle.llms.map((l) => l.theta).sort((a, b) => b - a));
+    for (const l of board.llms) {
+      expect(l.rankLo).toBeLessThanOrEqual(l.rank);
+      expect(l.rankHi).toBeGreaterThanOrEqual(l.rank);
+      expect(l.lo!).toBeLessThan(l.theta);
+      expect(l.benchmarks!.length).toBe(m.benchmarks.length);
+    }
+    let items = 0;
+    for (const b of m.benchmarks) for (let s = 0; s < b.shards; s++) items += (files.get(`items/${b.id}/${s}.json`) as ItemShard).items.length;
+    expect(items).toBe(120);
+    const all = files.get('benchmarks/all.json') as BenchmarkShard;
+    expect(all.tiny!.items).toBe(12);
+    all.full.total.forEach((v, t) => expect(all.tiny!.total[t]!).toBeLessThanOrEqual(v));
+    // The separating items are the largest gaps of mean P(key) between neighbours on the board.
+    const model = files.get('models/3.json') as ModelShard;
+    expect(model.paramSe!.positionBias.every((v) => v > 0)).toBe(true);
+    const above = model.neighbours.find((n) => n.relation === 'above')!;
+    expect(above.index).toBe(2);
+    const gaps = above.items.map((it) => Math.abs(it.self - it.other));
+    expect(gaps).toEqual(gaps.slice().sort((a, b) => b - a));
+    const shard = (id: string) => {
+      const b = m.benchmarks.find((x) => x.name === bundle.items.find((it) => it.id === id)!.benchmark)!;
+      for (let s = 0; s < b.shards; s++) {
+        const e = (files.get(`items/${b.id}/${s}.json`) as ItemShard).items.find((it) => it.id === id);
+        if (e) return e;
+      }
+      throw new Error(id);
+    };
+    // No item left out has a larger observed gap than the smallest one kept (up to 4-decimal rounding).
+    const keyQ = (row: number, id: string) => {
+      const j = bank.models.indexOf(board.llms[row]!.id);
+      const i = bank.items.findIndex((it) => it.id === id);
+      let sum = 0;
+      let n = 0;
+      for (let c = 0; c < bank.colItem.length; c++) {
+        if (bank.colItem[c] !== i || !bank.observed[j * bank.colItem.length + c]) continue;
+        sum += bank.q[j * bank.colOffsets[bank.colItem.length]! + bank.colOffsets[c]! + bank.key[i]!]!;
+        n++;
+      }
+      return sum / n;
+    };
+    const kept = new Set(above.items.map((it) => it.id));
+    const smallest = Math.min(...gaps);
+    for (const it of bundle.items) if (!kept.has(it.id)) expect(Math.abs(keyQ(3, it.id) - keyQ(2, it.id))).toBeLessThanOrEqual(smallest + 1e-4);
+    expect(shard(above.items[0]!.id).preferred!.length).toBe(10);
+  });
+
+  it('without responses: no preferred options, no bias intervals, separating items from the model', () => {
+    const files = siteData({ bundle });
+    expect((files.get('manifest.json') as Manifest).hasResponses).toBe(false);
+    const model = files.get('models/0.json') as ModelShard;
+    expect(model.paramSe).toBeNull();
+    expect(model.neighbours[0]!.items[0]!.observed).toBe(false);
+    expect((files.get('items/0/0.json') as ItemShard).items[0]!.preferred).toBeNull();
+  });
+});

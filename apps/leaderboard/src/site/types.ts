@@ -1,0 +1,134 @@
+// Shapes of the site's data shards (written by siteData, read by the pages). Types only, so both
+// the Node build and the browser app import them.
+import type { LlmNrmParts, ModelName } from '@llm-nrm/core';
+
+export interface Manifest {
+  version: number;
+  title: string;
+  model: ModelName;
+  parts: LlmNrmParts;
+  kMax: number;
+  llms: number;
+  items: number;
+  benchmarks: { id: number; name: string; items: number; shards: number }[];
+  /** Whether the calibrated LLMs' responses were given (preferred options, bias intervals). */
+  hasResponses: boolean;
+  tiny: { source: string; items: number } | null;
+  /** Lowest and highest calibrated theta: a score outside is an extrapolation. */
+  calibratedRange: [number, number];
+  fit: { loss: number; converged: boolean; optimizer: string; cells: number | null };
+  provenance: { tool: string; version: string; createdAt: string };
+  rankDraws: number;
+  rankSeed: number;
+  /** The bundle's warnings (design checks, item versions): shown with the leaderboard. */
+  warnings: { code: string; message: string; llms?: string[]; items?: string[] }[];
+}
+
+export interface LeaderboardRow {
+  id: string;
+  theta: number;
+  se: number | null;
+  /** 95% interval of theta, theta -+ 1.96 se. */
+  lo: number | null;
+  hi: number | null;
+  rank: number;
+  /** 95% Monte Carlo rank interval. */
+  rankLo: number;
+  rankHi: number;
+  /** Tie group (1 = top). */
+  group: number;
+  accuracy: number | null;
+  cells: number | null;
+  sharpness: number;
+  /** max_k rho_k - min_k rho_k: how strongly its fallback leans to a displayed position (logits). */
+  fallbackStrength: number;
+  positionBias: number[];
+  fallback: number[];
+  /** Codes of the bundle warnings that name this LLM. */
+  warnings: string[];
+  /** Accuracy per benchmark (manifest order), null where it answered none; null without responses. */
+  benchmarks: (number | null)[] | null;
+}
+
+export interface LeaderboardShard {
+  version: number;
+  /** Theta descending. */
+  llms: LeaderboardRow[];
+}
+
+export interface SeparatingItem {
+  id: string;
+  benchmark: number;
+  shard: number;
+  /** Text of the keyed option, when the bundle has option texts. */
+  keyText: string | null;
+  /** Mean probability on the key (observed) or P(key) at its theta (model), this LLM and the neighbour. */
+  self: number;
+  other: number;
+  observed: boolean;
+}
+
+export interface ModelShard {
+  version: number;
+  id: string;
+  index: number;
+  information: { benchmark: string; items: number; total: number; binary: number; wrong: number }[];
+  paramSe: { theta: number; positionBias: number[]; fallback: number[] } | null;
+  accuracy: { benchmark: string; accuracy: number | null; cells: number }[] | null;
+  neighbours: { id: string; index: number; relation: 'above' | 'below'; items: SeparatingItem[] }[];
+}
+
+export interface ItemEntry {
+  id: string;
+  key: number;
+  nOptions: number;
+  options: string[] | null;
+  a: number[];
+  c: number[];
+  difficulty: number;
+  irt: { discrimination: number; intercept: number; guess: number; upper: number } | null;
+  flags: string[];
+  quality: { topAtHigh: number; keySlope: number; spread: number; dominant: number; dominantMass: number } | null;
+  informative: number[];
+  /** Information averaged over N(0, 1) abilities, split. */
+  information: { total: number; binary: number; wrong: number };
+  /** Preferred option per board row (-1: no response), and the mean probability it got. */
+  preferred: number[] | null;
+  preferredQ: number[] | null;
+}
+
+export interface ItemShard {
+  version: number;
+  benchmark: string;
+  shard: number;
+  items: ItemEntry[];
+}
+
+export interface ItemRow {
+  id: string;
+  shard: number;
+  nOptions: number;
+  difficulty: number;
+  information: number;
+  flags: string[];
+  stem: string | null;
+  keyText: string | null;
+}
+
+export interface Curve {
+  total: number[];
+  binary: number[];
+  wrong: number[];
+  se: (number | null)[];
+}
+
+export interface BenchmarkShard {
+  version: number;
+  id: string;
+  name: string;
+  items: number;
+  theta: number[];
+  full: Curve;
+  tiny: (Curve & { items: number }) | null;
+  compression: { budget: number; kendall: number; kendallRandom: number | null }[] | null;
+}

@@ -1,0 +1,27 @@
+// The browser tests run on the built app (dist/app, what `npm run build` writes). When a source of
+// the app is newer than the build (editing without rebuilding), build it first, so that a test
+// never passes or fails on a stale bundle.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const appRoot = fileURLToPath(new URL('..', import.meta.url));
+
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+export async function ensureAppBuilt(): Promise<string> {
+  const index = join(appRoot, 'dist/app/index.html');
+  const sources = Math.max(newest(join(appRoot, 'src/app')), statSync(join(appRoot, 'index.html')).mtimeMs, newest(join(appRoot, 'public')));
+  if (!existsSync(index) || statSync(index).mtimeMs < sources) {
+    const { build } = await import('vite');
+    await build({ root: appRoot, configFile: join(appRoot, 'vite.config.ts'), logLevel: 'warn' });
+  }
+  return join(appRoot, 'dist/app');
+}

@@ -1,0 +1,107 @@
+import { LlmNrmError, randomSource } from '@llm-nrm/core';
+
+export interface RankIntervalOptions {
+  /** Monte Carlo draws (default 2000). */
+  draws?: number;
+  /** Seed of the draws (default 1). */
+  seed?: number;
+  /** Coverage of the interval (default 0.95). */
+  level?: number;
+}
+
+/** Rank intervals of a leaderboard (rank 1 = highest theta). */
+export interface RankIntervals {
+  /** Rank of each LLM by its point estimate (1 = best; equal thetas share the lower rank). */
+  rank: Int32Array;
+  /** Lower and upper end of the central `level` interval of its rank over the draws (1 = best). */
+  lo: Int32Array;
+  hi: Int32Array;
+  /**
+   * Tie group of each LLM (1, 2, ... from the top): walking down the board, an LLM joins the group of
+   * the one heading it unless its theta is below the head's by more than z sqrt(se_head^2 + se^2).
+   */
+  group: Int32Array;
+}
+
+/** Inverse standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9). */
+function normalQuantile(p: number): number {
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const lo = 0.02425;
+  if (p < lo) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+  }
+  if (p > 1 - lo) return -normalQuantile(1 - p);
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+}
+
+/**
+ * Rank intervals by Monte Carlo from the standard errors: each draw sets theta_j* ~ N(theta_j, se_j^2)
+ * independently (the SEs of paper.md's observed information, items held fixed) and ranks the draws;
+ * the interval is the central `level` range of each LLM's ranks. An SE that is not finite counts as
+ * 0 (the LLM keeps its theta in every draw). Deterministic for a seed.
+ */
+export function rankIntervals(theta: ArrayLike<number>, se: ArrayLike<number | null>, options: RankIntervalOptions = {}): RankIntervals {
+  const n = theta.length;
+  if (se.length !== n) throw new LlmNrmError('INVALID_OPTION', `rankIntervals: ${n} thetas but ${se.length} standard errors`);
+  const draws = options.draws ?? 2000;
+  const level = options.level ?? 0.95;
+  if (!(Number.isInteger(draws) && draws >= 1)) throw new LlmNrmError('INVALID_OPTION', `rankIntervals: invalid draws ${draws} (a positive integer)`);
+  if (!(level > 0 && level < 1)) throw new LlmNrmError('INVALID_OPTION', `rankIntervals: invalid level ${level} (between 0 and 1)`);
+  const sd = Float64Array.from({ length: n }, (_, j) => {
+    const s = se[j];
+    return typeof s === 'number' && Number.isFinite(s) && s > 0 ? s : 0;
+  });
+  const rank = new Int32Array(n);
+  for (let j = 0; j < n; j++) {
+    let r = 1;
+    for (let k = 0; k < n; k++) if (theta[k]! > theta[j]!) r++;
+    rank[j] = r;
+  }
+  // counts[j * n + r] = draws in which LLM j had rank r + 1.
+  const counts = new Int32Array(n * n);
+  const rnd = randomSource(options.seed ?? 1);
+  const v = new Float64Array(n);
+  const order = Array.from({ length: n }, (_, j) => j);
+  for (let d = 0; d < draws; d++) {
+    for (let j = 0; j < n; j++) v[j] = theta[j]! + sd[j]! * rnd.normal();
+    order.sort((a, b) => v[b]! - v[a]!);
+    for (let r = 0; r < n; r++) counts[order[r]! * n + r]!++;
+  }
+  const lo = new Int32Array(n);
+  const hi = new Int32Array(n);
+  const tail = ((1 - level) / 2) * draws;
+  for (let j = 0; j < n; j++) {
+    let cum = 0;
+    let l = -1;
+    let h = n - 1;
+    for (let r = 0; r < n; r++) {
+      cum += counts[j * n + r]!;
+      if (l < 0 && cum > tail) l = r;
+      if (cum >= draws - tail) {
+        h = r;
+        break;
+      }
+    }
+    lo[j] = l + 1;
+    hi[j] = h + 1;
+  }
+  const z = normalQuantile(1 - (1 - level) / 2);
+  const sorted = order.slice().sort((a, b) => theta[b]! - theta[a]! || a - b);
+  const group = new Int32Array(n);
+  let g = 0;
+  let head = -1;
+  for (const j of sorted) {
+    if (head < 0 || theta[head]! - theta[j]! > z * Math.hypot(sd[head]!, sd[j]!)) {
+      g++;
+      head = j;
+    }
+    group[j] = g;
+  }
+  return { rank, lo, hi, group };
+}

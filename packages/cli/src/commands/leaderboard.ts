@@ -1,0 +1,167 @@
+import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import { LlmNrmError, parseBundle, validateBundle, type CalibrationBundle, type ResponseRecord } from '@llm-nrm/core';
+import { newReport, readResponsesWithSources } from '@llm-nrm/adapters';
+import { buildSite, responsesBank, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/leaderboard/build';
+import { info, printJson } from '../output.js';
+
+interface LeaderboardArgs {
+  bundle: string;
+  responses?: string;
+  tiny?: string;
+  output?: string;
+  title?: string;
+  serve: boolean;
+  port: number;
+  'skip-invalid': boolean;
+  json: boolean;
+  quiet: boolean;
+}
+
+async function readBundle(path: string): Promise<CalibrationBundle> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new LlmNrmError('IO', `cannot read ${path}: ${(e as Error).message}`, { cause: e, file: path });
+  }
+  return parseBundle(text, path);
+}
+
+/**
+ * The bundle of a published folder's bank.json: `llm-nrm publish` writes `{format: 'llm-nrm-tiny',
+ * bundle, ...}` (the calibration bundle restricted to the selected items inside); a bare bundle
+ * is read as it is.
+ */
+async function readTinyBundle(file: string): Promise<CalibrationBundle> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, 'utf8'));
+  } catch (e) {
+    throw new LlmNrmError('INVALID_BUNDLE', `cannot read ${file} as JSON: ${(e as Error).message}`, { cause: e, file });
+  }
+  const v = value as { format?: unknown; bundle?: unknown };
+  if (v !== null && typeof v === 'object' && v.format === 'llm-nrm-tiny') return validateBundle(v.bundle, `${file} (bundle)`);
+  return validateBundle(value, file);
+}
+
+/** Read the inputs of a site build: the bundle, the calibrated LLMs' responses, a published tiny folder. */
+export async function siteInput(
+  bundlePath: string,
+  options: { responses?: string; tiny?: string; title?: string; skipInvalid?: boolean; say?: (m: string) => void },
+): Promise<SiteInput> {
+  const say = options.say ?? (() => {});
+  const bundle = await readBundle(bundlePath);
+  const input: SiteInput = { bundle, onProgress: say };
+  if (options.title !== undefined) input.title = options.title;
+  if (options.responses !== undefined) {
+    const report = newReport();
+    const records: ResponseRecord[] = [];
+    for await (const { record } of readResponsesWithSources(options.responses, { skipInvalid: options.skipInvalid ?? false, report })) records.push(record);
+    const { bank, skipped } = responsesBank(bundle, records);
+    input.bank = bank;
+    say(`read ${records.length} responses from ${options.responses}: ${bank.models.length} calibrated LLMs${skipped > 0 ? `, ${skipped} responses of other LLMs or items left out` : ''}${report.skipped.length > 0 ? `, ${report.skipped.length} invalid records skipped` : ''}`);
+  }
+  if (options.tiny !== undefined) {
+    const file = join(options.tiny, 'bank.json');
+    if (!existsSync(file)) throw new LlmNrmError('IO', `${options.tiny} is not a published folder: no bank.json (write one with llm-nrm publish)`, { file });
+    const tiny = await readTinyBundle(file);
+    const ids = new Set(bundle.items.map((it) => it.id));
+    const missing = tiny.items.filter((it) => !ids.has(it.id));
+    if (missing.length > 0) {
+      throw new LlmNrmError('UNKNOWN_ITEM', `${file}: ${missing.length} of its ${tiny.items.length} items are not in ${bundlePath} (first ${JSON.stringify(missing[0]!.id)}): publish from this bundle`, { file });
+    }
+    input.tiny = { bundle: tiny, source: options.tiny };
+    say(`tiny subset: ${tiny.items.length} items from ${file}`);
+  }
+  return input;
+}
+
+export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
+  command: 'leaderboard <bundle>',
+  describe: 'Build the leaderboard site (a static folder: theta with intervals, option curves, information, in-browser scoring) from a calibration bundle',
+  builder: (y: Argv) =>
+    y
+      .positional('bundle', { describe: 'Calibration bundle written by `llm-nrm fit` (or, with --serve, a site folder built before)', type: 'string', demandOption: true })
+      .option('responses', { describe: 'Tidy responses of the calibrated LLMs (what `fit` read): adds preferred options, bias intervals, accuracy per benchmark', type: 'string', requiresArg: true })
+      .option('tiny', { describe: 'A folder written by `llm-nrm publish` (bank.json): its test information beside the full bank\'s', type: 'string', requiresArg: true })
+      .option('output', { alias: 'o', describe: 'Folder to write the site into (replaced atomically); required unless <bundle> is a built site', type: 'string', requiresArg: true })
+      .option('title', { describe: 'Title in the site header', type: 'string', requiresArg: true })
+      .option('serve', { describe: 'Serve the site on 127.0.0.1 for a preview after building it (Ctrl-C stops)', type: 'boolean', default: false })
+      .option('port', { describe: 'Port for --serve (0 = any free port)', type: 'number', default: 4173 })
+      .option('skip-invalid', { describe: 'Skip (and count) invalid records of --responses instead of stopping', type: 'boolean', default: false })
+      .option('json', { describe: 'Print the build summary as JSON', type: 'boolean', default: false })
+      .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
+      .example('$0 leaderboard bundle.json -o site/', 'the site from the bundle alone')
+      .example('$0 leaderboard bundle.json --responses responses.jsonl.gz --tiny tiny/ -o site/ --serve', 'with the responses and a published subset, then preview it')
+      .example('$0 leaderboard site/ --serve --port 8080', 'preview a site built before')
+      .epilogue(
+        'The site is static (open it from any web server; `--serve` is a preview). Item texts and model ids are shown as text only, ' +
+          'under a Content-Security-Policy that allows nothing inline and no other origin. Its "Score your model" page scores a dropped ' +
+          'file in the browser with the same code as `llm-nrm score`.',
+      ) as unknown as Argv<LeaderboardArgs>,
+  handler: async (argv) => {
+    if (!(Number.isInteger(argv.port) && argv.port >= 0 && argv.port < 65536)) throw new LlmNrmError('INVALID_OPTION', `invalid --port: ${argv.port} (0 to 65535)`);
+    const say = (m: string) => info(argv.quiet, m);
+    if (isBuiltSite(argv.bundle)) {
+      if (!argv.serve) throw new LlmNrmError('INVALID_OPTION', `${argv.bundle} is a built site, not a bundle: pass --serve to preview it`);
+      await serveUntilStopped(argv.bundle, argv.port);
+      return;
+    }
+    if (argv.output === undefined) throw new LlmNrmError('INVALID_OPTION', 'missing -o/--output: the folder to write the site into');
+    const t0 = performance.now();
+    const input = await siteInput(argv.bundle, {
+      ...(argv.responses !== undefined ? { responses: argv.responses } : {}),
+      ...(argv.tiny !== undefined ? { tiny: argv.tiny } : {}),
+      ...(argv.title !== undefined ? { title: argv.title } : {}),
+      skipInvalid: argv['skip-invalid'], say,
+    });
+    const res: BuildSiteResult = await buildSite(input, argv.output);
+    const seconds = (performance.now() - t0) / 1000;
+    const summary = {
+      output: res.dir, files: res.files, bytes: res.bytes, seconds, llms: input.bundle.llms.length, items: input.bundle.items.length,
+      responses: input.bank !== undefined, tiny: input.tiny?.bundle.items.length ?? null,
+    };
+    if (argv.json) printJson(summary);
+    else {
+      process.stdout.write(`wrote the leaderboard site for ${summary.llms} LLMs x ${summary.items} items to ${res.dir} ` +
+        `(${res.files} data files, ${(res.bytes / 1e6).toFixed(1)} MB) in ${seconds.toFixed(1)} s\n`);
+    }
+    if (!argv.serve) {
+      say(`preview it: llm-nrm leaderboard ${argv.bundle} -o ${argv.output} --serve  (or serve the folder with any static web server)`);
+      return;
+    }
+    await serveUntilStopped(res.dir, argv.port);
+  },
+};
+
+/** A folder holding a built site (index.html and data/manifest.json). */
+function isBuiltSite(path: string): boolean {
+  try {
+    return statSync(path).isDirectory() && existsSync(join(path, 'index.html')) && existsSync(join(path, 'data', 'manifest.json'));
+  } catch {
+    return false;
+  }
+}
+
+/** Serve a site on 127.0.0.1 until SIGINT/SIGTERM. */
+async function serveUntilStopped(dir: string, port: number): Promise<void> {
+  let served;
+  try {
+    served = await serveSite(dir, { port });
+  } catch (e) {
+    throw new LlmNrmError('IO', `cannot serve on 127.0.0.1:${port}: ${(e as Error).message} (try --port 0)`, { cause: e });
+  }
+  process.stdout.write(`serving ${dir} at ${served.url} (Ctrl-C stops)\n`);
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void served.close().then(done);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

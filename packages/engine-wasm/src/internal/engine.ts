@@ -1,0 +1,78 @@
+// The engine object: builds objectives for core layouts, the LLM-NRM family on the wasm kernel,
+// the binary 1PL-4PL family on core's TypeScript kernel. Threaded engines share one process-wide
+// pool per thread count, so however many engines and fits a program makes, it holds at most
+// threads - 1 workers per count (idle, unref'd); `disposeWasmThreads()` stops them.
+import {
+  binaryObjective, correctness, type Layout, type Objective, type Priors, type ResponseBank,
+} from '@llm-nrm/core';
+import { createWasmObjective, type WasmObjective } from './objective.js';
+import { sharedMemorySupported } from './module.js';
+import { BlockPool, type PoolPlatform } from './pool.js';
+
+export interface WasmEngineOptions {
+  /** Threads per pass, the calling one included (default 1). */
+  threads?: number;
+  /** Run on this pool (owned by the caller) instead of the process-wide one for `threads`. */
+  pool?: BlockPool;
+}
+
+/** An objective of the engine: core's `Objective` plus `dispose` (a no-op for the TS fallback). */
+export type EngineObjective = Objective & { dispose(): void; readonly engine: 'wasm' | 'typescript-fused' };
+
+export interface WasmEngine {
+  readonly name: 'wasm';
+  readonly threads: number;
+  /**
+   * The objective of `layout` on `bank`: LLM-NRM layouts (NRM included) on the wasm kernel, binary
+   * layouts on core's `binaryObjective` over `correctness(bank)`. Also accepts `{ layout }` (e.g.
+   * a model family object that carries its layout).
+   */
+  objective(bank: ResponseBank, layout: Layout | { layout: Layout }, priors?: Priors): EngineObjective;
+  /** Dispose every objective this engine made that is still alive (their kernels leave the pool). */
+  dispose(): void;
+}
+
+const sharedPools = new Map<PoolPlatform, Map<number, BlockPool>>();
+
+function sharedPool(threads: number, platform: PoolPlatform): BlockPool {
+  let byCount = sharedPools.get(platform);
+  if (byCount === undefined) sharedPools.set(platform, (byCount = new Map()));
+  let pool = byCount.get(threads);
+  if (pool === undefined || pool.isDisposed) byCount.set(threads, (pool = new BlockPool(threads, platform)));
+  return pool;
+}
+
+/** Stop the process-wide worker pools of the engines (they restart on the next threaded pass). */
+export function disposeWasmThreads(): void {
+  for (const byCount of sharedPools.values()) for (const pool of byCount.values()) pool.dispose();
+  sharedPools.clear();
+}
+
+export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatform | null): WasmEngine {
+  const threads = options.pool?.threads ?? options.threads ?? 1;
+  const usePool = options.pool !== undefined || (threads > 1 && platform !== null && sharedMemorySupported());
+  const made = new Set<WeakRef<WasmObjective>>();
+  return {
+    name: 'wasm',
+    threads: usePool ? threads : 1,
+    objective(bank, layoutOrFamily, priors = {}) {
+      const layout = 'kind' in layoutOrFamily ? layoutOrFamily : layoutOrFamily.layout;
+      if (layout.kind === 'binary') {
+        const o = binaryObjective(bank, layout, correctness(bank), priors);
+        return { ...o, engine: 'typescript-fused', dispose() {} };
+      }
+      let pool = options.pool;
+      if (pool === undefined && usePool) {
+        pool = sharedPool(threads, platform!);
+      }
+      const o: WasmObjective = createWasmObjective(bank, layout, priors, pool === undefined ? {} : { pool }, platform);
+      for (const r of made) if (r.deref() === undefined) made.delete(r);
+      made.add(new WeakRef(o));
+      return Object.assign(o, { engine: 'wasm' as const });
+    },
+    dispose() {
+      for (const r of made) r.deref()?.dispose();
+      made.clear();
+    },
+  };
+}

@@ -1,0 +1,206 @@
+// Lays a ResponseBank out in the kernel's memory (assembly/kernel.ts) and moves parameters in and
+// gradients out. Rows (LLMs) are packed four to a "group" (the SIMD lanes) and groups into a fixed
+// number of "blocks" that depend on the bank only, never on the thread count: each block owns its
+// partial sums, and `reduce` adds them in block order, so the loss and gradient are the same bits
+// whichever thread ran which block.
+import { LlmNrmError, MAX_OPTIONS, type LlmNrmLayout, type ResponseBank } from '@llm-nrm/core';
+import { kernelModule, type KernelExports, type KernelVariant } from './module.js';
+
+/** Header slots (i32) shared with assembly/kernel.ts. */
+const H = {
+  GROUPS: 0, C: 1, WIDTH: 2, KMAX: 3, FLAGS: 4, GROUPS_PER_BLOCK: 5, BLOCKS: 6, ROW_START: 7, ROW_END: 8, ROWS: 9,
+  Q4: 10, MASK: 11, COL_ITEM: 12, COL_OFFSETS: 13, ITEM_OFFSETS: 14, COL_POS: 15, TH4: 16, S4: 17, DR4: 18,
+  ACF: 20, BF: 22, GTH: 23, GS: 24, GDELTA: 25, GRHO: 26, BLOCK_SCALARS: 27, BLOCK_GB: 28,
+  BLOCK_GAC: 29, SCRATCH: 30, ITEMS: 31, SUMK: 32, W0: 33, KAPPA: 34, OUT_GAC: 35, OUT_GB: 36, OUT_SCALARS: 37,
+} as const;
+const HEADER_SLOTS = 64;
+/** Bytes kept free below the header (the module has no data, but leave the first page alone). */
+const BASE = 65536;
+const PAGE = 65536;
+const MAX_PAGES = 65536;
+/** Scratch bytes per block (assembly/kernel.ts SCRATCH_BYTES, checked against its export). */
+const SCRATCH_BYTES = 2 * MAX_OPTIONS * 16 + 96 + 2 * MAX_OPTIONS * 16 + 2 * MAX_OPTIONS * 32;
+/** Blocks a bank is cut into (fewer when it has fewer groups): enough to balance a few threads. */
+export const TARGET_BLOCKS = 16;
+
+export interface KernelLayoutOptions {
+  /** Groups (of four rows) per block; default ceil(groups / TARGET_BLOCKS). Tests use small blocks. */
+  groupsPerBlock?: number;
+}
+
+/** One bank in one kernel memory, with a main-thread instance of the module on it. */
+export class LlmNrmKernel {
+  readonly variant: KernelVariant;
+  readonly memory: WebAssembly.Memory;
+  readonly exports: KernelExports;
+  /** Byte address of the header. */
+  readonly header: number;
+  readonly groups: number;
+  readonly groupsPerBlock: number;
+  readonly blocks: number;
+  readonly bytes: number;
+  readonly th4: Float32Array;
+  readonly s4: Float32Array;
+  /** Per group and position: 4 delta lanes, then 4 rho lanes. */
+  readonly dr4: Float32Array;
+  /** Per option entry: a, c. */
+  readonly acf: Float32Array;
+  readonly bf: Float32Array;
+  readonly gth: Float64Array;
+  readonly gs: Float64Array;
+  readonly gdelta: Float64Array;
+  readonly grho: Float64Array;
+  readonly outGac: Float64Array;
+  readonly outGb: Float64Array;
+  readonly outScalars: Float64Array;
+  private readonly hdr: Int32Array;
+  private readonly hdrF: Float32Array;
+
+  constructor(bank: ResponseBank, layout: LlmNrmLayout, variant: KernelVariant, options: KernelLayoutOptions = {}) {
+    this.variant = variant;
+    const J = layout.nModels;
+    const I = layout.nItems;
+    const kMax = layout.kMax;
+    const sumK = layout.sumK;
+    const C = bank.colItem.length;
+    const width = bank.colOffsets[C]!;
+    if (kMax > MAX_OPTIONS) throw new LlmNrmError('INVALID_OPTIONS', `the wasm kernel takes at most ${MAX_OPTIONS} options per item, got ${kMax}`);
+    const G = Math.ceil(J / 4);
+    const gpb = options.groupsPerBlock ?? Math.max(1, Math.ceil(G / TARGET_BLOCKS));
+    if (!(Number.isInteger(gpb) && gpb >= 1)) throw new LlmNrmError('INVALID_OPTION', `groupsPerBlock must be a positive integer, got ${gpb}`);
+    const nB = Math.ceil(G / gpb);
+    this.groups = G;
+    this.groupsPerBlock = gpb;
+    this.blocks = nB;
+
+    // Byte layout, every array 16-aligned.
+    let at = BASE;
+    const alloc = (bytes: number): number => {
+      const p = at;
+      at += Math.ceil(bytes / 16) * 16;
+      return p;
+    };
+    const p = {
+      header: alloc(HEADER_SLOTS * 4),
+      q4: alloc(G * width * 16),
+      mask: alloc(G * C),
+      colItem: alloc(C * 4),
+      colOffsets: alloc((C + 1) * 4),
+      itemOffsets: alloc((I + 1) * 4),
+      colPos: alloc(width),
+      th4: alloc(G * 16),
+      s4: alloc(G * 16),
+      dr4: alloc(G * kMax * 32),
+      acf: alloc(sumK * 8),
+      bf: alloc(I * 4),
+      gth: alloc(G * 4 * 8),
+      gs: alloc(G * 4 * 8),
+      gdelta: alloc(G * 4 * kMax * 8),
+      grho: alloc(G * 4 * kMax * 8),
+      blockScalars: alloc(nB * 32),
+      blockGb: alloc(nB * I * 8),
+      blockGac: alloc(nB * sumK * 16),
+      scratch: alloc(nB * SCRATCH_BYTES),
+      outGac: alloc(sumK * 16),
+      outGb: alloc(I * 8),
+      outScalars: alloc(32),
+    };
+    this.bytes = at;
+    const pages = Math.ceil(at / PAGE);
+    if (pages > MAX_PAGES) {
+      throw new LlmNrmError('INVALID_OPTION', `bank too large for the wasm engine: needs ${(at / 2 ** 30).toFixed(2)} GiB of kernel memory (at most 4 GiB; ${J} LLMs x ${width} option entries)`);
+    }
+    this.memory = variant === 'shared'
+      ? new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
+      : new WebAssembly.Memory({ initial: pages });
+    const buf = this.memory.buffer;
+    this.header = p.header;
+    this.hdr = new Int32Array(buf, p.header, HEADER_SLOTS);
+    this.hdrF = new Float32Array(buf, p.header, HEADER_SLOTS);
+    const h = this.hdr;
+    h[H.GROUPS] = G;
+    h[H.C] = C;
+    h[H.WIDTH] = width;
+    h[H.KMAX] = kMax;
+    h[H.FLAGS] = (layout.parts.sharpness ? 1 : 0) | (layout.parts.position ? 2 : 0) | (layout.parts.fallback ? 4 : 0);
+    h[H.GROUPS_PER_BLOCK] = gpb;
+    h[H.BLOCKS] = nB;
+    h[H.ROWS] = J;
+    h[H.ITEMS] = I;
+    h[H.SUMK] = sumK;
+    const slots: [number, number][] = [
+      [H.Q4, p.q4], [H.MASK, p.mask], [H.COL_ITEM, p.colItem], [H.COL_OFFSETS, p.colOffsets],
+      [H.ITEM_OFFSETS, p.itemOffsets], [H.COL_POS, p.colPos], [H.TH4, p.th4], [H.S4, p.s4], [H.DR4, p.dr4],
+      [H.ACF, p.acf], [H.BF, p.bf], [H.GTH, p.gth], [H.GS, p.gs],
+      [H.GDELTA, p.gdelta], [H.GRHO, p.grho], [H.BLOCK_SCALARS, p.blockScalars], [H.BLOCK_GB, p.blockGb],
+      [H.BLOCK_GAC, p.blockGac], [H.SCRATCH, p.scratch], [H.OUT_GAC, p.outGac], [H.OUT_GB, p.outGb],
+      [H.OUT_SCALARS, p.outScalars],
+    ];
+    for (const [slot, ptr] of slots) h[slot] = ptr;
+
+    // Data: q interleaved by group, [group][entry][lane], zero where unobserved or past the last row;
+    // mask[group][column] has bit `lane` set where that cell is observed.
+    const q4 = new Float32Array(buf, p.q4, G * width * 4);
+    const mask = new Uint8Array(buf, p.mask, G * C);
+    const { q, observed, colOffsets } = bank;
+    for (let j = 0; j < J; j++) {
+      const g = j >> 2;
+      const lane = j & 3;
+      const rowQ = j * width;
+      const base = g * width * 4 + lane;
+      for (let col = 0; col < C; col++) {
+        if (observed[j * C + col] === 0) continue;
+        mask[g * C + col]! |= 1 << lane;
+        const co = colOffsets[col]!;
+        const K = colOffsets[col + 1]! - co;
+        for (let k = 0; k < K; k++) q4[base + (co + k) * 4] = q[rowQ + co + k]!;
+      }
+    }
+    new Int32Array(buf, p.colItem, C).set(bank.colItem);
+    new Int32Array(buf, p.colOffsets, C + 1).set(bank.colOffsets);
+    new Int32Array(buf, p.itemOffsets, I + 1).set(bank.itemOffsets);
+    const colPos = new Uint8Array(buf, p.colPos, width);
+    if (bank.colPosition !== null) colPos.set(bank.colPosition);
+    else for (let col = 0; col < C; col++) for (let k = colOffsets[col]!; k < colOffsets[col + 1]!; k++) colPos[k] = k - colOffsets[col]!;
+
+    this.th4 = new Float32Array(buf, p.th4, G * 4);
+    this.s4 = new Float32Array(buf, p.s4, G * 4);
+    this.dr4 = new Float32Array(buf, p.dr4, G * kMax * 8);
+    this.acf = new Float32Array(buf, p.acf, 2 * sumK);
+    this.bf = new Float32Array(buf, p.bf, I);
+    this.gth = new Float64Array(buf, p.gth, G * 4);
+    this.gs = new Float64Array(buf, p.gs, G * 4);
+    this.gdelta = new Float64Array(buf, p.gdelta, G * 4 * kMax);
+    this.grho = new Float64Array(buf, p.grho, G * 4 * kMax);
+    this.outGac = new Float64Array(buf, p.outGac, 2 * sumK);
+    this.outGb = new Float64Array(buf, p.outGb, I);
+    this.outScalars = new Float64Array(buf, p.outScalars, 4);
+    this.s4.fill(1);
+    const instance = new WebAssembly.Instance(kernelModule(variant), { env: { memory: this.memory } });
+    this.exports = instance.exports as unknown as KernelExports;
+    if (this.exports.scratchBytes() !== SCRATCH_BYTES) throw new Error(`engine-wasm: kernel scratch is ${this.exports.scratchBytes()} bytes, host assumed ${SCRATCH_BYTES}`);
+  }
+
+  /** Set the row range and gate scalars of the next pass; returns the blocks it covers [b0, b1). */
+  setPass(rowStart: number, rowEnd: number, w0: number, kappa: number): [number, number] {
+    const h = this.hdr;
+    h[H.ROW_START] = rowStart;
+    h[H.ROW_END] = rowEnd;
+    this.hdrF[H.W0] = w0;
+    this.hdrF[H.KAPPA] = kappa;
+    if (rowEnd <= rowStart) return [0, 0];
+    const rowsPerBlock = 4 * this.groupsPerBlock;
+    return [Math.floor(rowStart / rowsPerBlock), Math.ceil(rowEnd / rowsPerBlock)];
+  }
+
+  /** Sum the block partials of [b0, b1) in block order into the outputs. */
+  reduce(b0: number, b1: number): void {
+    if (b1 <= b0) {
+      this.outGac.fill(0);
+      this.outGb.fill(0);
+      this.outScalars.fill(0);
+      return;
+    }
+    this.exports.reduce(this.header, b0, b1, 0, this.outGac.length / 2);
+  }
+}

@@ -1,0 +1,203 @@
+// The LLM-NRM objective on the wasm kernel: core's `Objective` with the same loss and gradient as
+// core's `llmNrmObjective` (paper.md, LLM-NRM; priors, gate difficulty guard, row ranges and prior
+// switches as there). The data pass runs in wasm; the O(#parameters) parts stay in TypeScript
+// around it: parameters in (f64 -> f32), the gate difficulties b_i and their backward pass (core's
+// `computeDifficulties` / `difficultyBackward`), the priors and the free mask.
+import {
+  DEFAULT_PRIORS, LlmNrmError, computeDifficulties, difficultyBackward, freeMask, sigmoid, softplus,
+  type EvalScope, type LlmNrmLayout, type Objective, type Priors, type ResponseBank,
+} from '@llm-nrm/core';
+import { LlmNrmKernel, type KernelLayoutOptions } from './kernelHost.js';
+import { kernelModule, sharedMemorySupported } from './module.js';
+import { BlockPool, type PoolPlatform } from './pool.js';
+
+export interface WasmObjectiveOptions extends KernelLayoutOptions {
+  /**
+   * Threads for the data pass, the calling one included (default 1). More than 1 needs shared
+   * memory (Node; browsers: cross-origin isolated pages); where it is missing the objective runs
+   * on one thread (see `threads` of the result).
+   */
+  threads?: number;
+  /** Run on this pool's workers (e.g. an engine's, shared by its objectives) instead of a private one. */
+  pool?: BlockPool;
+}
+
+/** core's `Objective`, plus what the wasm engine adds. */
+export interface WasmObjective extends Objective {
+  /** Threads a pass runs on (the calling one included). */
+  readonly threads: number;
+  /** Fixed blocks a pass is cut into (the same for every thread count). */
+  readonly blocks: number;
+  /** Bytes of kernel memory (data, parameters, per-block partials). */
+  readonly memoryBytes: number;
+  /** Stop this objective's private workers and release its kernel from a shared pool. Idempotent. */
+  dispose(): void;
+}
+
+interface Held {
+  pool: BlockPool | null;
+  owned: boolean;
+  id: number;
+}
+
+const registry = typeof FinalizationRegistry === 'undefined' ? null : new FinalizationRegistry<Held>((held) => release(held));
+
+function release(held: Held): void {
+  if (held.pool === null) return;
+  if (held.owned) held.pool.dispose();
+  else held.pool.detach(held.id);
+  held.pool = null;
+}
+
+function checkFinite(loss: number): number {
+  if (!Number.isFinite(loss)) {
+    throw new LlmNrmError('NON_FINITE', `objective became ${loss}; the fit diverged (try --optimizer lbfgs, a smaller --lr, or check the input)`);
+  }
+  return loss;
+}
+
+export function createWasmObjective(
+  bank: ResponseBank,
+  layout: LlmNrmLayout,
+  priors: Priors,
+  options: WasmObjectiveOptions,
+  platform: PoolPlatform | null,
+): WasmObjective {
+  if (layout.kind !== 'llm-nrm') throw new LlmNrmError('INVALID_OPTION', `the wasm kernel computes LLM-NRM layouts, got ${String((layout as { kind?: unknown }).kind)}`);
+  const requested = options.pool?.threads ?? options.threads ?? 1;
+  if (!(Number.isInteger(requested) && requested >= 1)) throw new LlmNrmError('INVALID_OPTION', `threads must be a positive integer, got ${requested}`);
+  const threaded = requested > 1 && (options.pool !== undefined || (platform !== null && sharedMemorySupported()));
+  const kernel = new LlmNrmKernel(bank, layout, threaded ? 'shared' : 'plain', options);
+  const held: Held = { pool: null, owned: false, id: 0 };
+  if (threaded) {
+    held.pool = options.pool ?? new BlockPool(requested, platform!);
+    held.owned = options.pool === undefined;
+    held.id = held.pool.attach(kernelModule('shared'), kernel.memory);
+  }
+
+  const free = freeMask(layout);
+  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
+  const lamItem = 1 / (itemSd * itemSd);
+  const lamLlm = 1 / (llmSd * llmSd);
+  const lamS = 1 / (sharpnessSd * sharpnessSd);
+  const J = layout.nModels;
+  const I = layout.nItems;
+  const kMax = layout.kMax;
+  const sumK = layout.sumK;
+  const { sharpness: useS, position: usePos, fallback: useFb } = layout.parts;
+  const A = layout.a;
+  const Cc = layout.c;
+  const b = new Float64Array(I);
+  const aux = new Float64Array(3 * I);
+  const wts = new Float64Array(sumK);
+  const gb = new Float64Array(I);
+  const { th4, s4, dr4, acf, bf, gth, gs, gdelta, grho, outGac, outGb, outScalars } = kernel;
+
+  function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
+    if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
+    const r0 = Math.max(0, scope.rowStart ?? 0);
+    const r1 = Math.min(J, scope.rowEnd ?? J);
+    const tp = scope.thetaPrior === false ? 0 : 1;
+    g.fill(0);
+    if (useFb) computeDifficulties(bank, x, A, Cc, b, aux, wts);
+    // Parameters in, rounded to f32 (rows past the range are masked off in the kernel).
+    // Lanes of the covered groups outside the range get neutral values (their q is masked to 0,
+    // and finite parameters keep their zero contributions exactly zero).
+    const lanesEnd = Math.min(J, (r1 + 3) & ~3);
+    for (let j = r0 & ~3; j < lanesEnd; j++) {
+      const lane = (j >> 2) * kMax * 8 + (j & 3);
+      const inRange = j >= r0 && j < r1;
+      th4[j] = inRange ? x[layout.theta + j]! : 0;
+      s4[j] = inRange && useS ? softplus(x[layout.sbar + j]!) : 1;
+      const dOff = layout.delta + j * kMax;
+      const rOff = layout.rho + j * kMax;
+      for (let k = 0; k < kMax; k++) {
+        dr4[lane + 8 * k] = inRange && usePos ? x[dOff + k]! : 0;
+        dr4[lane + 8 * k + 4] = inRange && useFb ? x[rOff + k]! : 0;
+      }
+    }
+    for (let t = 0; t < sumK; t++) {
+      acf[2 * t] = x[A + t]!;
+      acf[2 * t + 1] = x[Cc + t]!;
+    }
+    if (useFb) bf.set(b);
+    const kappa = useFb ? softplus(x[layout.kbar]!) : 0;
+    const [b0, b1] = kernel.setPass(r0, r1, useFb ? x[layout.w0]! : 0, kappa);
+    if (held.pool !== null) held.pool.run(held.id, kernel.header, b0, b1, kernel.exports);
+    else for (let blk = b0; blk < b1; blk++) kernel.exports.runBlock(kernel.header, blk);
+    kernel.reduce(b0, b1);
+
+    let loss = outScalars[0]!;
+    for (let j = r0; j < r1; j++) {
+      const th = x[layout.theta + j]!;
+      // Priors: theta ~ N(0, 1); log s ~ N(0, sharpnessSd^2); delta, rho ~ N(0, llmSd^2).
+      loss += 0.5 * tp * th * th;
+      g[layout.theta + j] = gth[j]! + tp * th;
+      if (useS) {
+        const sb = x[layout.sbar + j]!;
+        const s = softplus(sb);
+        const ls = Math.log(s);
+        loss += 0.5 * lamS * ls * ls;
+        // d log s / d sbar = sigmoid(sbar) / s.
+        g[layout.sbar + j] = (gs[j]! + (lamS * ls) / s) * sigmoid(sb);
+      }
+      if (usePos) {
+        const dOff = layout.delta + j * kMax;
+        for (let k = 0; k < kMax; k++) {
+          const d = x[dOff + k]!;
+          loss += 0.5 * lamLlm * d * d;
+          g[dOff + k] = gdelta[j * kMax + k]! + lamLlm * d;
+        }
+      }
+      if (useFb) {
+        const rOff = layout.rho + j * kMax;
+        for (let k = 0; k < kMax; k++) {
+          const r = x[rOff + k]!;
+          loss += 0.5 * lamLlm * r * r;
+          g[rOff + k] = grho[j * kMax + k]! + lamLlm * r;
+        }
+      }
+    }
+    for (let t = 0; t < sumK; t++) {
+      g[A + t] = outGac[2 * t]!;
+      g[Cc + t] = outGac[2 * t + 1]!;
+    }
+    if (useFb) {
+      // The kernel sums dL/d(eta) per item; eta = w0 - kappa (theta - b_i).
+      let gw0 = 0;
+      for (let i = 0; i < I; i++) {
+        gw0 += outGb[i]!;
+        gb[i] = kappa * outGb[i]!;
+      }
+      difficultyBackward(bank, x, A, gb, aux, wts, g, Cc);
+      g[layout.w0]! += gw0;
+      g[layout.kbar]! += outScalars[1]! * sigmoid(x[layout.kbar]!);
+    }
+    if (scope.itemPrior !== false) {
+      for (let t = 0; t < sumK; t++) {
+        const av = x[A + t]!;
+        const cv = x[Cc + t]!;
+        loss += 0.5 * lamItem * (av * av + cv * cv);
+        g[A + t]! += lamItem * av;
+        g[Cc + t]! += lamItem * cv;
+      }
+    }
+    for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
+    return checkFinite(loss);
+  }
+
+  const objective: WasmObjective = {
+    layout,
+    free,
+    lossAndGrad,
+    threads: threaded ? held.pool!.threads : 1,
+    blocks: kernel.blocks,
+    memoryBytes: kernel.bytes,
+    dispose() {
+      registry?.unregister(objective);
+      release(held);
+    },
+  };
+  if (threaded) registry?.register(objective, held, objective);
+  return objective;
+}
