@@ -5,7 +5,7 @@ import {
   FLEET_NUISANCE_BELOW, LlmNrmError, parseBundle, scoreResponses,
   type CalibrationBundle, type LlmScore, type RecordSource, type ResponseRecord,
 } from '@llm-nrm/core';
-import { readAnyResponses, writeFileAtomic, type TinyBank } from '@llm-nrm/adapters';
+import { isToolOutput, readAnyResponses, writeFileAtomic, type TinyBank } from '@llm-nrm/adapters';
 import { accuracyAt } from '@llm-nrm/analysis';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
@@ -246,7 +246,15 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       } catch (e) {
         throw new LlmNrmError('IO', `cannot read ${argv.bundle}: ${(e as Error).message}`, { cause: e, file: argv.bundle });
       }
-      bundle = parseBundle(text, argv.bundle);
+      try {
+        bundle = parseBundle(text, argv.bundle);
+      } catch (e) {
+        // `score responses.jsonl bundle.json`: say so rather than "not a valid calibration bundle".
+        if (e instanceof LlmNrmError && e.code === 'INVALID_BUNDLE' && (await isToolOutput(argv.responses))) {
+          throw new LlmNrmError('INVALID_OPTION', `${argv.bundle} is not a calibration bundle but ${argv.responses} is: were the arguments swapped? (llm-nrm score <bundle> <responses>)`, { cause: e });
+        }
+        throw e;
+      }
     }
     // Tidy files and every harness output, format detected (adapters' one entry point for responses).
     const input = await readAnyResponses(argv.responses, { skipInvalid: argv['skip-invalid'] });
