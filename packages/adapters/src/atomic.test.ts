@@ -67,4 +67,16 @@ describe('writeFileAtomic: outputs never replace what they should write through'
       expect(readdirSync(dir)).toEqual([]);
     }
   });
+
+  it('an input failing while it streams in is blamed, not the output', async () => {
+    const { LlmNrmError } = await import('@llm-nrm/core');
+    const { writeStreamAtomic } = await import('./atomic.js');
+    async function* failing(): AsyncGenerator<string> {
+      yield 'x';
+      throw new LlmNrmError('IO', 'cannot read: EIO', { file: '/data/in.jsonl' });
+    }
+    const out = join(tmp.dir, 'blame.jsonl');
+    await expect(writeStreamAtomic(out, failing())).rejects.toMatchObject({ file: '/data/in.jsonl', message: '/data/in.jsonl: cannot read: EIO' });
+    expect(existsSync(out)).toBe(false);
+  });
 });

@@ -73,10 +73,14 @@ export async function removeStaleTemps(dir: string): Promise<string[]> {
  * a device, or a link into /dev or /proc (`/dev/stdout`) is written through, never replaced.
  */
 async function outputTarget(path: string): Promise<{ kind: 'stdout' } | { kind: 'through'; path: string } | { kind: 'atomic'; path: string }> {
-  if (path === STDOUT_PATH) return { kind: 'stdout' };
+  // Our own standard output under its device names: written as stdout (opening it again fails
+  // when it is a socket, and would truncate a file the shell opened for appending).
+  if (path === STDOUT_PATH || /^\/(dev\/stdout|dev\/fd\/1|proc\/self\/fd\/1)$/.test(path)) return { kind: 'stdout' };
   let st: Stats | undefined = await lstat(path).catch(() => undefined);
   let target = path;
   if (st?.isSymbolicLink()) {
+    // /dev/stdout -> /proc/self/fd/1 -> pipe:[n]: a stream, written through as it is.
+    if (/^\/(dev|proc)\//.test(resolve(path))) return { kind: 'through', path };
     const real = await realpath(path).catch(() => undefined);
     if (real === undefined) {
       throw new LlmNrmError('IO', `cannot write ${path}: it is a symbolic link to a missing file`, { file: path });
@@ -130,6 +134,8 @@ export async function writeStreamAtomic(path: string, source: Readable | AsyncIt
     await rename(tmp, target.path);
   } catch (e) {
     await rm(tmp, { force: true });
+    // A failure of the input being streamed in blames the input, not this output.
+    if (e instanceof LlmNrmError && e.file !== path) throw e;
     throw new LlmNrmError('IO', `cannot write ${path}: ${(e as Error).message}`, { cause: e, file: path });
   } finally {
     liveTemps.delete(tmp);

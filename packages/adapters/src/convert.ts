@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
+import { describeValue, LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import { detectInputs, type DetectedInput } from './detect.js';
+import { isStdinPath, spoolStdin } from './internal/stdin.js';
 import { issueKind, newReport, type FormatName, type ReplicatePolicy, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
 
 
@@ -37,6 +38,8 @@ export interface ConvertOptions {
   skipInvalid?: boolean;
   /** Several runs of one model and task (lm-eval timestamps): keep the latest (default) or all. */
   replicates?: ReplicatePolicy;
+  /** NAEP: keep the uniform and oracle baseline pseudo-models. Default false. */
+  includeBaselines?: boolean;
 }
 
 /** One line of the conversion summary: what one model answered on one benchmark. */
@@ -116,18 +119,43 @@ export function convertSourced(paths: readonly string[], options: ConvertOptions
   const tallies = new Map<string, Tally>();
   const skipInvalid = options.skipInvalid ?? false;
   let checked = 0;
+  let shownFile = (file: string): string => file;
   // Damage found since the last look: an error unless skipping was asked for.
   const checkDamage = (): void => {
     for (; checked < report.skipped.length; checked++) {
       const issue = report.skipped[checked]!;
       if (skipInvalid || issueKind(issue) !== 'damage') continue;
       throw new LlmNrmError('FORMAT', `${issue.reason} (--skip-invalid goes on without it and lists what was lost)`, {
-        file: issue.file, ...(issue.line !== undefined ? { line: issue.line } : {}),
+        file: shownFile(issue.file), ...(issue.line !== undefined ? { line: issue.line } : {}),
       });
     }
   };
 
   async function* records(): AsyncGenerator<ConvertedRecord> {
+    // Standard input is copied to a temporary file first, so that it is detected like any file.
+    const stdin = paths.some(isStdinPath) ? await spoolStdin() : undefined;
+    const shown = (file: string): string => (stdin !== undefined && file === stdin.path ? '-' : file);
+    try {
+      shownFile = shown;
+      yield* readAll(paths.map((p) => (isStdinPath(p) ? stdin!.path : p)));
+    } catch (e) {
+      // Errors name `-`, not the temporary copy of standard input.
+      if (stdin !== undefined && e instanceof LlmNrmError && e.file === stdin.path) {
+        const where = `${e.file}${e.line !== undefined ? `:${e.line}` : ''}: `;
+        const bare = e.message.startsWith(where) ? e.message.slice(where.length) : e.message;
+        throw new LlmNrmError(e.code, bare, { cause: e, file: '-', ...(e.line !== undefined ? { line: e.line } : {}) });
+      }
+      throw e;
+    } finally {
+      if (stdin !== undefined) {
+        for (const s of report.skipped) s.file = shown(s.file);
+        for (const i of summary.inputs) i.path = shown(i.path);
+        stdin.cleanup();
+      }
+    }
+  }
+
+  async function* readAll(paths: readonly string[]): AsyncGenerator<ConvertedRecord> {
     const inputs: DetectedInput[] = [];
     for (const p of paths) inputs.push(...(await detectInputs(p, options.from)));
     summary.inputs.push(...inputs);
@@ -136,7 +164,8 @@ export function convertSourced(paths: readonly string[], options: ConvertOptions
         throw new LlmNrmError('FORMAT', 'NAEP rotation data is read from a folder holding naep-*-items.jsonl and the naep-*-responses-*.jsonl files; pass that folder', { file: input.path });
       }
       // skipInvalid reaches the tidy reader (bad lines); the harness readers report their own skips.
-      const readOptions: ReadOptions & { skipInvalid?: boolean } = { report, skipInvalid };
+      const readOptions: ReadOptions & { skipInvalid?: boolean; includeBaselines?: boolean } = { report, skipInvalid };
+      if (options.includeBaselines !== undefined) readOptions.includeBaselines = options.includeBaselines;
       if (options.score !== undefined) readOptions.score = options.score;
       if (options.filter !== undefined) readOptions.filter = options.filter;
       if (options.model !== undefined) readOptions.model = options.model;
@@ -160,7 +189,7 @@ export function convertSourced(paths: readonly string[], options: ConvertOptions
           r = parseResponseRecord(raw);
         } catch (e) {
           if (!(e instanceof LlmNrmError)) throw e;
-          const reason = `invalid record from the ${input.format} reader (item ${JSON.stringify((raw as ResponseRecord)?.item)}): ${e.message}`;
+          const reason = `invalid record from the ${input.format} reader (item ${describeValue((raw as ResponseRecord)?.item)}): ${e.message}`;
           if (!skipInvalid) throw new LlmNrmError(e.code, reason, { cause: e, file: source.file, ...(source.line !== undefined ? { line: source.line } : {}) });
           report.skipped.push({ file: source.file, ...(source.line !== undefined ? { line: source.line } : {}), reason, kind: 'damage' });
           continue;
@@ -168,12 +197,12 @@ export function convertSourced(paths: readonly string[], options: ConvertOptions
         if (options.model !== undefined) r.model = options.model;
         tally(tallies, r);
         summary.records++;
-        yield { record: r, source };
+        yield { record: r, source: { ...source, file: shownFile(source.file) } };
       }
       checkDamage();
     }
     summary.byModelBenchmark = rows(tallies);
-    if (summary.records === 0) throw nothingUsable(paths, report);
+    if (summary.records === 0) throw nothingUsable(paths.map(shownFile), report);
   }
 
   return { records: records(), summary };

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { createGunzip } from 'node:zlib';
-import { LlmNrmError } from '@llm-nrm/core';
+import { describeValue, LlmNrmError } from '@llm-nrm/core';
 import type { FormatName } from './reader.js';
 import { folderEntries, isToolOutput } from './walk.js';
 
@@ -73,7 +73,7 @@ export async function detectFormat(path: string, options: DetectOptions = {}): P
 export async function detectInputs(path: string, from?: FormatName, options: DetectOptions = {}): Promise<DetectedInput[]> {
   if (from !== undefined) {
     if (!FORMAT_NAMES.includes(from)) {
-      throw new LlmNrmError('INVALID_OPTION', `unknown format: ${JSON.stringify(from)} (one of ${FORMAT_NAMES.join(', ')})`);
+      throw new LlmNrmError('INVALID_OPTION', `unknown format: ${describeValue(from)} (one of ${FORMAT_NAMES.join(', ')})`);
     }
     return [{ path, format: from }];
   }

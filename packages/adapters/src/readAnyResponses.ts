@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { stat } from 'node:fs/promises';
 import {
   LlmNrmError, duplicateRows, resolveItemVersions,
   type DuplicateRows, type ItemVersionConflict, type ItemVersionPolicy, type RecordSource, type ResponseRecord,
 } from '@llm-nrm/core';
 import { convertSourced, type ConvertOptions, type ConvertSummary } from './convert.js';
+import { isStdinPath } from './internal/stdin.js';
 import { isToolOutput } from './walk.js';
 
 export interface ReadAnyOptions extends ConvertOptions {
@@ -40,51 +37,26 @@ export interface AnyResponses {
 export async function readAnyResponses(paths: string | readonly string[], options: ReadAnyOptions = {}): Promise<AnyResponses> {
   const list = typeof paths === 'string' ? [paths] : [...paths];
   for (const p of list) {
-    if (p === '-') continue;
+    if (isStdinPath(p)) continue;
     const st = await stat(p).catch(() => undefined);
     if (st?.isFile() && (await isToolOutput(p))) {
       throw new LlmNrmError('INVALID_OPTION', 'this is an llm-nrm output (a calibration bundle or score summary), not responses: were the arguments swapped?', { file: p });
     }
   }
-  const stdin = list.includes('-') ? await spoolStdin() : undefined;
-  try {
-    const resolved = list.map((p) => (p === '-' ? stdin!.path : p));
-    const { records: stream, summary } = convertSourced(resolved, options);
-    const records: ResponseRecord[] = [];
-    const sources: (RecordSource & { file: string })[] = [];
-    for await (const { record, source } of stream) {
-      records.push(record);
-      sources.push(stdin !== undefined && source.file === stdin.path ? { ...source, file: '-' } : source);
-    }
-    if (stdin !== undefined) {
-      for (const s of summary.skipped) if (s.file === stdin.path) s.file = '-';
-      for (const i of summary.inputs) if (i.path === stdin.path) i.path = '-';
-    }
-    const v = resolveItemVersions(records, options.itemVersions ?? 'split');
-    return {
-      records: v.records,
-      sources: v.index.map((t) => sources[t]!),
-      summary,
-      itemVersions: v.conflicts,
-      droppedVersions: v.dropped,
-      duplicates: duplicateRows(v.records),
-    };
-  } finally {
-    stdin?.cleanup();
+  const { records: stream, summary } = convertSourced(list, options);
+  const records: ResponseRecord[] = [];
+  const sources: (RecordSource & { file: string })[] = [];
+  for await (const { record, source } of stream) {
+    records.push(record);
+    sources.push(source);
   }
-}
-
-/** Standard input copied to a temporary file, so that it can be sniffed and read like any file. */
-async function spoolStdin(): Promise<{ path: string; cleanup: () => void }> {
-  const dir = mkdtempSync(join(tmpdir(), 'llm-nrm-stdin-'));
-  const path = join(dir, 'stdin');
-  const chunks: Buffer[] = [];
-  try {
-    for await (const c of process.stdin) chunks.push(c as Buffer);
-    await writeFile(path, Buffer.concat(chunks));
-  } catch (e) {
-    rmSync(dir, { recursive: true, force: true });
-    throw new LlmNrmError('IO', `cannot read standard input: ${(e as Error).message}`, { cause: e, file: '-' });
-  }
-  return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const v = resolveItemVersions(records, options.itemVersions ?? 'split');
+  return {
+    records: v.records,
+    sources: v.index.map((t) => sources[t]!),
+    summary,
+    itemVersions: v.conflicts,
+    droppedVersions: v.dropped,
+    duplicates: duplicateRows(v.records),
+  };
 }

@@ -6,6 +6,7 @@ import { neutralLlms } from './internal/neutralLlms.js';
 import { scoreThetaOnly } from './internal/scoreThetaOnly.js';
 import { kendallTau } from './kendallTau.js';
 import type { ModelSpec } from './modelSpec.js';
+import { selectForRange } from './selectForRange.js';
 import { selectItems } from './selectItems.js';
 
 export interface CompressionPoint {
@@ -52,6 +53,12 @@ export interface CompressionOptions {
   scoring?: 'fixed-items' | 'theta-only';
   /** Information used to rank items (see `selectItems`; default 'nrm'). */
   information?: 'nrm' | 'llm';
+  /**
+   * 'range' (default): `selectForRange` (expected log test information over the training LLMs'
+   * abilities; nested budgets are its greedy prefix); 'information': the n items of highest
+   * average information (`selectItems`), which pile up at one ability level.
+   */
+  selection?: 'range' | 'information';
   /** Also run the random-selection baseline (default true). */
   random?: boolean;
   fitOptions?: ExperimentFitOptions;
@@ -104,7 +111,13 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
       for (const j of heldList) into[j] = fitN.x[fitN.layout.theta + j]!;
     };
     score(allCols, full);
-    const ranked = selectItems(bank, calib.layout, calib.x, I, { rows: trainList, information: options.information ?? 'nrm' });
+    const maxBudget = Math.min(I, Math.max(...budgets));
+    const ranked = (options.selection ?? 'range') === 'range'
+      ? (() => {
+        const r = selectForRange(bank, calib.layout, calib.x, maxBudget, { rows: trainList });
+        return { items: r.forms[0]!, ids: r.ids[0]! };
+      })()
+      : selectItems(bank, calib.layout, calib.x, I, { rows: trainList, information: options.information ?? 'nrm' });
     // One random permutation of the items per fold: budgets take nested prefixes, like the ranking.
     const perm = Int32Array.from({ length: I }, (_, i) => i);
     for (let t = I - 1; t > 0; t--) {

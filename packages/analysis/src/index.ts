@@ -30,7 +30,7 @@ export { selectItems, type ItemSelection, type SelectItemsOptions } from './sele
 export { selectForRange, type RangeSelection, type SelectForRangeOptions } from './selectForRange.js';
 export { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve, type AccuracyCurveOptions } from './accuracyCurve.js';
 export {
-  STUDY_METHODS, selectionStudy, type SelectionStudy, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod,
+  STUDY_METHODS, selectionStudy, tinyAccuracyCorrection, type SelectionStudy, type TinyAccuracyCorrection, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod,
 } from './selectionStudy.js';
 export { compression, type Compression, type CompressionOptions, type CompressionPoint } from './compression.js';
 export {

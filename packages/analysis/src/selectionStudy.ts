@@ -1,5 +1,5 @@
-import { minimiseTheta, predictor, randomSource, type Layout, type ResponseBank } from '@llm-nrm/core';
-import { accuracyCurve, predictAccuracy } from './accuracyCurve.js';
+import { minimiseTheta, minimiseThetaSharpness, predictor, randomSource, softplus, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve } from './accuracyCurve.js';
 import { llmFolds } from './cellFolds.js';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
 import { rowMask } from './internal/masks.js';
@@ -11,14 +11,18 @@ import { selectItems } from './selectItems.js';
 /** One way of making and scoring a tiny benchmark. */
 export type StudyMethod =
   | 'range+fleet' // selectForRange, theta alone with the fleet's nuisance parameters (llm-nrm score's default on tiny runs)
+  | 'range+sharp' // selectForRange, theta and sharpness (log-normal prior at the fleet's), bias and fallback at the fleet's
+  | 'range+sharp+acc' // range+sharp, accuracy by the regression estimator (tinyAccuracyCorrection)
+  | 'range+fleet+acc' // range+fleet, accuracy by the regression estimator
   | 'range+fit' // selectForRange, full fixed-item fit of every per-LLM parameter
   | 'info+fit' // the n items of highest fleet-average information, full fixed-item fit (the old default)
+  | 'random+sharp' // random items, theta and sharpness
   | 'random+fleet' // random items, theta alone
   | 'random+fit' // random items, full fixed-item fit
   | '2pl' // a 2PL bank, its own range selection and fixed-item 2PL scoring
   | 'accuracy'; // plain accuracy on the range-selected items
 
-export const STUDY_METHODS: readonly StudyMethod[] = ['range+fleet', 'range+fit', 'info+fit', 'random+fleet', 'random+fit', '2pl', 'accuracy'];
+export const STUDY_METHODS: readonly StudyMethod[] = ['range+sharp', 'range+sharp+acc', 'random+sharp', 'range+fleet', 'range+fit', 'info+fit', 'random+fleet', 'random+fit', '2pl', 'accuracy'];
 
 export interface SelectionStudyOptions {
   budgets?: number[];
@@ -113,6 +117,59 @@ function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: num
 }
 
 /**
+ * The regression estimator of full-bank accuracy: the curve F(theta), corrected by how far the
+ * LLM's accuracy on the tiny items lies from what LLMs of its theta score there, T(theta):
+ *   acc = F(theta) + beta (acc_tiny - T(theta)),
+ * beta the least-squares slope of the training LLMs' full-bank residuals on their tiny residuals.
+ * The tiny items' accuracy carries what theta does not (sharpness, bias and fallback move argmax
+ * accuracy at a given theta).
+ */
+export interface TinyAccuracyCorrection {
+  tiny: AccuracyCurve;
+  beta: number;
+}
+
+export function tinyAccuracyCorrection(thetas: ArrayLike<number>, full: ArrayLike<number>, tinyAcc: ArrayLike<number>, fullCurve: AccuracyCurve): TinyAccuracyCorrection {
+  const tiny = accuracyCurve(thetas, tinyAcc, { grid: fullCurve.grid });
+  let sxy = 0;
+  let sxx = 0;
+  for (let j = 0; j < thetas.length; j++) {
+    const rt = tinyAcc[j]! - accuracyAt(tiny, thetas[j]!);
+    const rf = full[j]! - accuracyAt(fullCurve, thetas[j]!);
+    if (!Number.isFinite(rt) || !Number.isFinite(rf)) continue;
+    sxy += rt * rf;
+    sxx += rt * rt;
+  }
+  return { tiny, beta: sxx > 0 ? sxy / sxx : 0 };
+}
+
+/** Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in `xs`. */
+function thetaSharp(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array, u0: number, sd: number): { theta: number; se: number } {
+  if (layout.kind !== 'llm-nrm') return thetaAlone(bank, layout, xs, j, cols);
+  const pred = predictor(bank, layout, xs);
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const list: number[] = [];
+  for (let c = 0; c < nC; c++) if (cols[c] && bank.observed[j * nC + c]) list.push(c);
+  const p = new Float64Array(bank.kMax);
+  return minimiseThetaSharpness((theta, u) => {
+    xs[layout.theta + j] = theta;
+    xs[layout.sbar + j] = softplusInv(Math.exp(u));
+    let s = theta * theta / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd);
+    for (const c of list) {
+      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+      const qo = j * width + bank.colOffsets[c]!;
+      pred.cell(j, c, p);
+      for (let k = 0; k < K; k++) {
+        const q = bank.q[qo + k]!;
+        if (q > 0) s -= q * Math.log(Math.max(p[k]!, 1e-300));
+      }
+    }
+    return s;
+  });
+}
+
+/**
  * The tiny-benchmark study (issue 10): over LLM folds, calibrate on the training LLMs, make a tiny
  * test of each budget by each method, score the held-out LLMs from one presentation of each selected
  * item, and compare with their full-bank thetas (Kendall tau-b, pooled) and their observed full-bank
@@ -190,9 +247,44 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         }
       };
       const rnd = perm.subarray(0, m);
+      const correction = (items: ArrayLike<number>) => {
+        const cols = tinyColumns(bank, items);
+        return { cols, corr: tinyAccuracyCorrection(trainList.map((j) => calib.x[calib.layout.theta + j]!), trainList.map((j) => fullAcc[j]!), trainList.map((j) => accuracyOn(bank, j, cols)), curve) };
+      };
+      const corrected = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }) => {
+        const { cols, corr } = correction(items);
+        for (const j of heldList) {
+          const th = into.t[j]!;
+          into.a[j] = accuracyAt(curve, th) + corr.beta * (accuracyOn(bank, j, cols) - accuracyAt(corr.tiny, th));
+        }
+      };
+      const scoreSharp = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }) => {
+        const cols = tinyColumns(bank, items);
+        const L = calib.layout;
+        let u0 = 0;
+        if (L.kind === 'llm-nrm') {
+          for (const j of trainList) u0 += Math.log(softplus(calib.x[L.sbar + j]!));
+          u0 /= trainList.length;
+        }
+        for (const j of heldList) {
+          const keep = L.kind === 'llm-nrm' ? xs[L.sbar + j]! : 0;
+          into.t[j] = thetaSharp(bank, L, xs, j, cols, u0, 0.5).theta;
+          if (L.kind === 'llm-nrm') xs[L.sbar + j] = keep;
+          into.a[j] = predictAccuracy(curve, into.t[j]!, 0).accuracy;
+        }
+      };
       for (const method of methods) {
         const into = slot(method, n);
         if (method === 'range+fleet') scoreFleet(range, into);
+        else if (method === 'range+sharp') scoreSharp(range, into);
+        else if (method === 'random+sharp') scoreSharp(rnd, into);
+        else if (method === 'range+sharp+acc') {
+          scoreSharp(range, into);
+          corrected(range, into);
+        } else if (method === 'range+fleet+acc') {
+          scoreFleet(range, into);
+          corrected(range, into);
+        }
         else if (method === 'range+fit') scoreFit(range, calib, llm, into, curve);
         else if (method === 'info+fit') scoreFit(info!.subarray(0, m), calib, llm, into, curve);
         else if (method === 'random+fleet') scoreFleet(rnd, into);

@@ -13,8 +13,10 @@ class UsageError extends Error {
  * `--help` / `--version`), 1 on a user-facing error (printed as one clear line), 2 on a usage error.
  * Never calls `process.exit`, so it can run in-process (tests, other tools).
  */
-export async function main(argv: string[]): Promise<number> {
-  setInvocation(argv);
+export async function main(argvIn: string[]): Promise<number> {
+  setInvocation(argvIn);
+  // yargs drops a bare `-` positional; pass it as /dev/stdin, which the readers take as `-`.
+  const argv = argvIn.map((a, i) => (a === '-' && !/^(-o|--output)$/.test(argvIn[i - 1] ?? '') ? '/dev/stdin' : a));
   let hint = '';
   const cli = yargs(argv)
     .scriptName('llm-nrm')

@@ -81,7 +81,8 @@ describe('bankFromRecords does not depend on the order of the rows', () => {
     const { fit } = await import('./fit.js');
     const { randomSource, shuffled } = await import('./random.js');
     const fleet = simulateFleet({ models: 8, items: 30, seed: 11 });
-    const rows = [...bankRecords(fleet.bank)];
+    // Each record says where it came from differently (its own file), as real merged inputs do.
+    const rows = [...bankRecords(fleet.bank)].map((r, t) => ({ ...r, source: { harness: 'sim', docId: `row-${t % 7}` } }));
     const a = bankFromRecords(rows).bank;
     const b = bankFromRecords(shuffled(rows, randomSource(5))).bank;
     expect(b).toStrictEqual(a);

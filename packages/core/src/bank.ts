@@ -239,8 +239,13 @@ export function bankFromRecords(
         if (content !== undefined) spec.contentSha256 = content;
         items.push(spec);
         itemIndex.set(r.item, ii);
-      } else if (r.options !== undefined && items[ii]!.options === undefined) {
-        items[ii]!.options = r.options.slice();
+      } else {
+        const spec = items[ii]!;
+        if (r.options !== undefined && spec.options === undefined) spec.options = r.options.slice();
+        // Descriptive fields that records may give differently (each file's own source): keep the
+        // least by JSON text, so the bank does not depend on the order of the rows.
+        if (r.source !== undefined && !fixedItems && (spec.source === undefined || JSON.stringify(r.source) < JSON.stringify(spec.source))) spec.source = { ...r.source };
+        if (content !== undefined && !fixedItems && (spec.contentSha256 === undefined || content < spec.contentSha256)) spec.contentSha256 = content;
       }
       let mi = modelIndex.get(r.model);
       if (mi === undefined) {

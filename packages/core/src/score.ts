@@ -25,17 +25,21 @@ export interface ScoreOptions {
   engine?: Engine | string;
   /**
    * How an LLM's sharpness, positional bias and fallback are scored (LLM-NRM bundles):
-   * 'fit' fits them with theta (items fixed); 'fleet' holds them at the calibrated LLMs' means and
-   * fits theta alone (`scoreThetaAlone`); 'auto' (default) takes 'fleet' for an LLM that answered
-   * fewer than `FLEET_NUISANCE_BELOW` distinct items, else 'fit'. From a handful of items the
-   * nuisance parameters are barely identified and trade off against theta: on the NAEP fixture a
-   * full fit from 10 selected items ranked held-out LLMs at Kendall 0.07, theta alone 0.86.
+   * 'fit' fits them with theta (items fixed); 'fleet' holds all three at the calibrated LLMs' means
+   * and fits theta alone; 'sharpness' fits theta and sharpness (log-normal prior centred on the
+   * fleet), bias and fallback at the fleet's means (`scoreThetaAlone`); 'auto' (default) takes
+   * 'sharpness' for an LLM that answered fewer than `FLEET_NUISANCE_BELOW` distinct items, else
+   * 'fit'. From a handful of items bias and fallback are barely identified (one presentation per
+   * item cannot tell position from content) and trade off against theta: on the NAEP fixture at
+   * 41 range-selected items a full fit ranked held-out LLMs at Kendall 0.41, 'sharpness' 0.67; on a
+   * simulated 100 x 1,000 fleet 0.94 vs 0.92; from 100 items on the full fit is ahead on both
+   * (packages/analysis/BENCHMARKS.md, tiny benchmarks).
    */
-  nuisance?: 'fit' | 'fleet' | 'auto';
+  nuisance?: 'fit' | 'fleet' | 'sharpness' | 'auto';
 }
 
-/** Below this many answered items, 'auto' scoring holds the nuisance parameters at the fleet's. */
-export const FLEET_NUISANCE_BELOW = 200;
+/** Below this many answered items, 'auto' scoring holds bias and fallback at the fleet's (mode 'sharpness'). */
+export const FLEET_NUISANCE_BELOW = 100;
 
 export interface LlmScore {
   id: string;
@@ -51,8 +55,8 @@ export interface LlmScore {
   accuracy: number;
   /** Distinct items the score rests on. */
   items: number;
-  /** How the nuisance parameters were scored ('fleet': held at the calibrated LLMs' means). */
-  nuisance: 'fit' | 'fleet';
+  /** How the nuisance parameters were scored (see `ScoreOptions.nuisance`). */
+  nuisance: 'fit' | 'fleet' | 'sharpness';
 }
 
 export interface ScoreResult {
@@ -108,13 +112,13 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
       for (let k = 1; k < K; k++) if (bank.q[o + k]! > bank.q[o + best]!) best = k;
       if (best === bank.key[bank.colItem[c]!]) right++;
     }
-    const fleet = L.kind === 'llm-nrm' && (mode === 'fleet' || (mode === 'auto' && seen.size < FLEET_NUISANCE_BELOW));
-    if (fleet) {
-      const t = scoreThetaAlone(bank, L, res.x, j, bundle, options.thetaSd ?? 3);
+    const used: 'fit' | 'fleet' | 'sharpness' = L.kind !== 'llm-nrm' ? 'fit' : mode === 'auto' ? (seen.size < FLEET_NUISANCE_BELOW ? 'sharpness' : 'fit') : mode;
+    if (used !== 'fit') {
+      const t = scoreThetaAlone(bank, L, res.x, j, bundle, options.thetaSd ?? 3, used === 'sharpness');
       res.x[L.theta + j] = t.theta;
       res.se[j] = t.se;
     }
-    const base = { id, theta: res.x[L.theta + j]!, se: res.se[j]!, cells, accuracy: cells > 0 ? right / cells : 0, items: seen.size, nuisance: fleet ? ('fleet' as const) : ('fit' as const) };
+    const base = { id, theta: res.x[L.theta + j]!, se: res.se[j]!, cells, accuracy: cells > 0 ? right / cells : 0, items: seen.size, nuisance: used };
     if (L.kind === 'llm-nrm') {
       const center = (o: number) => {
         const v = Array.from(res.x.subarray(o, o + L.kMax));

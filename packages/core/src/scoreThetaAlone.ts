@@ -11,36 +11,40 @@ export const SCORE_P_FLOOR = 1e-300;
  * The fleet's typical nuisance parameters: mean pre-softplus sharpness, mean position bias and
  * mean fallback over the bundle's calibrated LLMs (the centre the calibration's priors leave them at).
  */
-export function fleetNuisance(bundle: CalibrationBundle): { sbar: number; delta: number[]; rho: number[] } {
+export function fleetNuisance(bundle: CalibrationBundle): { sbar: number; delta: number[]; rho: number[]; logSharpness: number } {
   const n = bundle.llms.length;
   const K = bundle.kMax;
   const delta = new Array<number>(K).fill(0);
   const rho = new Array<number>(K).fill(0);
   let sbar = 0;
+  let logS = 0;
   for (const l of bundle.llms) {
     sbar += softplusInv(Math.max(l.sharpness, 1e-12));
+    logS += Math.log(Math.max(l.sharpness, 1e-12));
     for (let k = 0; k < K; k++) {
       delta[k]! += l.positionBias[k] ?? 0;
       rho[k]! += l.fallback[k] ?? 0;
     }
   }
   const d = Math.max(1, n);
-  return { sbar: n > 0 ? sbar / d : softplusInv(1), delta: delta.map((v) => v / d), rho: rho.map((v) => v / d) };
+  return { sbar: n > 0 ? sbar / d : softplusInv(1), delta: delta.map((v) => v / d), rho: rho.map((v) => v / d), logSharpness: logS / d };
 }
 
 /**
  * Negative log posterior of theta for LLM j with everything else fixed: -sum_c sum_k q_k log p_k
  * over its observed cells, plus theta^2 / (2 sd^2).
  */
-function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, thetaSd: number): (theta: number) => number {
+function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, thetaSd: number): (theta: number, u?: number) => number {
   const pred = predictor(bank, layout, x);
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
   const cols: number[] = [];
   for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c]) cols.push(c);
   const p = new Float64Array(bank.kMax);
-  return (theta) => {
+  return (theta, u) => {
     x[layout.theta + j] = theta;
+    // u: log-sharpness, when sharpness is scored too (its prior is added by the caller).
+    if (u !== undefined && layout.kind === 'llm-nrm') x[layout.sbar + j] = softplusInv(Math.exp(u));
     let s = (theta * theta) / (2 * thetaSd * thetaSd);
     for (const c of cols) {
       const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
@@ -101,11 +105,60 @@ export function minimiseTheta(f: (theta: number) => number): { theta: number; se
 }
 
 /**
+ * Minimise f(theta, u) over theta and a log-sharpness u: golden-section search over u (grid
+ * -2..2 in steps of 0.25 first, then to 1e-6), each u's theta by `minimiseTheta`. The SE of theta is
+ * the conditional one at the optimum (sharpness at its estimate).
+ */
+export function minimiseThetaSharpness(f: (theta: number, u: number) => number): { theta: number; se: number; u: number } {
+  const inner = (u: number) => minimiseTheta((t) => f(t, u));
+  const val = (u: number) => {
+    const r = inner(u);
+    return f(r.theta, u);
+  };
+  let best = -2;
+  let fb = Infinity;
+  for (let t = -8; t <= 8; t++) {
+    const u = t * 0.25;
+    const v = val(u);
+    if (v < fb) {
+      fb = v;
+      best = u;
+    }
+  }
+  let lo = best - 0.25;
+  let hi = best + 0.25;
+  const g = (Math.sqrt(5) - 1) / 2;
+  let x1 = hi - g * (hi - lo);
+  let x2 = lo + g * (hi - lo);
+  let f1 = val(x1);
+  let f2 = val(x2);
+  while (hi - lo > 1e-6) {
+    if (f1 < f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - g * (hi - lo);
+      f1 = val(x1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + g * (hi - lo);
+      f2 = val(x2);
+    }
+  }
+  const u = (lo + hi) / 2;
+  return { ...inner(u), u };
+}
+
+/**
  * Theta of LLM j alone, its sharpness, bias and fallback held at the fleet's (`fleetNuisance`),
  * items and globals at the bundle's; `x` is the bundle's parameters laid out for `bank` and is
  * modified in LLM j's slots.
  */
-export function scoreThetaAlone(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, bundle: CalibrationBundle, thetaSd: number): { theta: number; se: number } {
+export function scoreThetaAlone(
+  bank: ResponseBank, layout: Layout, x: Float64Array, j: number, bundle: CalibrationBundle, thetaSd: number, withSharpness = false,
+): { theta: number; se: number; sharpness?: number } {
   if (layout.kind === 'llm-nrm') {
     const fleet = fleetNuisance(bundle);
     x[layout.sbar + j] = fleet.sbar;
@@ -114,5 +167,15 @@ export function scoreThetaAlone(bank: ResponseBank, layout: Layout, x: Float64Ar
       x[layout.rho + j * layout.kMax + k] = fleet.rho[k]!;
     }
   }
-  return minimiseTheta(objective(bank, layout, x, j, thetaSd));
+  const f = objective(bank, layout, x, j, thetaSd);
+  if (withSharpness && layout.kind === 'llm-nrm' && layout.parts.sharpness) {
+    // log s ~ N(mean log s of the fleet, sd^2): the calibration's sharpness prior, centred on the fleet.
+    const u0 = fleetNuisance(bundle).logSharpness;
+    const sd = bundle.priors?.sharpnessSd ?? 0.5;
+    const r = minimiseThetaSharpness((t, u) => f(t, u) + ((u - u0) * (u - u0)) / (2 * sd * sd));
+    x[layout.theta + j] = r.theta;
+    x[layout.sbar + j] = softplusInv(Math.exp(r.u));
+    return { theta: r.theta, se: r.se, sharpness: Math.exp(r.u) };
+  }
+  return minimiseTheta((t) => f(t));
 }

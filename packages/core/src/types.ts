@@ -39,6 +39,8 @@ export interface ItemSource {
   task?: string;
   docId?: string;
   split?: string;
+  /** The harness's hash of the source document (lm-eval `doc_hash`): tells apart items that share an id. */
+  docHash?: string;
 }
 
 /** Where a record came from, for error messages. */

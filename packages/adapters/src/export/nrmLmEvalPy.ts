@@ -141,11 +141,41 @@ def _minimise(f):
     return theta, (1 / math.sqrt(curv) if curv > 0 else math.inf)
 
 
+def _minimise_sharpness(f):
+    """Golden section over u = log sharpness (grid -2..2 step 0.25, then to 1e-6), theta by _minimise at each u."""
+    def val(u):
+        th, _ = _minimise(lambda t: f(t, u))
+        return f(th, u)
+
+    best, fb = -2.0, math.inf
+    for t in range(-8, 9):
+        u = t * 0.25
+        v = val(u)
+        if v < fb:
+            fb, best = v, u
+    lo, hi = best - 0.25, best + 0.25
+    g = (math.sqrt(5) - 1) / 2
+    x1 = hi - g * (hi - lo)
+    x2 = lo + g * (hi - lo)
+    f1, f2 = val(x1), val(x2)
+    while hi - lo > 1e-6:
+        if f1 < f2:
+            hi, x2, f2 = x2, x1, f1
+            x1 = hi - g * (hi - lo)
+            f1 = val(x1)
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + g * (hi - lo)
+            f2 = val(x2)
+    u = (lo + hi) / 2
+    return _minimise(lambda t: f(t, u))
+
+
 _CACHE = {}
 
 
 def _score(pairs):
-    """theta and SE of one model's answers, sharpness, bias and fallback at the calibrated fleet's means."""
+    """theta and SE of one model's answers: theta and sharpness fitted, bias and fallback at the calibrated fleet's means."""
     key = tuple((i, tuple(p)) for i, p in pairs)
     if key in _CACHE:
         return _CACHE[key]
@@ -155,7 +185,8 @@ def _score(pairs):
     fleet = sc["fleet"]
     parts = bundle["parts"]
     llm = bundle["model"] == "llm-nrm"
-    s = _softplus(fleet["sbar"]) if llm and parts["sharpness"] else 1.0
+    s0 = _softplus(fleet["sbar"]) if llm and parts["sharpness"] else 1.0
+    with_s = llm and parts["sharpness"] and sc.get("nuisance") == "sharpness"
     use_pos = llm and parts["position"]
     use_fb = llm and parts["fallback"]
     w0 = bundle["globals"]["w0"]
@@ -172,8 +203,11 @@ def _score(pairs):
     if unknown:
         sys.stderr.write("llm-nrm: %d answers to items not in %s were left out of the NRM score\n" % (unknown, bank["_path"]))
 
-    def f(theta):
+    def f(theta, u=None):
+        s = s0 if u is None else math.exp(u)
         tot = theta * theta / (2 * sd * sd)
+        if u is not None:
+            tot += (u - fleet["logSharpness"]) ** 2 / (2 * sc["sharpnessSd"] ** 2)
         for it, q in cells:
             a, c = it["a"], it["c"]
             K = it["nOptions"]
@@ -190,7 +224,7 @@ def _score(pairs):
                     tot -= q[k] * math.log(max(e[k] / tz, floor))
         return tot
 
-    out = _minimise(f)
+    out = _minimise_sharpness(f) if with_s else _minimise(f)
     _CACHE[key] = out
     return out
 
@@ -220,7 +254,25 @@ def agg_theta_se(items):
 
 
 def agg_pred_acc(items):
-    bank, _ = _bank()
+    """F(theta) + beta (a - T(theta)): a the run's accuracy on these items (see bank.json accuracy.overall.tiny)."""
+    bank, by_id = _bank()
+    grid = bank["accuracy"]["grid"]
     curve = bank["accuracy"]["overall"]
-    return _interp(bank["accuracy"]["grid"], curve["accuracy"], _score(items)[0])
+    theta = _score(items)[0]
+    pred = _interp(grid, curve["accuracy"], theta)
+    tiny = curve.get("tiny")
+    right = n = 0
+    for item_id, probs in items:
+        it = by_id.get(item_id)
+        if it is None or len(probs) != it["nOptions"]:
+            continue
+        best = 0
+        for k in range(1, len(probs)):
+            if probs[k] > probs[best]:
+                best = k
+        right += 1 if best == it["key"] else 0
+        n += 1
+    if tiny is not None and n > 0:
+        pred += tiny["beta"] * (right / n - _interp(grid, tiny["accuracy"], theta))
+    return min(1.0, max(0.0, pred))
 `;

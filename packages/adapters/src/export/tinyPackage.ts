@@ -17,9 +17,16 @@ export interface TinyItem {
 
 /** An accuracy curve on the bank's grid. */
 export interface TinyAccuracy {
+  /** F(theta): the calibrated LLMs' full-bank accuracy against their theta, on the grid. */
   accuracy: number[];
   residualSd: number;
   llms: number;
+  /**
+   * The regression estimator: accuracy = F(theta) + beta (a - T(theta)), a the run's accuracy on
+   * these items, T(theta) the calibrated LLMs' accuracy on them against theta; residualSd is that
+   * estimator's, over the calibrated LLMs.
+   */
+  tiny?: { accuracy: number[]; beta: number; residualSd: number };
 }
 
 /** bank.json of a tiny package. */
@@ -34,13 +41,16 @@ export interface TinyBank {
   itemsSha256: string;
   /** Items whose prompt was rendered from question and options (`--render-prompt`), not the calibration's. */
   renderedPrompts: number;
-  /** How the harness-side aggregation and `llm-nrm score` score a run: theta alone, nuisances at the fleet's. */
-  scoring: { nuisance: 'fleet'; thetaSd: number; pFloor: number; fleet: { sbar: number; delta: number[]; rho: number[] } };
+  /**
+   * How the harness-side aggregation and `llm-nrm score` score a run: theta and sharpness (prior
+   * log s ~ N(fleet.logSharpness, sharpnessSd^2)), bias and fallback at the fleet's means.
+   */
+  scoring: { nuisance: 'sharpness'; thetaSd: number; sharpnessSd: number; pFloor: number; fleet: { sbar: number; delta: number[]; rho: number[]; logSharpness: number } };
   /** Expected full-bank accuracy of an LLM of ability theta, per benchmark and overall. */
   accuracy: { grid: number[]; overall: TinyAccuracy; benchmarks: Record<string, TinyAccuracy> };
   /** The calibration bundle restricted to the selected items (all calibrated LLMs kept). */
   bundle: CalibrationBundle;
-  /** Which parallel form this is (A, B, ...) and the ids of the other forms' items, when several were made. */
+  /** Which parallel form this is (A, B, ...) of how many, when several were made (they share no item). */
   form?: { name: string; of: number };
   provenance: { createdAt: string; command?: string; bundle?: { path: string; sha256: string }; responses?: { path: string; sha256: string } };
 }

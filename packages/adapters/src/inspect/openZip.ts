@@ -32,9 +32,20 @@ const LOCAL = 0x04034b50;
 const U32_MAX = 0xffffffff;
 
 async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buf = Buffer.alloc(length);
-  const { bytesRead } = await fh.read(buf, 0, length, position);
-  return bytesRead === length ? buf : buf.subarray(0, bytesRead);
+  // A damaged header can give any offset or size: read only what the file holds (the callers
+  // compare lengths and report a truncation). A length past 2^31 would abort Node itself.
+  const size = (await fh.stat()).size;
+  const n = Math.max(0, Math.min(length, size - position));
+  if (!(Number.isSafeInteger(position) && position >= 0) || n === 0) return Buffer.alloc(0);
+  const buf = Buffer.alloc(n);
+  let got = 0;
+  while (got < n) {
+    const chunk = Math.min(n - got, 1 << 30);
+    const { bytesRead } = await fh.read(buf, got, chunk, position + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return got === n ? buf : buf.subarray(0, got);
 }
 
 function u64(buf: Buffer, at: number): number {
@@ -142,9 +153,23 @@ export async function openZip(path: string): Promise<ZipArchive> {
       if (crc32 !== undefined && crc32(data) >>> 0 !== entry.crc32) fail(`${entry.name}: CRC mismatch`);
       return data;
     };
-    return { entries, read, close: () => fh.close() };
+    // A damaged archive can point any field past the end of the bytes read: a FORMAT error, not a crash.
+    const guardedRead = async (entry: ZipEntry): Promise<Buffer> => {
+      try {
+        return await read(entry);
+      } catch (e) {
+        throw corrupt(e, path);
+      }
+    };
+    return { entries, read: guardedRead, close: () => fh.close() };
   } catch (e) {
     await fh.close();
-    throw e;
+    throw corrupt(e, path);
   }
+}
+
+/** Bounds errors of Buffer reads (offsets from a damaged archive) as FORMAT; other errors as they are. */
+function corrupt(e: unknown, path: string): unknown {
+  if (e instanceof RangeError) return new LlmNrmError('FORMAT', `corrupt ZIP archive: ${e.message}`, { cause: e, file: path });
+  return e;
 }

@@ -3,7 +3,7 @@
 // member at a time; a legacy JSON log is one document (the whole EvalLog) and is read whole.
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { describeValue, LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
 import { optionDistributionFromTopLogprobs, type TopLogprob } from '../extract/optionDistributionFromTopLogprobs.js';
 import { guardUnit } from '../internal/batch.js';
 import { isDirectory, listFiles, parseJsonText, readJsonDocument } from '../internal/jsonFiles.js';
@@ -113,7 +113,7 @@ function sampleContent(rec: ResponseRecord, sample: Json, ctx: LogContext, pos: 
 
 /** The record of one sample, or a skip reason. */
 function sampleRecord(sample: Json, ctx: LogContext, scorer: string | undefined): ResponseRecord | string {
-  const where = `sample ${JSON.stringify(sample?.id)} epoch ${sample?.epoch ?? 1}`;
+  const where = `sample ${describeValue(sample?.id)} epoch ${sample?.epoch ?? 1}`;
   const choices = sample?.choices;
   if (!Array.isArray(choices) || choices.length < 2) {
     ctx.counts.noChoices++;
@@ -122,7 +122,7 @@ function sampleRecord(sample: Json, ctx: LogContext, scorer: string | undefined)
   const options = choices.map(String);
   const n = options.length;
   const target = letterIndices(sample.target, n);
-  if (target === null) return `${where}: target is not an option letter: ${JSON.stringify(sample.target)}`;
+  if (target === null) return `${where}: target is not an option letter: ${describeValue(sample.target)}`;
   if (target.length > 1) ctx.counts.multiTarget++;
   if (Number(sample.epoch ?? 1) > 1) ctx.counts.epochs++;
   // A sample whose metadata names its item (llm-nrm's published tiny tasks do) keeps that id.
@@ -201,7 +201,7 @@ async function* samplesToRecords(samples: AsyncIterable<Json> | Iterable<Json>, 
       r = sampleRecord(sample, ctx, scorer);
     } catch (e) {
       if (!(e instanceof LlmNrmError)) throw e;
-      r = `sample ${JSON.stringify(sample?.id)}: ${e.message}`;
+      r = `sample ${describeValue(sample?.id)}: ${e.message}`;
     }
     if (typeof r === 'string') {
       skips.push({ file: ctx.file, reason: r });

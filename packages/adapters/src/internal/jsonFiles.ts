@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import { LlmNrmError } from '@llm-nrm/core';
 import { walkFiles } from '../walk.js';
+import { checkJsonDepth } from './jsonDepth.js';
 
 function isGzip(head: Uint8Array): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
@@ -45,7 +46,7 @@ function errorLine(text: string, message: string): number | undefined {
 /** Parse JSON text; a syntax error becomes FORMAT naming the file and, where known, the line. */
 export function parseJsonText(text: string, file: string, line?: number): unknown {
   try {
-    return JSON.parse(text);
+    return checkJsonDepth(JSON.parse(text) as unknown);
   } catch (e) {
     return throwFormat(`invalid JSON: ${(e as Error).message}`, file, line ?? errorLine(text, (e as Error).message), e);
   }

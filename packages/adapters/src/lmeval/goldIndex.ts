@@ -1,6 +1,8 @@
 // Gold (keyed option) recovery per task family, formats doc §3 and §8.5: `target` is the gold
 // index for most tasks, but not for multiple_input tasks (winogrande: the shared continuation),
 // truthfulqa_mc2 (`0` although several options are true) or v0.4.9+ string targets.
+import { describeValue } from '@llm-nrm/core';
+import { checkJsonDepth } from '../internal/jsonDepth.js';
 
 /** A recovered key, or why none could be found. `multi` when several options are true (first kept). */
 export type Gold = { key: number; multi?: boolean } | { error: string };
@@ -43,7 +45,7 @@ function goldFromValue(v: unknown, k: number, lists: (readonly string[] | undefi
   const s = v.trim();
   if (/^\[.*\]$/.test(s)) {
     try {
-      return goldFromValue(JSON.parse(s), k, lists, oneBased);
+      return goldFromValue(checkJsonDepth(JSON.parse(s) as unknown), k, lists, oneBased);
     } catch {
       return null;
     }
@@ -114,7 +116,7 @@ export function goldIndex(
     const r = inRange(g, k);
     if (r) return r;
   }
-  return { error: `no gold: target ${JSON.stringify(target)} is no option index, label or text` };
+  return { error: `no gold: target ${describeValue(target)} is no option index, label or text` };
 }
 
 /** Letter labels A, B, C... for `k` options. */

@@ -1,3 +1,5 @@
+import { describeValue } from '@llm-nrm/core';
+
 /** One top-level element of a streamed JSON array, or a problem found while scanning. */
 export type ArrayPiece =
   | { text: string; line: number; endLine: number }
@@ -67,7 +69,7 @@ export async function* jsonArrayElements(chunks: AsyncIterable<string>): AsyncGe
       if (phase === 0) {
         if (c === 91) phase = 1;
         else {
-          yield { error: `not a JSON array: starts with ${JSON.stringify(chunk[i])}`, line };
+          yield { error: `not a JSON array: starts with ${describeValue(chunk[i])}`, line };
           return;
         }
       } else if (phase === 1) {
@@ -84,7 +86,7 @@ export async function* jsonArrayElements(chunks: AsyncIterable<string>): AsyncGe
         else if (c === 123 || c === 91) depth = 1;
       } else if (!reportedTrailing) {
         reportedTrailing = true;
-        yield { error: `unexpected data after the closing ']': ${JSON.stringify(chunk.slice(i, i + 20))}`, line };
+        yield { error: `unexpected data after the closing ']': ${describeValue(chunk.slice(i, i + 20))}`, line };
       }
     }
     if (phase === 2) pieces.push(segStart === 0 ? chunk : chunk.slice(segStart));

@@ -1,4 +1,5 @@
 import { readFile, readdir } from 'node:fs/promises';
+import { checkJsonDepth } from '../internal/jsonDepth.js';
 import { basename, dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { LmEvalTaskConfig } from './sampleRecord.js';
@@ -67,7 +68,7 @@ function modelFromArgs(args: unknown): string | undefined {
 export async function readResultsInfo(file: string): Promise<LmEvalResultsInfo | null> {
   let buf = await readFile(file);
   if (buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) buf = gunzipSync(buf);
-  const doc: unknown = JSON.parse(buf.toString('utf8'));
+  const doc: unknown = checkJsonDepth(JSON.parse(buf.toString('utf8')) as unknown);
   if (!isObj(doc) || !isObj(doc.results)) return null;
   const info: LmEvalResultsInfo = { file, tasks: Object.keys(doc.results), configs: {} };
   const date = resultsDate(basename(file));

@@ -1,3 +1,5 @@
+import { checkJsonDepth } from '../internal/jsonDepth.js';
+
 /**
  * JSON.parse that also accepts the bare `NaN`, `Infinity` and `-Infinity` tokens Python's json
  * module writes (old lm-eval dumps): they become the strings "NaN", "Infinity", "-Infinity", which
@@ -6,13 +8,13 @@
  */
 export function parseJsonLenient(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return checkJsonDepth(JSON.parse(text) as unknown);
   } catch (e) {
     if (!/NaN|Infinity/.test(text)) throw e;
     const fixed = quoteNonFinite(text);
     if (fixed === text) throw e;
     try {
-      return JSON.parse(fixed);
+      return checkJsonDepth(JSON.parse(fixed) as unknown);
     } catch {
       throw e;
     }

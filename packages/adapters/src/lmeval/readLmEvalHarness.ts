@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { describeValue, LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, type ReadOptions, type ReadReport } from '../reader.js';
 import { walkFiles } from '../walk.js';
 import { jsonArrayElements } from './jsonArrayElements.js';
@@ -160,11 +160,11 @@ export async function* readLmEvalStream(
       report.skipped.push({ file, line: 1, reason: LFS_POINTER_REASON });
       return;
     }
-    report.skipped.push({ file, line: 1, reason: `not lm-eval samples: starts with ${JSON.stringify(start.trim().slice(0, 30))}` });
+    report.skipped.push({ file, line: 1, reason: `not lm-eval samples: starts with ${describeValue(start.trim().slice(0, 30))}` });
     return;
   }
   if (firstChar !== '[' && firstChar !== '{') {
-    report.skipped.push({ file, line: 1, reason: `not lm-eval samples (JSON array or JSON Lines): starts with ${JSON.stringify(firstChar)}` });
+    report.skipped.push({ file, line: 1, reason: `not lm-eval samples (JSON array or JSON Lines): starts with ${describeValue(firstChar)}` });
     return;
   }
   const values = firstChar === '[' ? arrayValues(text) : jsonLinesValues(text);
@@ -172,6 +172,8 @@ export async function* readLmEvalStream(
   const ctx: SampleContext = { task: meta.task, model: meta.model, score: options.score ?? 'raw', config: meta.config, counts };
   let picked: string | undefined = options.filter;
   const otherFilters = new Map<string, number>();
+  const onlyOther = new Map<string, { line: number; filter: string }>();
+  const keptItems = new Set<string>();
   let layout = '';
   let yielded = 0;
   let skipped = 0;
@@ -192,11 +194,20 @@ export async function* readLmEvalStream(
     if (picked === undefined) picked = r.filter;
     if (r.filter !== picked) {
       otherFilters.set(r.filter, (otherFilters.get(r.filter) ?? 0) + 1);
+      if (!onlyOther.has(r.record.item)) onlyOther.set(r.record.item, { line: v.line, filter: r.filter });
       continue;
     }
+    keptItems.add(r.record.item);
     report.records++;
     yielded++;
     yield r.record;
+  }
+  // A document seen only under a filter that was not kept is lost to this read: list it.
+  if (yielded > 0) {
+    for (const [item, o] of onlyOther) {
+      if (keptItems.has(item)) continue;
+      report.skipped.push({ file, line: o.line, reason: `${item}: only under filter '${o.filter}', not the kept '${picked}' (--filter picks another)`, kind: 'not-applicable' });
+    }
   }
   const parts = [`${file}: ${layout || 'no samples'}; task '${meta.task}' (${meta.taskSource}); model '${meta.model}' (${meta.modelSource}); ${yielded} records, ${skipped} skipped`];
   if (options.score !== undefined && options.score !== 'raw') parts.push(`scores per ${options.score === 'chars' ? 'character' : 'UTF-8 byte'}`);

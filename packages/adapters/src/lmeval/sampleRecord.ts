@@ -1,3 +1,4 @@
+import { describeValue } from '@llm-nrm/core';
 import type { ItemSource, ResponseRecord } from '@llm-nrm/core';
 import type { OptionScoring } from '../reader.js';
 import { goldIndex, letterLabels } from './goldIndex.js';
@@ -53,9 +54,11 @@ function sampleItemId(raw: Obj, task: string, id: string): string {
 }
 
 /** Where the sample came from: harness, task, doc id and (from the task config) split. */
-function sampleSource(ctx: SampleContext, id: string): ItemSource {
+function sampleSource(ctx: SampleContext, id: string, raw?: Obj): ItemSource {
   const s: ItemSource = { harness: 'lm-eval', task: ctx.task, docId: id };
   if (typeof ctx.config?.test_split === 'string') s.split = ctx.config.test_split;
+  // The harness's hash of the document: two data sets that number docs alike differ here.
+  if (typeof raw?.doc_hash === 'string' && raw.doc_hash !== '') s.docHash = raw.doc_hash;
   return s;
 }
 
@@ -176,11 +179,11 @@ function writeOutRecord(raw: Obj, id: string, ctx: SampleContext): SampleResult 
     prompts.push(typeof p === 'string' ? p : '');
   }
   if (lps.length < 2) return { skip: `write_out record has ${lps.length} logit_i values: not multiple choice` };
-  if (lps.some((x) => x === Infinity)) return { skip: `invalid loglikelihood: ${JSON.stringify(lps)}` };
+  if (lps.some((x) => x === Infinity)) return { skip: `invalid loglikelihood: ${describeValue(lps)}` };
   const options = distinctTails(prompts, ctx.config?.fewshot_delimiter ?? '\n\n');
   const t = raw.truth;
   const key = typeof t === 'number' ? t : typeof t === 'string' && /^\d+$/.test(t.trim()) ? Number(t) : NaN;
-  if (!(Number.isInteger(key) && key >= 0 && key < lps.length)) return { skip: `gold out of range: truth ${JSON.stringify(t)} (${lps.length} options)` };
+  if (!(Number.isInteger(key) && key >= 0 && key < lps.length)) return { skip: `gold out of range: truth ${describeValue(t)} (${lps.length} options)` };
   const base: ResponseRecord = { model: ctx.model, item: `${ctx.task}/${id}`, benchmark: ctx.task, key, options, source: sampleSource(ctx, id) };
   return { record: softOrMissing(base, scoreOptions(lps, options, ctx.score, ctx.counts), ctx.counts), filter: 'none' };
 }
@@ -238,7 +241,7 @@ function generatedRecord(raw: Obj, id: string, ctx: SampleContext, filter: strin
   const fr = raw.filtered_resps;
   let answer: unknown = Array.isArray(fr) ? fr[0] : fr;
   while (Array.isArray(answer)) answer = answer[0];
-  if (typeof answer !== 'string') return { skip: `generate_until sample without a generated answer: filtered_resps ${JSON.stringify(fr)?.slice(0, 80)}` };
+  if (typeof answer !== 'string') return { skip: `generate_until sample without a generated answer: filtered_resps ${describeValue(fr)}` };
   let choice: number | null;
   if (answer.trim() === '[invalid]') {
     ctx.counts.invalidAnswers++;
@@ -253,13 +256,13 @@ function generatedRecord(raw: Obj, id: string, ctx: SampleContext, filter: strin
   const args = requestArgs(raw.arguments);
   const prompt = args?.[0]?.[0];
   if (typeof prompt === 'string') record.prompt = prompt;
-  record.source = sampleSource(ctx, id);
+  record.source = sampleSource(ctx, id, raw);
   return { record, filter };
 }
 
 /** One lm-eval sample (any version) as a tidy record, or the reason it cannot be one. */
 export function sampleRecord(raw: unknown, ctx: SampleContext): SampleResult {
-  if (!isObj(raw)) return { skip: `not a sample object: ${JSON.stringify(raw)?.slice(0, 60)}` };
+  if (!isObj(raw)) return { skip: `not a sample object: ${describeValue(raw)}` };
   const id = docId(raw);
   if (id === null) return { skip: `not an lm-eval sample: no doc_id (keys ${Object.keys(raw).slice(0, 6).join(', ')})` };
   if ('logit_0' in raw) return writeOutRecord(raw, id, ctx);
@@ -298,7 +301,7 @@ export function sampleRecord(raw: unknown, ctx: SampleContext): SampleResult {
   const lps = new Array<number>(k);
   for (let i = 0; i < k; i++) {
     const lp = responseScore(fr[i]);
-    if (lp === Infinity) return { skip: `invalid loglikelihood for option ${i}: ${JSON.stringify(fr[i])}` };
+    if (lp === Infinity) return { skip: `invalid loglikelihood for option ${i}: ${describeValue(fr[i])}` };
     lps[i] = lp;
   }
   const g = goldIndex(doc, raw.target, k, scored, display, multipleInput);
@@ -312,6 +315,6 @@ export function sampleRecord(raw: unknown, ctx: SampleContext): SampleResult {
     base.prompt = args[0]![0];
     base.continuations = conts;
   }
-  base.source = sampleSource(ctx, id);
+  base.source = sampleSource(ctx, id, raw);
   return { record: softOrMissing(base, scoreOptions(lps, scored, ctx.score, ctx.counts), ctx.counts), filter };
 }

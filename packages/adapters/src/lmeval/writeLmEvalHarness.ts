@@ -10,6 +10,12 @@ export interface WriteLmEvalOptions {
   date?: Date | string;
   /** Task name for records without `benchmark`. Default 'llm_nrm'. */
   defaultTask?: string;
+  /**
+   * Write samples as an llm-nrm tiny task logs them: every sample in task `task`, its doc holding
+   * the record's `item_id` (so the reader gives the original item ids back), and records with a
+   * `prompt` and `continuations` requested as exactly those strings. Default: off.
+   */
+  tinyTask?: string;
 }
 
 export interface WriteLmEvalResult {
@@ -115,7 +121,7 @@ export async function writeLmEvalHarness(
 
   try {
     for await (const r of records as AsyncIterable<ResponseRecord>) {
-      const task = (r.benchmark ?? defaultTask).replace(/[^A-Za-z0-9_.-]+/g, '_');
+      const task = (options.tinyTask ?? r.benchmark ?? defaultTask).replace(/[^A-Za-z0-9_.-]+/g, '_');
       let groups = byModel.get(r.model);
       if (groups === undefined) {
         groups = new Map();
@@ -155,8 +161,11 @@ export async function writeLmEvalHarness(
       if (r.leakage !== undefined) leakage++;
       const labels = letterLabels(k);
       const texts = r.options ?? labels;
-      const doc = { item: r.item, question: `Item ${r.item}`, choices: texts, answer: r.key };
-      const ctx = `Item ${r.item}\n${texts.map((t, i) => `${labels[i]}. ${t}`).join('\n')}\nAnswer:`;
+      const exact = options.tinyTask !== undefined && typeof r.prompt === 'string' && r.continuations?.length === k;
+      const doc: Record<string, unknown> = options.tinyTask !== undefined
+        ? { item_id: r.item, benchmark: r.benchmark ?? '', prompt: r.prompt ?? '', continuations: r.continuations ?? labels.map((l) => ` ${l}`), gold: r.key, options: texts, choices: texts }
+        : { item: r.item, question: `Item ${r.item}`, choices: texts, answer: r.key };
+      const ctx = exact ? r.prompt! : `Item ${r.item}\n${texts.map((t, i) => `${labels[i]}. ${t}`).join('\n')}\nAnswer:`;
       const target = r.key;
       const sample: Record<string, unknown> = { doc_id: docId, doc, target };
       let acc: number;
@@ -165,7 +174,7 @@ export async function writeLmEvalHarness(
         for (let i = 1; i < k; i++) if (lps[i]! > lps[best]!) best = i;
         const pairs = lps.map((v, i) => [pyFloat(v), i === best ? 'True' : 'False']);
         const args: Record<string, unknown> = {};
-        labels.forEach((l, i) => (args[`gen_args_${i}`] = { arg_0: ctx, arg_1: ` ${l}` }));
+        labels.forEach((l, i) => (args[`gen_args_${i}`] = { arg_0: ctx, arg_1: exact ? r.continuations![i]! : ` ${l}` }));
         sample.arguments = args;
         sample.resps = pairs.map((p) => [p]);
         sample.filtered_resps = pairs;
@@ -215,7 +224,7 @@ export async function writeLmEvalHarness(
       const metric = g.soft > 0 ? 'acc' : 'exact_match';
       results[g.task] = { alias: g.task, [`${metric},none`]: acc, [`${metric}_stderr,none`]: g.n > 1 ? Math.sqrt((acc * (1 - acc)) / (g.n - 1)) : 'N/A' };
       configs[g.task] = {
-        task: g.task, output_type: g.soft > 0 ? 'multiple_choice' : 'generate_until', target_delimiter: ' ', fewshot_delimiter: '\n\n',
+        task: g.task, output_type: g.soft > 0 ? 'multiple_choice' : 'generate_until', target_delimiter: options.tinyTask !== undefined ? '' : ' ', fewshot_delimiter: '\n\n',
         num_fewshot: 0, doc_to_choice: '{{choices}}', doc_to_target: '{{answer}}', metadata: { version: 1.0 },
       };
       nSamples[g.task] = { original: g.n, effective: g.n };

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { describeValue, LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, type ReadOptions } from '../reader.js';
 import { walkFiles } from '../walk.js';
 import { parseJsonLenient } from '../lmeval/parseJsonLenient.js';
@@ -75,7 +75,7 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
       const o = v.value as { item_id?: unknown; options?: unknown; correct_option_index?: unknown };
       const opts = o.options;
       if (typeof o.item_id !== 'string' || !Array.isArray(opts) || opts.length < 2 || !Number.isInteger(o.correct_option_index) || (o.correct_option_index as number) < 0 || (o.correct_option_index as number) >= opts.length) {
-        report.skipped.push({ file: f, line: v.line, reason: `invalid item: ${JSON.stringify(v.value).slice(0, 80)}` });
+        report.skipped.push({ file: f, line: v.line, reason: `invalid item: ${describeValue(v.value)}` });
         continue;
       }
       const it: NaepItem = { key: o.correct_option_index as number, options: opts.map(String) };
@@ -109,19 +109,20 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
       const item = typeof o.item_id === 'string' ? subjectItems.get(o.item_id) : undefined;
       if (item === undefined) {
         unknown++;
-        report.skipped.push({ file: f, line: v.line, reason: `item_id ${JSON.stringify(o.item_id)} not in naep-${subject}-items.jsonl` });
+        report.skipped.push({ file: f, line: v.line, reason: `item_id ${describeValue(o.item_id)} not in naep-${subject}-items.jsonl` });
         continue;
       }
       const k = item.options.length;
       const rows = o.logits;
       if (!Array.isArray(rows) || rows.length === 0 || !rows.every((row) => Array.isArray(row) && row.length === k)) {
-        report.skipped.push({ file: f, line: v.line, reason: `logits must be rows of ${k} numbers, got ${JSON.stringify(rows)?.slice(0, 60)}` });
+        report.skipped.push({ file: f, line: v.line, reason: `logits must be rows of ${k} numbers, got ${describeValue(rows)}` });
         continue;
       }
       for (let r = 0; r < rows.length; r++) {
-        const row = (rows[r] as unknown[]).map(Number);
+        // Numbers, or the number strings Python's json writes ("NaN"); nothing else converts (Number([[...]]) recurses).
+        const row = (rows[r] as unknown[]).map((x) => (typeof x === 'number' ? x : typeof x === 'string' ? Number(x) : NaN));
         if (row.some((x) => Number.isNaN(x) || x === Infinity)) {
-          report.skipped.push({ file: f, line: v.line, reason: `rotation ${r}: invalid logits ${JSON.stringify(rows[r])}` });
+          report.skipped.push({ file: f, line: v.line, reason: `rotation ${r}: invalid logits ${describeValue(rows[r])}` });
           continue;
         }
         report.records++;
@@ -137,5 +138,5 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
     }
     if (unknown > 0) report.notes.push(`${f}: ${unknown} response rows for items not in the items file dropped`);
   }
-  if (skippedBaselines.size > 0) report.notes.push(`baseline pseudo-models left out (includeBaselines to keep): ${[...skippedBaselines].sort().join(', ')}`);
+  if (skippedBaselines.size > 0) report.notes.push(`baseline pseudo-models left out (--include-baselines keeps them): ${[...skippedBaselines].sort().join(', ')}`);
 }

@@ -3,7 +3,7 @@
 // is emitted as soon as both its `sampling` and first `match` event have been seen (events come in
 // flushed batches, not grouped by sample), so memory holds only samples still waiting for a partner.
 import { basename } from 'node:path';
-import { LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
+import { describeValue, LlmNrmError, type ResponseRecord } from '@llm-nrm/core';
 import { guardUnit } from '../internal/batch.js';
 import { isDirectory, listFiles, parseJsonText, readLines } from '../internal/jsonFiles.js';
 import { displayLetter, parseOptionBlock } from '../internal/parseOptionBlock.js';
@@ -65,7 +65,7 @@ function toRecord(spec: Spec, sampleId: string, p: Pending): ResponseRecord | st
   if (shown === null) return `sample ${sampleId}: no "A) ... B) ..." options in the prompt (not multiple choice)`;
   const expected = firstAnswer(p.match!.data?.expected);
   const keyShown = expected === null ? null : displayedIndex(expected, shown);
-  if (keyShown === null) return `sample ${sampleId}: expected answer is not an option: ${JSON.stringify(p.match!.data?.expected)}`;
+  if (keyShown === null) return `sample ${sampleId}: expected answer is not an option: ${describeValue(p.match!.data?.expected)}`;
   const picked = firstAnswer(p.match!.data?.picked);
   const choiceShown = picked === null ? null : displayedIndex(picked, shown);
   const rec: ResponseRecord = { model: spec.model, item: itemId(spec, sampleId), benchmark: spec.benchmark, key: keyShown };

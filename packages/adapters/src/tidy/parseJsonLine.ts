@@ -1,3 +1,5 @@
+import { checkJsonDepth } from '../internal/jsonDepth.js';
+
 /**
  * JSON.parse, falling back to reading the bare `NaN`, `Infinity` and `-Infinity` tokens that
  * Python's `json.dumps` writes (invalid JSON, common in the wild) as the strings `"NaN"`,
@@ -6,11 +8,11 @@
  */
 export function parseJsonLine(line: string): unknown {
   try {
-    return JSON.parse(line);
+    return checkJsonDepth(JSON.parse(line) as unknown);
   } catch (e) {
     if (!/NaN|Infinity/.test(line)) throw e;
     try {
-      return JSON.parse(quoteBareNonFinite(line));
+      return checkJsonDepth(JSON.parse(quoteBareNonFinite(line)) as unknown);
     } catch {
       throw e;
     }

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, describeItemVersions, duplicateRows, resolveItemVersions, type ItemVersionPolicy, type ResponseRecord } from '@llm-nrm/core';
 import {
@@ -17,6 +18,7 @@ interface ConvertArgs {
   'skip-invalid': boolean;
   'item-versions': ItemVersionPolicy;
   replicates: ReplicatePolicy;
+  'include-baselines': boolean;
   quiet: boolean;
 }
 
@@ -60,6 +62,7 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
         choices: ['latest', 'keep'] as ReplicatePolicy[],
         default: 'latest' as ReplicatePolicy,
       })
+      .option('include-baselines', { describe: 'NAEP rotations: keep the uniform and oracle baseline pseudo-models', type: 'boolean', default: false })
       .option('json', { describe: 'Print the summary as JSON on stdout (stderr when the records go to stdout)', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 convert results/ -o responses.parquet', 'every harness output under results/, detected per folder')
@@ -75,15 +78,17 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
       ) as unknown as Argv<ConvertArgs>,
   handler: async (argv) => {
     const toStdout = argv.output === '-';
+    // A stream target (/dev/stdout, a FIFO) has no extension to go by: JSON Lines.
+    const stream = !toStdout && tidyFormatFromExtension(argv.output) === undefined && (await isStreamTarget(argv.output));
     // Check the output name before reading anything: a typo should not cost a long conversion.
-    if (!toStdout && tidyFormatFromExtension(argv.output) === undefined) {
+    if (!toStdout && !stream && tidyFormatFromExtension(argv.output) === undefined) {
       throw new LlmNrmError('INVALID_OPTION', `unknown output extension: ${argv.output} (use .jsonl, .jsonl.gz, .arrow or .parquet, or - for stdout)`);
     }
     if (!toStdout) {
       await assertOutputIsNotInput(argv.output, argv.inputs);
       excludeFromWalks(argv.output);
     }
-    const options: ConvertOptions = { skipInvalid: argv['skip-invalid'], replicates: argv.replicates };
+    const options: ConvertOptions = { skipInvalid: argv['skip-invalid'], replicates: argv.replicates, includeBaselines: argv['include-baselines'] };
     if (argv.from !== undefined) options.from = argv.from;
     if (argv.score !== undefined) options.score = argv.score;
     if (argv.filter !== undefined) options.filter = argv.filter;
@@ -100,7 +105,7 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
     }
     const versions = resolveItemVersions(all, argv['item-versions']);
     const duplicates = duplicateRows(versions.records);
-    const { records: n } = await writeResponses(versions.records, argv.output);
+    const { records: n } = await writeResponses(versions.records, argv.output, stream ? { format: 'jsonl' } : {});
     const text = formatSummary(summary).trimEnd().split('\n');
     if (argv.json) {
       const json = { output: argv.output, ...summary, records: n, itemVersions: versions.conflicts, droppedVersions: versions.dropped, duplicates };
@@ -120,6 +125,13 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
     info(argv.quiet, `wrote ${n} records to ${toStdout ? 'stdout' : argv.output}`);
   },
 };
+
+/** True for outputs that are streams, not files: /dev and /proc paths, FIFOs, devices, sockets. */
+async function isStreamTarget(path: string): Promise<boolean> {
+  if (/^\/(dev|proc)\//.test(path)) return true;
+  const st = await stat(path).catch(() => undefined);
+  return st !== undefined && !st.isFile() && !st.isDirectory();
+}
 
 /** The summary as text: inputs, a models x benchmarks table, and what was skipped and why. */
 export function formatSummary(summary: ConvertSummary): string {

@@ -187,7 +187,8 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     const tidyOnly = input.summary.inputs.every((i) => i.format === 'tidy');
     const bundle = toBundle(result, {
       version: toolVersion(),
-      inputs: argv.responses === '-' ? [] : await hashInputs(argv.responses, { tidyOnly }),
+      // Standard input leaves no file to hash.
+      inputs: argv.responses === '-' || argv.responses === '/dev/stdin' ? [] : await hashInputs(argv.responses, { tidyOnly }),
       command: commandLine(),
       ...(argv.seed !== undefined ? { seed: argv.seed } : {}),
     });

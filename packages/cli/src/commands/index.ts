@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import { convertCommand } from './convert.js';
 import { evaluateCommand } from './evaluate.js';
 import { reportCommand } from './report.js';
+import { publishCommand } from './publish.js';
 import { selectCommand } from './select.js';
 import { fitCommand } from './fit.js';
 import { scoreCommand } from './score.js';
@@ -17,6 +18,7 @@ export const commands: CommandModule<object, any>[] = [
   convertCommand,
   evaluateCommand,
   selectCommand,
+  publishCommand,
   reportCommand,
   fitCommand,
   scoreCommand,

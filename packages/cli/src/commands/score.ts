@@ -1,22 +1,23 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
   FLEET_NUISANCE_BELOW, LlmNrmError, parseBundle, scoreResponses,
   type CalibrationBundle, type LlmScore, type RecordSource, type ResponseRecord,
 } from '@llm-nrm/core';
-import { newReport, readResponsesWithSources, writeFileAtomic } from '@llm-nrm/adapters';
+import { isToolOutput, readAnyResponses, writeFileAtomic, type TinyBank } from '@llm-nrm/adapters';
+import { accuracyAt } from '@llm-nrm/analysis';
 import { formatTable, info, printJson } from '../output.js';
-import { commandLine, toolVersion } from '../provenance.js';
+import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress } from './fit.js';
-
 interface ScoreArgs {
   bundle: string;
   responses: string;
   output?: string;
   'skip-invalid': boolean;
   engine: string;
-  nuisance: 'auto' | 'fit' | 'fleet';
+  nuisance: 'auto' | 'fit' | 'fleet' | 'sharpness';
   json: boolean;
   quiet: boolean;
 }
@@ -55,52 +56,260 @@ export function place(bundle: CalibrationBundle, theta: number): Placement {
   };
 }
 
+/** A tiny package folder (bank.json + items.jsonl), checked: every items.jsonl copy must match bank.json. */
+export interface TinyFolder {
+  dir: string;
+  bank: TinyBank;
+  bankSha256: string;
+  /** OpenAI-evals line index -> item id. */
+  manifest: string[] | null;
+  /** item id -> content sha256 of the text the harness ran. */
+  content: Map<string, string>;
+}
+
+async function isDir(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Read and check a tiny package: bank.json's bundle validated, items.jsonl (all copies) against its sha256. */
+export async function readTinyFolder(dir: string): Promise<TinyFolder> {
+  const bankPath = join(dir, 'bank.json');
+  let text: string;
+  try {
+    text = await readFile(bankPath, 'utf8');
+  } catch (e) {
+    throw new LlmNrmError('IO', `${dir} is not a tiny package (no bank.json): ${(e as Error).message}`, { cause: e, file: bankPath });
+  }
+  let raw: TinyBank;
+  try {
+    raw = JSON.parse(text) as TinyBank;
+  } catch (e) {
+    throw new LlmNrmError('INVALID_BUNDLE', `${bankPath} is not JSON: ${(e as Error).message}`, { cause: e, file: bankPath });
+  }
+  if (raw.format !== 'llm-nrm-tiny') throw new LlmNrmError('INVALID_BUNDLE', `${bankPath} is not a tiny package's bank (format ${JSON.stringify(raw.format)})`, { file: bankPath });
+  raw.bundle = parseBundle(JSON.stringify(raw.bundle), `${bankPath} bundle`);
+  for (const rel of ['items.jsonl', 'lm-eval/items.jsonl']) {
+    const p = join(dir, rel);
+    let sha: string;
+    try {
+      sha = await sha256File(p);
+    } catch {
+      if (rel === 'items.jsonl') throw new LlmNrmError('IO', `${p} is missing`, { file: p });
+      continue;
+    }
+    if (sha !== raw.itemsSha256) {
+      throw new LlmNrmError(
+        'CONTENT_CHANGED',
+        `${p} was edited after publishing: its sha256 ${sha.slice(0, 12)}... differs from bank.json's itemsSha256 ${raw.itemsSha256.slice(0, 12)}...; ` +
+          're-export the package with llm-nrm publish, or restore the file',
+        { file: p },
+      );
+    }
+  }
+  const content = new Map<string, string>();
+  for (const line of (await readFile(join(dir, 'items.jsonl'), 'utf8')).split('\n')) {
+    if (line.trim() === '') continue;
+    const it = JSON.parse(line) as { item_id: string; content_sha256: string };
+    content.set(it.item_id, it.content_sha256);
+  }
+  let manifest: string[] | null = null;
+  const data = join(dir, 'openai-evals', 'data');
+  if (await isDir(data)) {
+    for (const d of await readdir(data)) {
+      try {
+        manifest = (JSON.parse(await readFile(join(data, d, 'manifest.json'), 'utf8')) as { items: string[] }).items;
+      } catch {
+        // no manifest in this folder
+      }
+    }
+  }
+  return { dir, bank: raw, bankSha256: await sha256File(bankPath), manifest, content };
+}
+
+/** bank_sha256 values recorded in lm-eval results files under `path` (task metadata), with their files. */
+async function recordedBankShas(path: string): Promise<{ file: string; task: string; sha: string | null }[]> {
+  const out: { file: string; task: string; sha: string | null }[] = [];
+  const visit = async (p: string, depth: number): Promise<void> => {
+    if (await isDir(p)) {
+      if (depth > 6) return;
+      for (const e of await readdir(p)) await visit(join(p, e), depth + 1);
+      return;
+    }
+    if (!/results[^/]*\.json$/.test(p)) return;
+    try {
+      const doc = JSON.parse(await readFile(p, 'utf8')) as { configs?: Record<string, { metadata?: { bank_sha256?: string } }> };
+      for (const [task, cfg] of Object.entries(doc.configs ?? {})) out.push({ file: p, task, sha: cfg.metadata?.bank_sha256 ?? null });
+    } catch {
+      // not a results file
+    }
+  };
+  await visit(path, 0);
+  return out;
+}
+
+/** Ranks (1 = best) among the calibrated LLMs that theta -/+ 1.645 SE would take: a 90% rank interval. */
+export function rankInterval(bundle: CalibrationBundle, theta: number, se: number): [number, number] {
+  const z = 1.6449 * (Number.isFinite(se) ? se : Infinity);
+  const above = (t: number) => bundle.llms.filter((l) => l.theta > t).length;
+  return [above(theta + z) + 1, above(theta - z) + 1];
+}
+
+/** One accuracy prediction: the regression estimator where the run's accuracy on the items is known (TinyAccuracy.tiny), else the curve. */
+export function predictFromCurve(grid: number[], c: TinyBank['accuracy']['overall'], theta: number, se: number, tinyAcc: number | undefined): { accuracy: number; low: number; high: number } {
+  const s = Number.isFinite(se) ? se : 4;
+  const F = { grid, accuracy: c.accuracy };
+  const useTiny = c.tiny !== undefined && tinyAcc !== undefined && Number.isFinite(tinyAcc);
+  const at = (t: number) => (useTiny ? accuracyAt(F, t) + c.tiny!.beta * (tinyAcc! - accuracyAt({ grid, accuracy: c.tiny!.accuracy }, t)) : accuracyAt(F, t));
+  const mid = at(theta);
+  const spread = (at(theta + s) - at(theta - s)) / 2;
+  const rsd = useTiny ? c.tiny!.residualSd : c.residualSd;
+  const half = 1.6449 * Math.sqrt(spread * spread + rsd * rsd);
+  const clip = (v: number) => Math.min(1, Math.max(0, v));
+  return { accuracy: clip(mid), low: clip(mid - half), high: clip(mid + half) };
+}
+
+/** Predicted full-bank accuracy, overall and per benchmark, each with a 90% interval. */
+function predictedAccuracy(bank: TinyBank, theta: number, se: number, tinyAcc: Map<string, number>): Record<string, { accuracy: number; low: number; high: number }> {
+  const out: Record<string, { accuracy: number; low: number; high: number }> = {};
+  out['overall'] = predictFromCurve(bank.accuracy.grid, bank.accuracy.overall, theta, se, tinyAcc.get(''));
+  for (const [b, c] of Object.entries(bank.accuracy.benchmarks)) out[b] = predictFromCurve(bank.accuracy.grid, c, theta, se, tinyAcc.get(b));
+  return out;
+}
+
+/** Each model's argmax accuracy on the bundle's items, overall ('') and per benchmark. */
+function runAccuracies(records: ResponseRecord[], bundle: CalibrationBundle): Map<string, Map<string, number>> {
+  const item = new Map(bundle.items.map((it) => [it.id, it]));
+  const tally = new Map<string, Map<string, [number, number]>>();
+  for (const r of records) {
+    const it = item.get(r.item);
+    if (it === undefined) continue;
+    const d = r.probs ?? r.logprobs;
+    let pick: number | null | undefined = r.choice;
+    if (d !== undefined) {
+      pick = 0;
+      for (let k = 1; k < d.length; k++) if (d[k]! > d[pick]!) pick = k;
+    }
+    if (pick === null || pick === undefined) continue;
+    let m = tally.get(r.model);
+    if (m === undefined) tally.set(r.model, (m = new Map()));
+    for (const b of ['', it.benchmark ?? '']) {
+      const t = m.get(b) ?? [0, 0];
+      t[0] += pick === it.key ? 1 : 0;
+      t[1]++;
+      m.set(b, t);
+    }
+  }
+  return new Map([...tally].map(([model, m]) => [model, new Map([...m].map(([b, [r, n]]) => [b, r / n]))]));
+}
+
 export const scoreCommand: CommandModule<object, ScoreArgs> = {
   command: 'score <bundle> <responses>',
-  describe: 'Place new LLMs on a calibrated scale: fit each one\'s theta (± SE), sharpness, bias and fallback with the bundle\'s items held fixed',
+  describe: 'Place new LLMs on a calibrated scale (theta ± SE, rank interval, predicted accuracy) from tidy responses or harness outputs',
   builder: (y: Argv) =>
     engineOption(y)
-      .positional('bundle', { describe: 'Calibration bundle written by `llm-nrm fit`', type: 'string', demandOption: true })
-      .positional('responses', { describe: 'Tidy responses of the new LLMs (.jsonl, .jsonl.gz, .arrow, .parquet, or a folder)', type: 'string', demandOption: true })
+      .positional('bundle', { describe: 'Calibration bundle written by `llm-nrm fit`, or a tiny package folder written by `llm-nrm publish`', type: 'string', demandOption: true })
+      .positional('responses', { describe: 'Tidy responses (.jsonl, .arrow, .parquet) or harness output (lm-eval, Inspect, OpenAI evals, HELM; file or folder, format detected)', type: 'string', demandOption: true })
       .option('output', { alias: 'o', describe: 'Write the scores as JSON', type: 'string', requiresArg: true })
       .option('skip-invalid', { describe: 'Skip (and count) invalid records and responses to items not in the bundle, instead of stopping', type: 'boolean', default: false })
       .option('nuisance', {
-        describe: `How sharpness, position bias and fallback are scored: fit them with theta, hold them at the calibrated fleet's means ` +
-          `(theta alone), or auto: fleet for an LLM that answered fewer than ${FLEET_NUISANCE_BELOW} items (tiny runs), else fit`,
-        choices: ['auto', 'fit', 'fleet'] as const, default: 'auto' as const,
+        describe: `How sharpness, position bias and fallback are scored: fit them all with theta; fleet: hold them at the calibrated fleet's means ` +
+          `(theta alone); sharpness: fit theta and sharpness, bias and fallback at the fleet's; auto: sharpness for an LLM that answered fewer than ` +
+          `${FLEET_NUISANCE_BELOW} items (tiny runs), else fit`,
+        choices: ['auto', 'fit', 'fleet', 'sharpness'] as const, default: 'auto' as const,
       })
       .option('json', { describe: 'Print the scores as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 score bundle.json new-model.jsonl', 'theta ± SE and the place on the leaderboard')
+      .example('$0 score tiny-mmlu/ out/', 'a tiny run straight from lm-eval\'s --output_path folder (or Inspect logs, an OpenAI-evals record)')
       .example('$0 score bundle.json tiny-run.parquet --skip-invalid -o scores.json', 'skip responses to items the bundle lacks')
       .epilogue(
-        'Item parameters and the globals stay at the bundle\'s values; an LLM already in the bundle is scored afresh from ' +
-          'its new responses. A score from few items is finite (priors on theta, sharpness, bias and fallback) and its SE ' +
-          'says how little it rests on. Rank and percentile are among the bundle\'s calibrated LLMs.',
+        'Item parameters and the globals stay at the bundle\'s values. From fewer than ' + FLEET_NUISANCE_BELOW + ' items an LLM\'s ' +
+          'bias and fallback are held at the calibrated fleet\'s means and theta and sharpness are fitted (the robust score of a tiny run; ' +
+          'the lm-eval task computes the same number); the SE says how little a score rests on. The rank interval spans the ranks ' +
+          'among the calibrated LLMs that theta ± 1.645 SE takes; a tiny package also predicts the full-bank accuracy (90% interval).',
       ) as unknown as Argv<ScoreArgs>,
   handler: async (argv) => {
-    let text: string;
-    try {
-      text = await readFile(argv.bundle, 'utf8');
-    } catch (e) {
-      throw new LlmNrmError('IO', `cannot read ${argv.bundle}: ${(e as Error).message}`, { cause: e, file: argv.bundle });
+    const tiny = (await isDir(argv.bundle)) ? await readTinyFolder(argv.bundle) : null;
+    let bundle: CalibrationBundle;
+    if (tiny) {
+      // What the harness ran is what the items are checked against.
+      bundle = { ...tiny.bank.bundle, items: tiny.bank.bundle.items.map((it) => ({ ...it, contentSha256: tiny.content.get(it.id) ?? it.contentSha256 })) } as CalibrationBundle;
+      bundle.items.forEach((it) => {
+        if (it.contentSha256 === undefined) delete it.contentSha256;
+      });
+    } else {
+      let text: string;
+      try {
+        text = await readFile(argv.bundle, 'utf8');
+      } catch (e) {
+        throw new LlmNrmError('IO', `cannot read ${argv.bundle}: ${(e as Error).message}`, { cause: e, file: argv.bundle });
+      }
+      try {
+        bundle = parseBundle(text, argv.bundle);
+      } catch (e) {
+        // `score responses.jsonl bundle.json`: say so rather than "not a valid calibration bundle".
+        if (e instanceof LlmNrmError && e.code === 'INVALID_BUNDLE' && (await isToolOutput(argv.responses))) {
+          throw new LlmNrmError('INVALID_OPTION', `${argv.bundle} is not a calibration bundle but ${argv.responses} is: were the arguments swapped? (llm-nrm score <bundle> <responses>)`, { cause: e });
+        }
+        throw e;
+      }
     }
-    const bundle = parseBundle(text, argv.bundle);
-    const report = newReport();
-    const records: ResponseRecord[] = [];
-    const sources: RecordSource[] = [];
-    for await (const { record, source } of readResponsesWithSources(argv.responses, { skipInvalid: argv['skip-invalid'], report })) {
-      records.push(record);
-      sources.push(source);
+    // Tidy files and every harness output, format detected (adapters' one entry point for responses).
+    const input = await readAnyResponses(argv.responses, { skipInvalid: argv['skip-invalid'] });
+    let records: ResponseRecord[] = input.records;
+    const sources: RecordSource[] = input.sources;
+    const report = { skipped: input.summary.skipped };
+    const formats = [...new Set(input.summary.inputs.map((i) => i.format))];
+    if (!formats.every((f) => f === 'tidy')) info(argv.quiet, `read ${records.length} ${formats.join(' + ')} responses from ${argv.responses}`);
+    if (tiny) {
+      // lm-eval: the results record which bank the task ran with.
+      const shas = (await recordedBankShas(argv.responses)).filter((s) => s.sha !== null);
+      const other = shas.find((s) => s.sha !== tiny.bankSha256);
+      if (other) {
+        throw new LlmNrmError(
+          'CONTENT_CHANGED',
+          `${other.file}: task ${other.task} ran with bank sha256 ${other.sha!.slice(0, 12)}..., not ${tiny.dir}'s ${tiny.bankSha256.slice(0, 12)}...: ` +
+            'that run is of another package (or an edited one)',
+          { file: other.file },
+        );
+      }
+      if (shas.length > 0) info(argv.quiet, `bank sha256 recorded in ${shas.length} lm-eval results file(s) matches ${tiny.dir}`);
+      // OpenAI evals name a sample by its line index only: the manifest maps it back.
+      const evalName = tiny.bank.task.replace(/_/g, '-');
+      const manifest = tiny.manifest;
+      records = records.map((r) => {
+        const rest = manifest && r.item.startsWith(`${evalName}/`) ? r.item.slice(evalName.length + 1).replace(/^test\./, '') : '';
+        const m = /^\d+$/.test(rest) ? [rest, rest] : null;
+        const out: ResponseRecord = m && manifest![Number(m[1])] !== undefined ? { ...r, item: manifest![Number(m[1])]! } : { ...r };
+        // Inspect and OpenAI evals render their own prompt around the item's: only lm-eval runs the exact text.
+        if (out.source?.harness !== 'lm-eval') {
+          delete out.prompt;
+          delete out.continuations;
+        }
+        return out;
+      });
     }
     const known = new Set(bundle.items.map((it) => it.id));
     const unknown = records.filter((r) => !known.has(r.item)).length;
-    if (unknown > 0 && !argv['skip-invalid']) {
-      const i = records.findIndex((r) => !known.has(r.item));
-      const where = `${sources[i]!.file}${sources[i]!.line !== undefined ? `:${sources[i]!.line}` : ''}`;
+    if (records.length > 0 && unknown === records.length) {
+      const tasks = [...new Set(records.map((r) => r.benchmark ?? r.item.split('/')[0]))].slice(0, 5);
       throw new LlmNrmError(
         'UNKNOWN_ITEM',
-        `${where}: item not in the bundle ${argv.bundle}: ${JSON.stringify(records[i]!.item)} (${unknown} of ${records.length} responses are to items ` +
+        `none of the ${records.length} responses in ${argv.responses} is to an item of ${argv.bundle} (tasks in the responses: ${tasks.join(', ')}` +
+          `${tiny ? `; the package's task is ${tiny.bank.task}` : ''}): the output of another task?`,
+      );
+    }
+    if (unknown > 0 && !argv['skip-invalid']) {
+      const i = records.findIndex((r) => !known.has(r.item));
+      const src = sources[i];
+      const where = src ? `${src.file}${src.line !== undefined ? `:${src.line}` : ''}: ` : `${argv.responses}: `;
+      throw new LlmNrmError(
+        'UNKNOWN_ITEM',
+        `${where}item not in the bundle ${argv.bundle}: ${JSON.stringify(records[i]!.item)} (${unknown} of ${records.length} responses are to items ` +
           `the bundle lacks; --skip-invalid scores the rest)`,
       );
     }
@@ -111,15 +320,28 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     info(argv.quiet, `scored ${res.llms.length} LLMs on ${res.stats.cells} cells against ${bundle.items.length} calibrated items (${bundle.model}, ${bundle.llms.length} calibrated LLMs)`);
     if (unknown > 0) info(argv.quiet, `skipped ${unknown} responses to items not in the bundle`);
     if (skippedInvalid > 0) info(argv.quiet, `skipped ${skippedInvalid} invalid records`);
+    const lo = Math.min(...bundle.llms.map((l) => l.theta));
+    const hi = Math.max(...bundle.llms.map((l) => l.theta));
+    const warnings: string[] = [];
+    const runAcc = tiny ? runAccuracies(records, bundle) : new Map<string, Map<string, number>>();
     const scored = res.llms
-      .map((l) => ({ ...l, ...place(bundle, l.theta) }))
+      .map((l) => {
+        const extra: Record<string, unknown> = { rankInterval: rankInterval(bundle, l.theta, l.se) };
+        if (tiny) extra['predictedAccuracy'] = predictedAccuracy(tiny.bank, l.theta, l.se, runAcc.get(l.id) ?? new Map());
+        if (l.items < bundle.items.length) warnings.push(`${l.id}: answered ${l.items} of the ${bundle.items.length} items; the SE (${l.se.toFixed(3)}) reflects the items answered`);
+        if (l.theta < lo || l.theta > hi) warnings.push(`${l.id}: theta ${l.theta.toFixed(3)} lies outside the calibrated range [${lo.toFixed(3)}, ${hi.toFixed(3)}]: rank and accuracy are extrapolated`);
+        return { ...l, ...place(bundle, l.theta), ...extra } as LlmScore & Placement & { rankInterval: [number, number]; predictedAccuracy?: Record<string, { accuracy: number; low: number; high: number }> };
+      })
       .sort((a, b) => b.theta - a.theta || a.id.localeCompare(b.id));
+    for (const w of warnings) info(argv.quiet, `warning: ${w}`);
     const summary = {
       bundle: argv.bundle,
       responses: argv.responses,
+      ...(tiny ? { package: { task: tiny.bank.task, bankSha256: tiny.bankSha256, items: bundle.items.length } } : {}),
       model: bundle.model,
       calibratedLlms: bundle.llms.length,
       llms: scored,
+      warnings,
       stats: { records: res.stats.records, cells: res.stats.cells, unknownItems: unknown, skippedInvalid, missingAnswers: res.stats.missingAnswers },
       converged: res.converged,
       loss: res.loss,
@@ -134,6 +356,13 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       return;
     }
     process.stdout.write(formatScores(bundle, scored));
+    if (tiny) {
+      for (const l of scored) {
+        const pa = l.predictedAccuracy!;
+        const parts = Object.entries(pa).map(([b, v]) => `${b} ${(100 * v.accuracy).toFixed(1)}% [${(100 * v.low).toFixed(1)}, ${(100 * v.high).toFixed(1)}]`);
+        process.stdout.write(`${l.id}: rank ${l.rankInterval[0]}-${l.rankInterval[1]} of ${bundle.llms.length + 1} (90%); predicted full-bank accuracy ${parts.join('; ')}\n`);
+      }
+    }
     if (!res.converged) info(argv.quiet, 'warning: scoring did not converge; the estimates may be rough');
   },
 };

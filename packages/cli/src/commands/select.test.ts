@@ -29,11 +29,21 @@ describe('llm-nrm select', () => {
   });
 
   it('--json gives the ids in information order', async () => {
-    const { code, out } = await run(['select', bundlePath, '--items', '5', '--abilities', 'prior', '--json']);
+    // The default is now the range selection; the information ranking is --method information.
+    const { code, out } = await run(['select', bundlePath, '--items', '5', '--abilities', 'prior', '--method', 'information', '--json']);
     expect(code).toBe(0);
     const res = JSON.parse(out);
     expect(res.items).toHaveLength(5);
     for (let t = 1; t < 5; t++) expect(res.information[t - 1]).toBeGreaterThanOrEqual(res.information[t]);
+  });
+
+  it('by default selects for the whole ability range: distinct items, not simply the top of the information ranking', async () => {
+    const range = JSON.parse((await run(['select', bundlePath, '--items', '8', '--json'])).out);
+    const top = JSON.parse((await run(['select', bundlePath, '--items', '8', '--method', 'information', '--json'])).out);
+    expect(new Set(range.items).size).toBe(8);
+    expect(range.items).not.toEqual(top.items);
+    // The first pick is the item of highest total log information: one of the informative ones.
+    expect(range.information.every((v: number) => v > 0)).toBe(true);
   });
 });
 

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bundleItems, bundleParameters, fit, withObserved } from '@llm-nrm/core';
 import { loadBank } from '@llm-nrm/adapters';
-import { kendallTau, selectItems, spearmanRho } from '@llm-nrm/analysis';
+import { kendallTau, selectForRange, selectItems, spearmanRho } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { formatTable, info, printJson } from '../output.js';
@@ -12,6 +12,8 @@ interface SelectArgs {
   items: number;
   abilities: 'fitted' | 'prior';
   information: 'nrm' | 'llm';
+  method: 'range' | 'information';
+  'per-benchmark': boolean;
   responses?: string;
   engine: string;
   output?: string;
@@ -34,17 +36,35 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
         describe: "Rank by the NRM component's information (paper.md) or by each fitted LLM's full LLM-NRM information (gate included)",
         choices: ['nrm', 'llm'] as const, default: 'nrm' as const,
       })
+      .option('method', {
+        describe: "range (default): greedily maximise the expected log test information over the bundle's LLM abilities, so the items cover the " +
+          'whole range; information: the n items of highest average information (they pile up at one ability level and rank no better than random ones)',
+        choices: ['range', 'information'] as const, default: 'range' as const,
+      })
+      .option('per-benchmark', { describe: "Keep each benchmark's share of the bank (range method)", type: 'boolean', default: false })
       .option('responses', { describe: 'Responses of LLMs to score from all items and from the selected ones only (Kendall tau of the two rankings)', type: 'string', requiresArg: true })
       .option('output', { alias: 'o', describe: 'Write the selected item ids, one per line', type: 'string', requiresArg: true })
       .option('json', { describe: 'Print results as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No status on stderr', type: 'boolean', default: false })
-      .example('$0 select bundle.json --items 41 -o tiny.txt', 'the 41 most informative items')
+      .example('$0 select bundle.json --items 41 -o tiny.txt', '41 items that measure the whole ability range')
+      .example('$0 select bundle.json --items 41 --method information', 'the 41 items of highest average information (the old ranking)')
       .example('$0 select bundle.json --items 41 --responses new-models.jsonl', 'and how well they rank new models'),
   handler: async (argv) => {
     if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
     const bundle = await readBundle(argv.bundle);
     const { bank, layout, x } = bundleBank(bundle);
-    const sel = selectItems(bank, layout, x, argv.items, { abilities: argv.abilities, information: argv.information });
+    const sel = argv.method === 'information'
+      ? selectItems(bank, layout, x, argv.items, { abilities: argv.abilities, information: argv.information })
+      : (() => {
+        const r = selectForRange(bank, layout, x, argv.items, { perBenchmark: argv['per-benchmark'], ...(argv.abilities === 'prior' ? { abilities: Array.from({ length: 41 }, (_, t) => -3 + 0.15 * t) } : {}) });
+        const items = r.forms[0]!;
+        // Per item, its information averaged over the abilities (for the table).
+        const info = Float64Array.from(items, (i) => {
+          const one = selectForRange(bank, layout, x, 1, { abilities: r.abilities, eligible: Uint8Array.from(bank.items, (_, k) => (k === i ? 1 : 0)) });
+          return one.testInformation[0]!.reduce((s, v) => s + v, 0) / r.abilities.length;
+        });
+        return { items, ids: r.ids[0]!, information: info };
+      })();
     const out: Record<string, unknown> = {
       items: sel.ids,
       information: Array.from(sel.information),

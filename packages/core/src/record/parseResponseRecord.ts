@@ -30,7 +30,8 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
   if (typeof v.key !== 'number' || !Number.isInteger(v.key) || v.key < 0) {
     throw new LlmNrmError('INVALID_KEY', `key must be a non-negative integer, got ${describeValue(v.key)}`);
   }
-  const r: ResponseRecord = { model: v.model, item: v.item, key: v.key };
+  // -0 is 0 (JSON writes it as 0, and a record must read back as it was written).
+  const r: ResponseRecord = { model: v.model, item: v.item, key: v.key + 0 };
   if (v.benchmark != null) {
     if (typeof v.benchmark !== 'string') throw invalid('benchmark must be a string', v.benchmark);
     r.benchmark = v.benchmark;
@@ -58,7 +59,7 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
         throw new LlmNrmError('INVALID_PROBS', `invalid probability at option ${i}: ${describeValue(p)}`);
       }
       sum += p;
-      return p;
+      return p + 0;
     });
     // Renormalising divides by the sum: zero has no distribution, and an overflowing sum
     // ([1e308, 1e308]) would turn every share into 0 or NaN.
@@ -71,7 +72,7 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
       if (typeof p !== 'number' || Number.isNaN(p) || p === Infinity) {
         throw new LlmNrmError('INVALID_PROBS', `invalid logprob at option ${i}: ${describeValue(p)}`);
       }
-      return p;
+      return p + 0;
     });
     if (r.logprobs.length > 0 && r.logprobs.every((p) => p === -Infinity)) {
       throw new LlmNrmError('INVALID_PROBS', 'every logprob is -Infinity: no option has mass');
@@ -81,23 +82,23 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
     if (c !== null && (typeof c !== 'number' || !Number.isInteger(c) || c < 0)) {
       throw invalid('choice must be a non-negative integer or null', c);
     }
-    r.choice = c as number | null;
+    r.choice = c === null ? null : (c as number) + 0;
   }
   if (v.nOptions != null) {
     if (typeof v.nOptions !== 'number' || !Number.isInteger(v.nOptions) || v.nOptions < 2 || v.nOptions > MAX_OPTIONS) {
       throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${describeValue(v.nOptions)} (must be 2 to ${MAX_OPTIONS})`);
     }
-    r.nOptions = v.nOptions;
+    r.nOptions = v.nOptions + 0;
   }
   if (v.position != null) {
     if (!Array.isArray(v.position) || !v.position.every((p) => typeof p === 'number' && Number.isInteger(p) && p >= 0)) {
       throw invalid('position must be an array of non-negative integers', v.position);
     }
-    r.position = v.position.slice() as number[];
+    r.position = (v.position as number[]).map((p) => p + 0);
   }
   if (v.leakage != null) {
     if (typeof v.leakage !== 'number' || !(v.leakage >= 0 && v.leakage <= 1)) throw invalid('leakage must be a number in [0, 1]', v.leakage);
-    r.leakage = v.leakage;
+    r.leakage = v.leakage + 0;
   }
   if (v.prompt != null) {
     if (typeof v.prompt !== 'string') throw invalid('prompt must be a string', v.prompt);
@@ -152,7 +153,7 @@ function parseItemSource(value: unknown): ItemSource {
   const o = v as Record<string, unknown>;
   if (typeof o.harness !== 'string' || o.harness === '') throw invalid('source.harness must be a non-empty string', o.harness);
   const out: ItemSource = { harness: o.harness };
-  for (const f of ['task', 'docId', 'split'] as const) {
+  for (const f of ['task', 'docId', 'split', 'docHash'] as const) {
     if (o[f] == null) continue;
     if (typeof o[f] !== 'string') throw invalid(`source.${f} must be a string`, o[f]);
     out[f] = o[f] as string;
@@ -174,7 +175,8 @@ export function describeValue(value: unknown): string {
     try {
       s = JSON.stringify(value) ?? String(value);
     } catch {
-      s = String(value);
+      // Too deep to print (stack overflow) or cyclic: say what it is.
+      s = Array.isArray(value) ? '[a deeply nested array]' : typeof value === 'object' ? '{a deeply nested object}' : typeof value;
     }
   }
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;

@@ -55,4 +55,17 @@ describe('resolveItemVersions', () => {
     const a = rec('a', { probs: [0.5, 0.5] });
     expect(duplicateRows([a, a, a, rec('a', { probs: [0.5, 0.5], position: [1, 0] })])).toEqual({ count: 2, examples: [{ model: 'a', item: 'mmlu_pro/7', rows: 3 }] });
   });
+
+  it('the same id and options but another doc_hash is another item', () => {
+    const src = (docHash: string) => ({ harness: 'lm-eval', task: 'mmlu', docId: '7', docHash });
+    const rows = [
+      rec('a', { options: ['x', 'y'], probs: [0.5, 0.5], source: src('aaa') }),
+      rec('b', { options: ['x', 'y'], probs: [0.6, 0.4], source: src('aaa') }),
+      rec('c', { options: ['x', 'y'], probs: [0.1, 0.9], source: src('bbb') }),
+    ];
+    const res = resolveItemVersions(rows);
+    expect(res.conflicts).toHaveLength(1);
+    expect(new Set(res.records.map((r) => r.item)).size).toBe(2);
+    expect(res.records[0]!.item).toBe(res.records[1]!.item);
+  });
 });

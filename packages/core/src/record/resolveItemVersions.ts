@@ -54,7 +54,8 @@ export function contentHash(text: string): string {
 
 /**
  * Tell apart items that share an id but not their content. An item's content is its option count,
- * key and, where the records give them, option texts: two records of one id that differ in any of
+ * key and, where the records give them, option texts and the harness's document hash
+ * (`source.docHash`, lm-eval's `doc_hash`): two records of one id that differ in any of
  * these are different items, and `bankFromRecords` would otherwise merge them or stop. A record
  * without option texts belongs to the version with texts that has its option count and key when
  * there is exactly one such; otherwise it is a version of its own. Ids with a single content are
@@ -66,13 +67,13 @@ export function resolveItemVersions(records: readonly ResponseRecord[], policy: 
   const bare = new Map<string, number[]>();
   records.forEach((r, t) => {
     const k = statedOptions(r);
-    if (r.options === undefined) {
+    if (r.options === undefined && r.source?.docHash === undefined) {
       const list = bare.get(r.item) ?? [];
       list.push(t);
       bare.set(r.item, list);
       return;
     }
-    const sig = JSON.stringify([k, r.key, r.options]);
+    const sig = JSON.stringify(r.source?.docHash !== undefined ? [k, r.key, r.options, r.source.docHash] : [k, r.key, r.options]);
     let versions = byItem.get(r.item);
     if (versions === undefined) byItem.set(r.item, (versions = new Map()));
     let v = versions.get(sig);

@@ -1,0 +1,250 @@
+import { join } from 'node:path';
+import type { Argv, CommandModule } from 'yargs';
+import {
+  LlmNrmError, fleetNuisance, itemContentSha256, SCORE_P_FLOOR, validateBundle,
+  type BundleItem, type CalibrationBundle, type ResponseRecord,
+} from '@llm-nrm/core';
+import { HARNESS_EXPORTERS, readAnyResponses, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
+import { accuracyAt, accuracyCurve, selectForRange, tinyAccuracyCorrection } from '@llm-nrm/analysis';
+import { bundleBank, readBundle } from '../bundle-bank.js';
+import { formatTable, info, printJson } from '../output.js';
+import { commandLine, sha256File, toolVersion } from '../provenance.js';
+
+interface PublishArgs {
+  bundle: string;
+  responses: string;
+  items: number;
+  'per-benchmark': boolean;
+  forms: number;
+  harness: string;
+  name?: string;
+  'render-prompt': boolean;
+  output: string;
+  force: boolean;
+  json: boolean;
+  quiet: boolean;
+}
+
+const letters = (k: number) => Array.from({ length: k }, (_, i) => String.fromCharCode(65 + i));
+
+/** What the responses say about each item's text: the first record with a prompt and continuations. */
+interface Content {
+  prompt?: string;
+  continuations?: string[];
+  options?: string[];
+  source?: ResponseRecord['source'];
+}
+
+function collectContent(records: ResponseRecord[]): Map<string, Content> {
+  const out = new Map<string, Content>();
+  for (const r of records) {
+    let c = out.get(r.item);
+    if (c === undefined) out.set(r.item, (c = {}));
+    if (c.options === undefined && r.options !== undefined) c.options = r.options;
+    if (c.source === undefined && r.source !== undefined) c.source = r.source;
+    if (c.continuations === undefined && typeof r.prompt === 'string' && Array.isArray(r.continuations)) {
+      c.prompt = r.prompt;
+      c.continuations = r.continuations;
+    } else if (c.prompt === undefined && typeof r.prompt === 'string') c.prompt = r.prompt;
+  }
+  return out;
+}
+
+/** A standard prompt from question and options (`--render-prompt`): scored by the letter after "Answer:". */
+function renderPrompt(question: string, options: string[]): { prompt: string; continuations: string[] } {
+  const L = letters(options.length);
+  return { prompt: `${question}\n${options.map((o, k) => `${L[k]}. ${o}`).join('\n')}\nAnswer:`, continuations: L.map((l) => ` ${l}`) };
+}
+
+/** Per-LLM argmax accuracy per benchmark and overall, from the calibration responses. */
+function accuracies(records: ResponseRecord[], bundle: CalibrationBundle): { overall: Map<string, number>; byBench: Map<string, Map<string, number>> } {
+  const benchOf = new Map(bundle.items.map((it) => [it.id, it.benchmark ?? '']));
+  const keyOf = new Map(bundle.items.map((it) => [it.id, it.key]));
+  const tally = new Map<string, [number, number]>();
+  const add = (k: string, right: number) => {
+    const t = tally.get(k) ?? [0, 0];
+    t[0] += right;
+    t[1]++;
+    tally.set(k, t);
+  };
+  for (const r of records) {
+    const key = keyOf.get(r.item);
+    if (key === undefined) continue;
+    let pick: number | null | undefined;
+    const dist = r.probs ?? r.logprobs;
+    if (dist !== undefined) {
+      pick = 0;
+      for (let k = 1; k < dist.length; k++) if (dist[k]! > dist[pick]!) pick = k;
+    } else pick = r.choice;
+    if (pick === null || pick === undefined) continue;
+    const right = pick === key ? 1 : 0;
+    add(`${r.model}\u0000`, right);
+    add(`${r.model}\u0000${benchOf.get(r.item)!}`, right);
+  }
+  const overall = new Map<string, number>();
+  const byBench = new Map<string, Map<string, number>>();
+  for (const [k, [right, n]] of tally) {
+    const [model, bench] = k.split('\u0000') as [string, string];
+    if (k.endsWith('\u0000')) overall.set(model, right / n);
+    else {
+      if (!byBench.has(bench)) byBench.set(bench, new Map());
+      byBench.get(bench)!.set(model, right / n);
+    }
+  }
+  return { overall, byBench };
+}
+
+/** The bundle restricted to `ids` (bundle order), kMax and per-LLM position arrays cut to the items kept. */
+export function restrictBundle(bundle: CalibrationBundle, ids: Set<string>): CalibrationBundle {
+  const items = bundle.items.filter((it) => ids.has(it.id));
+  const kMax = Math.max(...items.map((it) => it.nOptions));
+  const nrm = bundle.model === 'llm-nrm' || bundle.model === 'nrm' || bundle.model === 'nrm-hard';
+  return validateBundle(JSON.parse(JSON.stringify({
+    ...bundle,
+    kMax,
+    items,
+    llms: bundle.llms.map((l) => ({ ...l, positionBias: nrm ? l.positionBias.slice(0, kMax) : l.positionBias, fallback: nrm ? l.fallback.slice(0, kMax) : l.fallback })),
+  })), 'restricted bundle');
+}
+
+export const publishCommand: CommandModule<object, PublishArgs> = {
+  command: 'publish <bundle>',
+  describe: 'Publish a tiny benchmark: select items that measure the whole ability range and export them as tasks your harness runs',
+  builder: (y: Argv) =>
+    y
+      .positional('bundle', { describe: 'Calibration bundle (JSON, from `llm-nrm fit`)', type: 'string', demandOption: true })
+      .option('responses', { describe: 'The calibration responses (tidy file or harness outputs): prompts, continuations and accuracies', type: 'string', demandOption: true, requiresArg: true })
+      .option('items', { alias: 'n', describe: 'Items per form', type: 'number', default: 41 })
+      .option('per-benchmark', { describe: "Keep each benchmark's share of the bank in the selection", type: 'boolean', default: false })
+      .option('forms', { describe: 'Parallel forms with no shared item (written to <output>/A, <output>/B, ...)', type: 'number', default: 1 })
+      .option('harness', { describe: `Harnesses to export, comma-separated (${[...HARNESS_EXPORTERS.keys()].join(', ')})`, type: 'string', default: [...HARNESS_EXPORTERS.keys()].join(',') })
+      .option('name', { describe: 'Benchmark name: the tasks are tiny_<name> (default: the output folder name)', type: 'string', requiresArg: true })
+      .option('render-prompt', { describe: 'Items without a recorded prompt get a standard one from question and options (flagged in the README)', type: 'boolean', default: false })
+      .option('output', { alias: 'o', describe: 'Package folder to write (atomically)', type: 'string', demandOption: true, requiresArg: true })
+      .option('force', { describe: 'Replace an existing output folder', type: 'boolean', default: false })
+      .option('json', { describe: 'Print the summary as JSON', type: 'boolean', default: false })
+      .option('quiet', { alias: 'q', describe: 'No status on stderr', type: 'boolean', default: false })
+      .example('$0 publish bundle.json --responses calib.jsonl --items 41 --name mmlu -o tiny-mmlu/', '41 items as lm-eval, Inspect and OpenAI-evals tasks')
+      .example('$0 publish bundle.json --responses calib.jsonl --items 100 --per-benchmark --forms 2 --harness lm-eval -o tiny/', 'two parallel 100-item forms, benchmark shares kept')
+      .epilogue(
+        'Items are chosen greedily to maximise the expected log test information over the calibrated LLMs\' abilities, so the ' +
+          'tiny test measures the whole range (the top-information items pile up at one ability level). Run the package in your ' +
+          'harness, then `llm-nrm score <package> <harness output>` places the model on the full leaderboard.',
+      ) as unknown as Argv<PublishArgs>,
+  handler: async (argv) => {
+    if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
+    if (!Number.isInteger(argv.forms) || argv.forms < 1 || argv.forms > 26) throw new LlmNrmError('INVALID_OPTION', `invalid --forms: ${argv.forms} (1 to 26)`);
+    const harnesses = argv.harness.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    for (const h of harnesses) if (!HARNESS_EXPORTERS.has(h)) throw new LlmNrmError('INVALID_OPTION', `unknown --harness ${JSON.stringify(h)} (known: ${[...HARNESS_EXPORTERS.keys()].join(', ')})`);
+    const bundle = await readBundle(argv.bundle);
+    if (!(bundle.model === 'llm-nrm' || bundle.model === 'nrm' || bundle.model === 'nrm-hard')) {
+      throw new LlmNrmError('INVALID_OPTION', `${argv.bundle}: a ${bundle.model} bundle; tiny benchmarks score option-level models (llm-nrm, nrm): fit one with --model llm-nrm`);
+    }
+    const name = (argv.name ?? argv.output.replace(/\/+$/, '').split('/').pop()!.replace(/^tiny[-_]/, '')).replace(/[^A-Za-z0-9_]+/g, '_');
+    const { records } = await readAnyResponses(argv.responses);
+    info(argv.quiet, `read ${records.length} responses from ${argv.responses}`);
+    const content = collectContent(records);
+    const { bank, layout, x } = bundleBank(bundle);
+    // Items with a recorded prompt can be published as they were calibrated; others only rendered.
+    const exact = Uint8Array.from(bundle.items, (it) => (content.get(it.id)?.continuations?.length === it.nOptions ? 1 : 0));
+    const nExact = exact.reduce((s, v) => s + v, 0);
+    const need = argv.items * argv.forms;
+    if (!argv['render-prompt'] && nExact < need) {
+      throw new LlmNrmError(
+        'INVALID_OPTION',
+        `${bundle.items.length - nExact} of ${bundle.items.length} items have no recorded prompt and continuations in ${argv.responses} ` +
+          `(a bank built from probabilities alone, or generated answers); ${nExact} can be published as calibrated, ${need} are needed. ` +
+          '--render-prompt builds a standard prompt from question and options for them (flagged in the README as not the calibration prompt)',
+      );
+    }
+    const eligible = argv['render-prompt'] && nExact < need ? undefined : exact;
+    const sel = selectForRange(bank, layout, x, argv.items, {
+      abilities: bundle.llms.map((l) => l.theta), perBenchmark: argv['per-benchmark'], forms: argv.forms, ...(eligible ? { eligible } : {}),
+    });
+    // Accuracy curves of the calibrated LLMs, per benchmark and overall.
+    const acc = accuracies(records, bundle);
+    const thetas = bundle.llms.map((l) => l.theta);
+    const curveOf = (m: Map<string, number>, tinyM: Map<string, number> | undefined): TinyAccuracy => {
+      const full = bundle.llms.map((l) => m.get(l.id) ?? NaN);
+      const c = accuracyCurve(thetas, full);
+      const out: TinyAccuracy = { accuracy: c.accuracy, residualSd: c.residualSd, llms: c.llms };
+      const tinyAcc = bundle.llms.map((l) => tinyM?.get(l.id) ?? NaN);
+      if (tinyAcc.filter(Number.isFinite).length >= 2) {
+        const corr = tinyAccuracyCorrection(thetas, full, tinyAcc, c);
+        let ss = 0;
+        let n = 0;
+        thetas.forEach((t, j) => {
+          const e = full[j]! - (accuracyAt(c, t) + corr.beta * (tinyAcc[j]! - accuracyAt(corr.tiny, t)));
+          if (Number.isFinite(e)) {
+            ss += e * e;
+            n++;
+          }
+        });
+        out.tiny = { accuracy: corr.tiny.accuracy, beta: corr.beta, residualSd: Math.sqrt(ss / Math.max(1, n)) };
+      }
+      return out;
+    };
+    const grid = accuracyCurve(thetas, bundle.llms.map((l) => acc.overall.get(l.id) ?? NaN)).grid;
+    const curves = (tinyIds: Set<string>) => {
+      const t = accuracies(records.filter((r) => tinyIds.has(r.item)), bundle);
+      const benchmarks: Record<string, TinyAccuracy> = {};
+      for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0]))) if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, t.byBench.get(b));
+      return { grid, overall: curveOf(acc.overall, t.overall), benchmarks };
+    };
+    const [bundleSha, responsesSha] = await Promise.all([sha256File(argv.bundle), sha256File(argv.responses).catch(() => undefined)]);
+    const summaries: Record<string, unknown>[] = [];
+    for (let f = 0; f < argv.forms; f++) {
+      const ids = sel.ids[f]!;
+      const byId = new Map(bundle.items.map((it) => [it.id, it] as [string, BundleItem]));
+      let rendered = 0;
+      const items: TinyItem[] = ids.map((id) => {
+        const it = byId.get(id)!;
+        const c = content.get(id) ?? {};
+        const options = it.options ?? c.options ?? letters(it.nOptions);
+        let prompt = c.prompt;
+        let continuations = c.continuations?.length === it.nOptions ? c.continuations : undefined;
+        if (prompt === undefined || continuations === undefined) {
+          rendered++;
+          ({ prompt, continuations } = renderPrompt(prompt ?? `Question ${id}`, options));
+        }
+        const sha = itemContentSha256(prompt, continuations);
+        if (it.contentSha256 !== undefined && continuations === c.continuations && sha !== it.contentSha256) {
+          throw new LlmNrmError('CONTENT_CHANGED', `item ${JSON.stringify(id)}: its prompt in ${argv.responses} differs from the text it was calibrated on (${argv.bundle})`);
+        }
+        return { item_id: id, benchmark: it.benchmark ?? '', prompt, continuations, gold: it.key, options, source: c.source ?? it.source ?? null, content_sha256: sha };
+      });
+      const restricted = restrictBundle(bundle, new Set(ids));
+      const formName = String.fromCharCode(65 + f);
+      const bank: Omit<TinyBank, 'itemsSha256'> = {
+        format: 'llm-nrm-tiny', formatVersion: 1, name, task: `tiny_${name}${argv.forms > 1 ? `_${formName.toLowerCase()}` : ''}`,
+        tool: { name: 'llm-nrm', version: toolVersion() },
+        renderedPrompts: rendered,
+        scoring: { nuisance: 'sharpness', thetaSd: 3, sharpnessSd: restricted.priors?.sharpnessSd ?? 0.5, pFloor: SCORE_P_FLOOR, fleet: fleetNuisance(restricted) },
+        accuracy: curves(new Set(ids)),
+        bundle: restricted,
+        ...(argv.forms > 1 ? { form: { name: formName, of: argv.forms } } : {}),
+        provenance: {
+          createdAt: new Date().toISOString(), command: commandLine(),
+          bundle: { path: argv.bundle, sha256: bundleSha },
+          ...(responsesSha ? { responses: { path: argv.responses, sha256: responsesSha } } : {}),
+        },
+      };
+      const dir = argv.forms > 1 ? join(argv.output, formName) : argv.output;
+      const pkg = tinyPackage(bank, items);
+      const res = await writeTinyPackage(dir, pkg, { harnesses, overwrite: argv.force });
+      info(argv.quiet, `wrote ${dir}: ${items.length} items${rendered > 0 ? ` (${rendered} with rendered prompts)` : ''}, bank sha256 ${res.bankSha256.slice(0, 12)}...`);
+      const perBench = new Map<string, number>();
+      for (const it of items) perBench.set(it.benchmark, (perBench.get(it.benchmark) ?? 0) + 1);
+      summaries.push({ dir, task: bank.task, items: ids, benchmarks: Object.fromEntries(perBench), renderedPrompts: rendered, bankSha256: res.bankSha256, itemsSha256: res.itemsSha256, files: res.files });
+    }
+    if (argv.json) {
+      printJson({ name, forms: summaries });
+      return;
+    }
+    for (const s of summaries) {
+      process.stdout.write(`${s.dir}: task ${s.task}, ${(s.items as string[]).length} items\n`);
+      process.stdout.write(formatTable(['benchmark', 'items'], Object.entries(s.benchmarks as Record<string, number>).map(([b, n]) => [b || '(none)', n])));
+    }
+    process.stdout.write(`run: lm_eval --model <model> --model_args <args> --tasks ${summaries[0]!.task} --include_path ${join(String(summaries[0]!.dir), 'lm-eval')} --log_samples --output_path out/\nthen: llm-nrm score ${summaries[0]!.dir} out/\n`);
+  },
+};
