@@ -10,13 +10,46 @@ const LOADERS: Record<string, () => Promise<Engine>> = {
   tfjs: async () => (await import('@llm-nrm/engine-tfjs')).tfjsEngine(),
   wasm: async () => {
     // engine-wasm's objective takes a layout; core's Engine takes the family.
-    const w = (await import('@llm-nrm/engine-wasm')).wasmEngine();
+    const wasm = await import('@llm-nrm/engine-wasm');
+    // Compile now, so a runtime without WebAssembly SIMD fails here (and the default falls back to ts).
+    await wasm.loadWasmKernel();
+    const w = wasm.wasmEngine();
     return { name: 'wasm', detail: 'WebAssembly SIMD kernel (@llm-nrm/engine-wasm)', objective: (bank, family, priors) => w.objective(bank, family.layout(bank), priors) };
   },
 };
 
-/** The engine of a plain `llm-nrm fit` (the integrator's switch: 'wasm' once its figures are confirmed). */
-export const DEFAULT_ENGINE = 'ts';
+/**
+ * The engine of a plain `llm-nrm fit`: `auto`, the WebAssembly SIMD kernel (about 8x fewer CPU
+ * cycles per pass than the TypeScript one, packages/engine-wasm/BENCHMARKS.md) for banks of at
+ * least AUTO_WASM_ENTRIES option entries, else (or where wasm does not load) the TypeScript kernel.
+ * Why not wasm always: its f32 softmax makes the loss rough at about 1e-8 relative, which on small
+ * banks stops L-BFGS's line search short of the SE stopping rule (a 12 x 60 demo fleet ended
+ * "not converged"), while there a TypeScript pass costs well under 15 ms anyway.
+ */
+export const DEFAULT_ENGINE = 'auto';
+
+/** Observed-or-not option entries (J x sum of option counts) from which `auto` picks wasm. */
+export const AUTO_WASM_ENTRIES = 250_000;
+
+LOADERS.auto = async () => {
+  let wasm: Engine | null = null;
+  try {
+    wasm = await LOADERS.wasm!();
+  } catch (e) {
+    process.stderr.write(`note: engine wasm did not load (${(e as Error).message}); fitting with ts\n`);
+  }
+  return {
+    name: 'auto',
+    detail: `wasm from ${AUTO_WASM_ENTRIES} option entries, else ts`,
+    objective: (bank, family, priors) => {
+      const entries = bank.models.length * bank.colOffsets[bank.colItem.length]!;
+      const use = wasm !== null && entries >= AUTO_WASM_ENTRIES ? wasm : tsEngine;
+      const objective = use.objective(bank, family, priors);
+      // The bundle records the engine that ran, not 'auto' (engine-wasm names its own fallbacks).
+      return objective.engine === undefined ? { layout: objective.layout, free: objective.free, engine: use.name, lossAndGrad: objective.lossAndGrad.bind(objective) } : objective;
+    },
+  };
+};
 
 export const ENGINE_NAMES: readonly string[] = Object.keys(LOADERS);
 
@@ -30,7 +63,7 @@ export async function loadEngine(name: string): Promise<Engine> {
 /** The `--engine` option, shared by every command that fits. */
 export function engineOption<T>(y: Argv<T>): Argv<T & { engine: string }> {
   return y.option('engine', {
-    describe: 'What computes loss and gradient: ts (fused TypeScript kernels), wasm (WebAssembly SIMD), tfjs (TensorFlow.js: GPU with tfjs-node-gpu, else tfjs-node, else pure JS)',
+    describe: 'What computes loss and gradient: auto (wasm for large banks, else ts), ts (fused TypeScript kernels), wasm (WebAssembly SIMD), tfjs (TensorFlow.js: GPU with tfjs-node-gpu, else tfjs-node, else pure JS)',
     choices: ENGINE_NAMES as string[],
     default: DEFAULT_ENGINE,
   }) as Argv<T & { engine: string }>;

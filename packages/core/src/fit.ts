@@ -216,7 +216,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     }).se;
   return {
     model, parts, family, layout, x: x0, se, loss: res.loss, iterations: res.iterations, passes: res.passes,
-    seconds: res.seconds, converged: res.converged, reason: res.reason, distance: res.distance ?? NaN, optimizer, engine: engine.name,
+    seconds: res.seconds, converged: res.converged, reason: res.reason, distance: res.distance ?? NaN, optimizer, engine: built.objective.engine ?? engine.name,
     trace: res.trace, traceSeconds: res.traceSeconds, tracePasses: res.tracePasses, bank: fitBank, priors,
   };
 }

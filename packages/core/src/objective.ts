@@ -35,6 +35,8 @@ export interface Objective {
   readonly layout: Layout;
   /** 1 for parameters the optimizer may move. */
   readonly free: Uint8Array;
+  /** The engine that computes it, where an engine delegates to another (recorded in the bundle). */
+  readonly engine?: string;
   lossAndGrad(x: Float64Array, g: Float64Array, scope?: EvalScope): number;
 }
 

@@ -43,7 +43,7 @@ describe('llm-nrm fit', () => {
   it('--engine tfjs fits on TensorFlow.js to the ts fit and records the engine; an unknown engine is a usage error', async () => {
     const ts = join(tmp.dir, 'b-ts.json');
     const tf = join(tmp.dir, 'b-tfjs.json');
-    expect((await runCli(['fit', file, '--model', '2pl', '-o', ts, '-q'])).code).toBe(0);
+    expect((await runCli(['fit', file, '--model', '2pl', '--engine', 'ts', '-o', ts, '-q'])).code).toBe(0);
     const res = await runCli(['fit', file, '--model', '2pl', '--engine', 'tfjs', '-o', tf, '-q']);
     expect(res.code).toBe(0);
     const a = parseBundle(readFileSync(ts, 'utf8'));
