@@ -39,5 +39,6 @@ export {
   type BundleItem, type BundleLlm, type BundleWarning, type CalibrationBundle,
 } from './bundle.js';
 export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
+export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
 export { SCORE_P_FLOOR, fleetNuisance, minimiseTheta, minimiseThetaSharpness, scoreThetaAlone } from './scoreThetaAlone.js';
 export { GLOBAL_STEP_CAP, ITEM_STEP_CAP, LLM_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';

@@ -3,6 +3,7 @@ import type { CalibrationBundle } from './bundle.js';
 import type { Layout } from './layout.js';
 import { softplusInv } from './layout.js';
 import { predictor } from './predict.js';
+import { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
 
 /** Smallest probability a log takes in the scoring likelihood (the same floor the exported Python uses). */
 export const SCORE_P_FLOOR = 1e-300;
@@ -66,39 +67,7 @@ function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: numbe
  * second difference with h = 1e-3.
  */
 export function minimiseTheta(f: (theta: number) => number): { theta: number; se: number } {
-  let best = -8;
-  let fb = Infinity;
-  for (let t = -32; t <= 32; t++) {
-    const th = t * 0.25;
-    const v = f(th);
-    if (v < fb) {
-      fb = v;
-      best = th;
-    }
-  }
-  let lo = best - 0.25;
-  let hi = best + 0.25;
-  const g = (Math.sqrt(5) - 1) / 2;
-  let x1 = hi - g * (hi - lo);
-  let x2 = lo + g * (hi - lo);
-  let f1 = f(x1);
-  let f2 = f(x2);
-  while (hi - lo > 1e-9) {
-    if (f1 < f2) {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = hi - g * (hi - lo);
-      f1 = f(x1);
-    } else {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = lo + g * (hi - lo);
-      f2 = f(x2);
-    }
-  }
-  const theta = (lo + hi) / 2;
+  const theta = gridGoldenMinimum(f, -8, 8, 0.25, 1e-9);
   const h = 1e-3;
   const curv = (f(theta + h) - 2 * f(theta) + f(theta - h)) / (h * h);
   return { theta, se: curv > 0 ? 1 / Math.sqrt(curv) : Infinity };
@@ -115,39 +84,7 @@ export function minimiseThetaSharpness(f: (theta: number, u: number) => number):
     const r = inner(u);
     return f(r.theta, u);
   };
-  let best = -2;
-  let fb = Infinity;
-  for (let t = -8; t <= 8; t++) {
-    const u = t * 0.25;
-    const v = val(u);
-    if (v < fb) {
-      fb = v;
-      best = u;
-    }
-  }
-  let lo = best - 0.25;
-  let hi = best + 0.25;
-  const g = (Math.sqrt(5) - 1) / 2;
-  let x1 = hi - g * (hi - lo);
-  let x2 = lo + g * (hi - lo);
-  let f1 = val(x1);
-  let f2 = val(x2);
-  while (hi - lo > 1e-6) {
-    if (f1 < f2) {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = hi - g * (hi - lo);
-      f1 = val(x1);
-    } else {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = lo + g * (hi - lo);
-      f2 = val(x2);
-    }
-  }
-  const u = (lo + hi) / 2;
+  const u = gridGoldenMinimum(val, -2, 2, 0.25, 1e-6);
   return { ...inner(u), u };
 }
 

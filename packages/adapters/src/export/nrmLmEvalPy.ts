@@ -113,29 +113,34 @@ def _sigmoid(x):
     return math.exp(x) / (1.0 + math.exp(x))
 
 
-def _minimise(f):
-    """Grid -8..8 (step 0.25), golden section to 1e-9, SE from a central second difference (h 1e-3)."""
-    best, fb = -8.0, math.inf
-    for t in range(-32, 33):
-        th = t * 0.25
-        v = f(th)
+def _grid_golden(f, lo, hi, step, tol):
+    """Best point of the grid lo, lo + step, ..., hi, then golden section on its bracket to width tol (core's gridGoldenMinimum)."""
+    best, fb = lo, math.inf
+    for i in range(int(round((hi - lo) / step)) + 1):
+        x = lo + i * step
+        v = f(x)
         if v < fb:
-            fb, best = v, th
-    lo, hi = best - 0.25, best + 0.25
-    g = (math.sqrt(5) - 1) / 2
-    x1 = hi - g * (hi - lo)
-    x2 = lo + g * (hi - lo)
+            fb, best = v, x
+    a, b = best - step, best + step
+    r = (math.sqrt(5) - 1) / 2
+    x1 = b - r * (b - a)
+    x2 = a + r * (b - a)
     f1, f2 = f(x1), f(x2)
-    while hi - lo > 1e-9:
+    while b - a > tol:
         if f1 < f2:
-            hi, x2, f2 = x2, x1, f1
-            x1 = hi - g * (hi - lo)
+            b, x2, f2 = x2, x1, f1
+            x1 = b - r * (b - a)
             f1 = f(x1)
         else:
-            lo, x1, f1 = x1, x2, f2
-            x2 = lo + g * (hi - lo)
+            a, x1, f1 = x1, x2, f2
+            x2 = a + r * (b - a)
             f2 = f(x2)
-    theta = (lo + hi) / 2
+    return (a + b) / 2
+
+
+def _minimise(f):
+    """Grid -8..8 (step 0.25), golden section to 1e-9, SE from a central second difference (h 1e-3)."""
+    theta = _grid_golden(f, -8.0, 8.0, 0.25, 1e-9)
     h = 1e-3
     curv = (f(theta + h) - 2 * f(theta) + f(theta - h)) / (h * h)
     return theta, (1 / math.sqrt(curv) if curv > 0 else math.inf)
@@ -147,27 +152,7 @@ def _minimise_sharpness(f):
         th, _ = _minimise(lambda t: f(t, u))
         return f(th, u)
 
-    best, fb = -2.0, math.inf
-    for t in range(-8, 9):
-        u = t * 0.25
-        v = val(u)
-        if v < fb:
-            fb, best = v, u
-    lo, hi = best - 0.25, best + 0.25
-    g = (math.sqrt(5) - 1) / 2
-    x1 = hi - g * (hi - lo)
-    x2 = lo + g * (hi - lo)
-    f1, f2 = val(x1), val(x2)
-    while hi - lo > 1e-6:
-        if f1 < f2:
-            hi, x2, f2 = x2, x1, f1
-            x1 = hi - g * (hi - lo)
-            f1 = val(x1)
-        else:
-            lo, x1, f1 = x1, x2, f2
-            x2 = lo + g * (hi - lo)
-            f2 = val(x2)
-    u = (lo + hi) / 2
+    u = _grid_golden(val, -2.0, 2.0, 0.25, 1e-6)
     return _minimise(lambda t: f(t, u))
 
 
