@@ -18,7 +18,7 @@ export {
   type BinaryLayout, type Layout, type LlmNrmLayout,
 } from './layout.js';
 export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackward, itemDifficultyGrad } from './difficulty.js';
-export { DEFAULT_PRIORS, type EvalScope, type Objective, type Priors } from './objective.js';
+export { DEFAULT_PRIORS, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from './objective.js';
 export { llmNrmObjective } from './families/llmNrm/objective.js';
 export { binaryObjective } from './families/binary/objective.js';
 export { type CurvatureAt, type ModelFamily } from './families/family.js';

@@ -1,5 +1,5 @@
 import { LlmNrmError } from './errors.js';
-import type { Layout } from './layout.js';
+import type { Layout, LlmNrmLayout } from './layout.js';
 
 /** Gaussian priors of the MAP objective besides theta ~ N(0, 1). */
 export interface Priors {
@@ -41,6 +41,27 @@ export interface Objective {
 }
 
 export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5 };
+
+/**
+ * The end of every LLM-NRM kernel's pass (the fused TS one and engines'): adds the N(0, 1/lamItem)
+ * item prior on a and c (unless `scope.itemPrior` is false) to `loss` and `g`, zeroes the gradient of
+ * fixed parameters, and checks the loss is finite.
+ */
+export function finishLlmNrmPass(layout: LlmNrmLayout, x: Float64Array, g: Float64Array, free: Uint8Array, lamItem: number, loss: number, scope: EvalScope): number {
+  if (scope.itemPrior !== false) {
+    const A = layout.a;
+    const Cc = layout.c;
+    for (let t = 0; t < layout.sumK; t++) {
+      const av = x[A + t]!;
+      const cv = x[Cc + t]!;
+      loss += 0.5 * lamItem * (av * av + cv * cv);
+      g[A + t]! += lamItem * av;
+      g[Cc + t]! += lamItem * cv;
+    }
+  }
+  for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
+  return checkFinite(loss);
+}
 
 /** Throws NON_FINITE when a kernel's loss is not finite (a diverged fit or degenerate input). */
 export function checkFinite(loss: number): number {

@@ -4,7 +4,7 @@
 // around it: parameters in (f64 -> f32), the gate difficulties b_i and their backward pass (core's
 // `computeDifficulties` / `difficultyBackward`), the priors and the free mask.
 import {
-  DEFAULT_PRIORS, LlmNrmError, computeDifficulties, difficultyBackward, freeMask, sigmoid, softplus,
+  DEFAULT_PRIORS, LlmNrmError, computeDifficulties, difficultyBackward, finishLlmNrmPass, freeMask, sigmoid, softplus,
   type EvalScope, type LlmNrmLayout, type Objective, type Priors, type ResponseBank,
 } from '@llm-nrm/core';
 import { LlmNrmKernel, type KernelLayoutOptions } from './kernelHost.js';
@@ -47,13 +47,6 @@ function release(held: Held): void {
   if (held.owned) held.pool.dispose();
   else held.pool.detach(held.id);
   held.pool = null;
-}
-
-function checkFinite(loss: number): number {
-  if (!Number.isFinite(loss)) {
-    throw new LlmNrmError('NON_FINITE', `objective became ${loss}; the fit diverged (try --optimizer lbfgs, a smaller --lr, or check the input)`);
-  }
-  return loss;
 }
 
 export function createWasmObjective(
@@ -173,17 +166,7 @@ export function createWasmObjective(
       g[layout.w0]! += gw0;
       g[layout.kbar]! += outScalars[1]! * sigmoid(x[layout.kbar]!);
     }
-    if (scope.itemPrior !== false) {
-      for (let t = 0; t < sumK; t++) {
-        const av = x[A + t]!;
-        const cv = x[Cc + t]!;
-        loss += 0.5 * lamItem * (av * av + cv * cv);
-        g[A + t]! += lamItem * av;
-        g[Cc + t]! += lamItem * cv;
-      }
-    }
-    for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
-    return checkFinite(loss);
+    return finishLlmNrmPass(layout, x, g, free, lamItem, loss, scope);
   }
 
   const objective: WasmObjective = {

@@ -1,7 +1,7 @@
 import type { ResponseBank } from '../../bank.js';
 import { computeDifficulties, difficultyBackward } from '../../difficulty.js';
 import { freeMask, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
-import { DEFAULT_PRIORS, checkFinite, type EvalScope, type Objective, type Priors } from '../../objective.js';
+import { DEFAULT_PRIORS, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from '../../objective.js';
 
 /**
  * The fused LLM-NRM kernel (paper.md, eqs. for u_jik, G_ji, p_jik): one pass over the ragged f32
@@ -146,18 +146,7 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
       g[layout.w0]! += gw0;
       g[layout.kbar]! += gkappa * sigmoid(x[layout.kbar]!);
     }
-    if (scope.itemPrior !== false) {
-      const n = layout.sumK;
-      for (let t = 0; t < n; t++) {
-        const av = x[A + t]!;
-        const cv = x[Cc + t]!;
-        loss += 0.5 * lamItem * (av * av + cv * cv);
-        g[A + t]! += lamItem * av;
-        g[Cc + t]! += lamItem * cv;
-      }
-    }
-    for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
-    return checkFinite(loss);
+    return finishLlmNrmPass(layout, x, g, free, lamItem, loss, scope);
   }
   return { layout, free, lossAndGrad };
 }
