@@ -6,6 +6,7 @@ import {
   type ConvertOptions, type ConvertSummary, type FormatName, type OptionScoring, type ReplicatePolicy,
 } from '@llm-nrm/adapters';
 import { formatSkipped, formatTable, info, infoLines, printJson, progress } from '../output.js';
+import { identityOptions } from '../identityOptions.js';
 
 interface ConvertArgs {
   inputs: string[];
@@ -29,7 +30,7 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
   command: 'convert <inputs..>',
   describe: 'Convert harness outputs (lm-eval-harness, HELM, Inspect, OpenAI evals, NAEP rotations) to one tidy responses file',
   builder: (y: Argv) =>
-    y
+    identityOptions(y)
       .positional('inputs', {
         describe: 'Files or folders of harness output; the format of each is detected (a folder mixing formats is split)',
         type: 'string',
@@ -52,16 +53,6 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
       .option('filter', { describe: 'lm-eval filter to keep when a document has several (default: the first seen)', type: 'string', requiresArg: true })
       .option('model', { describe: 'Model id for every record, instead of the one each reader infers', type: 'string', requiresArg: true })
       .option('skip-invalid', { describe: 'Go past damaged files and invalid records (listed on stderr: counts per file, the first reasons) instead of stopping at the first', type: 'boolean', default: false })
-      .option('item-versions', {
-        describe: 'An item id whose content (option texts, count, key) differs between records: split gives each version its own id <id>#<hash>; majority keeps the version most models answered',
-        choices: ['split', 'majority'] as ItemVersionPolicy[],
-        default: 'split' as ItemVersionPolicy,
-      })
-      .option('replicates', {
-        describe: 'Several timestamped lm-eval runs of one model and task: keep the latest, or keep every run as replicates',
-        choices: ['latest', 'keep'] as ReplicatePolicy[],
-        default: 'latest' as ReplicatePolicy,
-      })
       .option('include-baselines', { describe: 'NAEP rotations: keep the uniform and oracle baseline pseudo-models', type: 'boolean', default: false })
       .option('json', { describe: 'Print the summary as JSON on stdout (stderr when the records go to stdout)', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })

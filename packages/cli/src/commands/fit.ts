@@ -10,6 +10,7 @@ import { assertOutputIsNotInput, excludeFromWalks, readAnyResponses, writeFileAt
 import { fmt, formatSkipped, formatTable, info, infoLines, printJson, progress } from '../output.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, hashInputs, toolVersion } from '../provenance.js';
+import { identityOptions } from '../identityOptions.js';
 
 interface FitArgs {
   responses: string;
@@ -87,7 +88,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
   command: 'fit <responses>',
   describe: 'Calibrate a bank: fit LLM-NRM (or NRM, 1PL-4PL) to a responses file, write the calibration bundle, print the leaderboard',
   builder: (y: Argv) =>
-    engineOption(y)
+    identityOptions(engineOption(y))
       .positional('responses', {
         describe: 'Responses: a tidy file or folder (.jsonl, .jsonl.gz, .arrow, .parquet), or harness output read as `convert` reads it; - reads standard input',
         type: 'string',
@@ -106,16 +107,6 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       .option('seed', { describe: 'Recorded in the bundle\'s provenance (the fit itself is deterministic)', type: 'number', requiresArg: true })
       .option('skip-invalid', { describe: 'Skip (and count) invalid records instead of stopping at the first', type: 'boolean', default: false })
       .option('drop-empty', { describe: 'Drop LLMs and items with no observed cell instead of stopping', type: 'boolean', default: false })
-      .option('item-versions', {
-        describe: 'An item id whose content (option texts, count, key) differs between records: split gives each version its own id; majority keeps the version most LLMs answered',
-        choices: ['split', 'majority'] as ItemVersionPolicy[],
-        default: 'split' as ItemVersionPolicy,
-      })
-      .option('replicates', {
-        describe: 'Several timestamped lm-eval runs of one model and task: keep the latest, or keep every run as replicates',
-        choices: ['latest', 'keep'] as ReplicatePolicy[],
-        default: 'latest' as ReplicatePolicy,
-      })
       .option('json', { describe: 'Print a JSON summary instead of the leaderboard', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 fit responses.jsonl.gz -o bundle.json', 'LLM-NRM with every part, L-BFGS')
