@@ -2,6 +2,7 @@ import type { ResponseBank } from '../../bank.js';
 import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../curvature.js';
 import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
 import { Blocks } from '../../internal/blocks.js';
+import { itemCorrection } from './itemCorrection.js';
 import { llmParamIndices, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
 import type { CurvatureAt, CurvatureOptions } from '../family.js';
@@ -438,97 +439,4 @@ export function llmNrmCurvature(
   if (cross) out.itemGN = itemGN;
   if (itemInverse) out.llmItem = llmItem;
   return out;
-}
-
-/**
- * sum over the LLM's items of B_i D_i^-1 B_i^T (P x P), B_i = [theta W_i, W_i] + E_i t_i^T; zeroes
- * the W, E columns it used. With M = theta^2 D_aa + theta (D_ac + D_ca) + D_cc, m = D^-1 t and
- * v = theta m_a + m_c: B D^-1 B^T = W M W^T + (W v) E^T + E (W v)^T + (t.m) E E^T.
- */
-function itemCorrection(
-  Wb: Float64Array, Eb: Float64Array, items: readonly number[], inv: Float64Array[], tItem: Float64Array[],
-  itemOffsets: Int32Array, th: number, P: number, sumK: number, I: number,
-  itemZ: Float64Array[] | undefined, bz: Float64Array | null,
-): Float64Array {
-  const C = new Float64Array(P * P);
-  const rows: number[] = [];
-  for (const i of items) {
-    const io = itemOffsets[i]!;
-    const K = itemOffsets[i + 1]! - io;
-    const P2 = 2 * K;
-    const D = inv[i]!;
-    const M = new Float64Array(K * K);
-    for (let l = 0; l < K; l++) {
-      for (let m = 0; m < K; m++) {
-        M[l * K + m] = th * th * D[l * P2 + m]! + th * (D[l * P2 + K + m]! + D[(K + l) * P2 + m]!) + D[(K + l) * P2 + K + m]!;
-      }
-    }
-    // Only the rows this item touched (2 + 2K of P without rotations).
-    rows.length = 0;
-    for (let r = 0; r < P; r++) {
-      let nz = Eb[i * P + r] !== 0;
-      for (let l = 0; l < K && !nz; l++) nz = Wb[(io + l) * P + r] !== 0;
-      if (nz) rows.push(r);
-    }
-    const WM = new Float64Array(P * K);
-    for (const r of rows) {
-      for (let m = 0; m < K; m++) {
-        let acc = 0;
-        for (let l = 0; l < K; l++) acc += Wb[(io + l) * P + r]! * M[l * K + m]!;
-        WM[r * K + m] = acc;
-      }
-    }
-    for (const r of rows) {
-      for (const c of rows) {
-        if (c < r) continue;
-        let acc = 0;
-        for (let m = 0; m < K; m++) acc += WM[r * K + m]! * Wb[(io + m) * P + c]!;
-        C[r * P + c]! += acc;
-      }
-    }
-    const t = tItem[i];
-    if (t !== undefined) {
-      const mv = new Float64Array(P2);
-      let tm = 0;
-      for (let a = 0; a < P2; a++) {
-        let acc = 0;
-        for (let b = 0; b < P2; b++) acc += D[a * P2 + b]! * t[b]!;
-        mv[a] = acc;
-        tm += t[a]! * acc;
-      }
-      const Wv = new Float64Array(P);
-      for (const r of rows) {
-        let acc = 0;
-        for (let l = 0; l < K; l++) acc += Wb[(io + l) * P + r]! * (th * mv[l]! + mv[K + l]!);
-        Wv[r] = acc;
-      }
-      for (const r of rows) {
-        const er = Eb[i * P + r]!;
-        for (const c of rows) {
-          if (c < r) continue;
-          const ec = Eb[i * P + c]!;
-          C[r * P + c]! += Wv[r]! * ec + er * Wv[c]! + tm * er * ec;
-        }
-      }
-    }
-    if (bz !== null) {
-      // B Z (P x 2), Z = D^-1 G_i: B = [theta W, W] + E t^T.
-      const Z = itemZ![i]!;
-      for (let g = 0; g < 2; g++) {
-        let tz = 0;
-        if (t !== undefined) for (let a = 0; a < P2; a++) tz += t[a]! * Z[2 * a + g]!;
-        for (const r of rows) {
-          let acc = 0;
-          for (let l = 0; l < K; l++) acc += Wb[(io + l) * P + r]! * (th * Z[2 * l + g]! + Z[2 * (K + l) + g]!);
-          bz[2 * r + g]! += acc + Eb[i * P + r]! * tz;
-        }
-      }
-    }
-    for (const r of rows) {
-      for (let l = 0; l < K; l++) Wb[(io + l) * P + r] = 0;
-      Eb[i * P + r] = 0;
-    }
-  }
-  for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) C[c * P + r] = C[r * P + c]!;
-  return C;
 }
