@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Coverage of the 95% intervals theta_hat +- 1.96 SE of the default fit on simulated fleets, at
 // several bank sizes. The fit standardises the fleet's thetas (identification 'standardize'), so each
-// fitted theta is compared with the true thetas standardised over the same LLMs.
-//   node bench/coverage.js [--models 100] [--reps 10] [--items 6,20,41,200] [--hard 0] [--noise 0.3]
+// fitted theta is compared with the true thetas standardised over the same LLMs. Prints the default
+// ('quasi') SEs' coverage and, for comparison, that of the Fisher SEs (one multinomial draw per cell).
+// --budget also fits each fleet's noise-free twin (same seed and truth, noise 0) and splits the error:
+// noise (fit - twin) against the SE's dispersion part, bias (twin - truth) against its prior part.
+//   node bench/coverage.js [--models 100] [--reps 10] [--items 6,20,41,200] [--hard 0] [--noise 0.3] [--seed0 0] [--budget]
 import * as core from '../dist/index.js';
 
 const args = process.argv.slice(2);
@@ -12,48 +15,91 @@ const reps = Number(opt('reps', '10'));
 const sizes = opt('items', '6,20,41,200').split(',').map(Number);
 const hard = Number(opt('hard', '0'));
 const noise = Number(opt('noise', '0.3'));
+const seed0 = Number(opt('seed0', '0'));
 const model = opt('model', 'llm-nrm');
+const budget = args.includes('--budget');
 
 function standardize(v) {
   const m = v.reduce((s, t) => s + t, 0) / v.length;
   const sd = Math.sqrt(v.reduce((s, t) => s + (t - m) ** 2, 0) / v.length);
   return v.map((t) => (t - m) / sd);
 }
+const median = (v) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+};
 
-console.log(`coverage of theta +- 1.96 SE: ${models} LLMs, ${reps} fleets per size, model ${model}, hard ${hard}, noise ${noise}`);
-console.log('items  intervals  coverage  (binomial 95% band)  median SE  RMSE  infinite SEs  seconds/fit');
+console.log(`coverage of theta +- 1.96 SE: ${models} LLMs, ${reps} fleets per size (seeds 1000 x items + ${seed0}..), model ${model}, hard ${hard}, noise ${noise}`);
+console.log('items  intervals  coverage  (binomial 95% band)  per-fleet range  median SE  RMSE   Fisher: coverage  median SE  median phi  prior share  infinite  s/fit');
 for (const items of sizes) {
   let hit = 0;
+  let hitF = 0;
   let n = 0;
   let inf = 0;
   const ses = [];
+  const sesF = [];
+  const phis = [];
+  const shares = [];
+  const perFleet = [];
+  const zNoise = [];
+  const zBias = [];
   let sq = 0;
   let secs = 0;
   for (let r = 0; r < reps; r++) {
-    const f = core.simulateFleet({ models, items, seed: 1000 * items + r, hard, noise });
+    const f = core.simulateFleet({ models, items, seed: 1000 * items + seed0 + r, hard, noise });
     const t0 = performance.now();
     const res = core.fit(f.bank, { model });
     secs += (performance.now() - t0) / 1000;
+    const extra = core.thetaStandardErrors(res.family, res.bank, res.layout, res.x, core.freeMask(res.layout), res.priors, 0, {
+      profileItems: true, errorModel: 'quasi',
+    });
     const truth = standardize(Array.from(f.truth.subarray(f.layout.theta, f.layout.theta + models)));
+    const twin = budget ? core.fit(core.simulateFleet({ models, items, seed: 1000 * items + seed0 + r, hard, noise: 0 }).bank, { model, standardErrors: false }) : null;
+    if (twin) {
+      for (let j = 0; j < models; j++) {
+        const vb = extra.priorVariance[j];
+        const vn = res.se[j] ** 2 - vb;
+        if (!(vb > 0 && vn > 0)) continue;
+        zNoise.push(Math.abs(res.x[res.layout.theta + j] - twin.x[twin.layout.theta + j]) / Math.sqrt(vn));
+        zBias.push(Math.abs(twin.x[twin.layout.theta + j] - truth[j]) / Math.sqrt(vb));
+      }
+    }
+    let fleetHit = 0;
     for (let j = 0; j < models; j++) {
       const se = res.se[j];
+      const seF = 1 / Math.sqrt(extra.information[j]);
       const d = res.x[res.layout.theta + j] - truth[j];
       sq += d * d;
       n++;
       if (!Number.isFinite(se)) {
         inf++;
         hit++; // an infinite interval covers
+        hitF++;
+        fleetHit++;
         continue;
       }
       ses.push(se);
-      if (Math.abs(d) <= 1.96 * se) hit++;
+      sesF.push(seF);
+      phis.push(extra.dispersion[j]);
+      shares.push(extra.priorVariance[j] / (se * se));
+      if (Math.abs(d) <= 1.96 * se) {
+        hit++;
+        fleetHit++;
+      }
+      if (Math.abs(d) <= 1.96 * seF) hitF++;
     }
+    perFleet.push(fleetHit / models);
   }
   const p = hit / n;
   const band = 1.96 * Math.sqrt((0.95 * 0.05) / n);
-  ses.sort((a, b) => a - b);
+  const pct = (v) => `${(100 * v).toFixed(1)}%`;
   console.log(
-    `${String(items).padStart(5)}  ${String(n).padStart(9)}  ${(100 * p).toFixed(1).padStart(7)}%  (${(100 * (0.95 - band)).toFixed(1)}-${(100 * (0.95 + band)).toFixed(1)}%)` +
-      `  ${ses[Math.floor(ses.length / 2)].toFixed(3).padStart(9)}  ${Math.sqrt(sq / n).toFixed(3)}  ${String(inf).padStart(12)}  ${(secs / reps).toFixed(2)}`,
+    `${String(items).padStart(5)}  ${String(n).padStart(9)}  ${pct(p).padStart(8)}  (${(100 * (0.95 - band)).toFixed(1)}-${(100 * (0.95 + band)).toFixed(1)}%)` +
+      `  ${pct(Math.min(...perFleet))}-${pct(Math.max(...perFleet))}  ${median(ses).toFixed(3).padStart(9)}  ${Math.sqrt(sq / n).toFixed(3)}` +
+      `  ${pct(hitF / n).padStart(16)}  ${median(sesF).toFixed(3).padStart(9)}  ${median(phis).toFixed(4).padStart(10)}  ${median(shares).toFixed(2).padStart(11)}  ${String(inf).padStart(8)}  ${(secs / reps).toFixed(2)}`,
   );
+  if (budget) {
+    const within = (z) => pct(z.filter((v) => v <= 1.96).length / z.length);
+    console.log(`       budget: noise part covered ${within(zNoise)}, median |e| / sd ${median(zNoise).toFixed(2)}; bias part covered ${within(zBias)}, median ${median(zBias).toFixed(2)} (a normal: 95.0%, 0.67)`);
+  }
 }

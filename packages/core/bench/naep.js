@@ -42,8 +42,14 @@ const nrm = fits['soft NRM'];
 console.log(`\nLLM-NRM training loss ${full.loss < nrm.loss ? 'is lower' : 'is NOT lower'} than soft NRM's: ${full.loss.toFixed(2)} vs ${nrm.loss.toFixed(2)} (${(((nrm.loss - full.loss) / nrm.loss) * 100).toFixed(2)}% lower)`);
 const L = full.layout;
 const b = core.toBundle(full, { version: 'bench' });
-console.log('\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j:');
+// SEs of theta as fit reports them ('quasi': measured dispersion phi plus the priors' bias) and the
+// Fisher ones (one multinomial draw per cell).
+const seq = core.thetaStandardErrors(full.family, full.bank, L, full.x, core.freeMask(L), full.priors, 0, { profileItems: true, errorModel: 'quasi' });
+const seOf = new Map(full.bank.models.map((m, j) => [m, j]));
+console.log('\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) (Fisher SE, dispersion phi_j):');
 for (const l of [...b.llms].sort((p, q) => q.theta - p.theta)) {
-  console.log(`  ${l.id.padEnd(14)} theta ${l.theta.toFixed(2).padStart(6)}  s ${l.sharpness.toFixed(2)}  delta ${l.positionBias.slice(0, 4).map((v) => v.toFixed(2).padStart(6)).join(' ')}  fallback ${l.fallback.slice(0, 4).map((v) => v.toFixed(2).padStart(6)).join(' ')}`);
+  const j = seOf.get(l.id);
+  const se = `se ${seq.se[j].toFixed(3)} (Fisher ${(1 / Math.sqrt(seq.information[j])).toFixed(3)}, phi ${seq.dispersion[j].toFixed(3)})`;
+  console.log(`  ${l.id.padEnd(14)} theta ${l.theta.toFixed(2).padStart(6)}  ${se}  s ${l.sharpness.toFixed(2)}  delta ${l.positionBias.slice(0, 4).map((v) => v.toFixed(2).padStart(6)).join(' ')}  fallback ${l.fallback.slice(0, 4).map((v) => v.toFixed(2).padStart(6)).join(' ')}`);
 }
 console.log(`globals: w0 ${b.globals.w0.toFixed(3)}, kappa ${b.globals.kappa.toFixed(3)}; layout kMax ${L.kMax}`);

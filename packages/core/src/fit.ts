@@ -85,8 +85,10 @@ export interface FitResult {
   layout: Layout;
   x: Float64Array;
   /**
-   * Standard error of theta per LLM from its profiled expected information (NaN where not
-   * computed; Infinity where theta is not identified by the LLM's cells and the priors).
+   * Standard error of theta per LLM: thetaStandardErrors' 'quasi' SE, the MAP's mean squared error
+   * from the profiled expected information, the responses' measured dispersion and the priors' bias
+   * ('fisher' under fixItems, as scoring's other modes; NaN where not computed; Infinity where theta
+   * is not identified by the LLM's cells and the priors).
    */
   se: Float64Array;
   loss: number;
@@ -212,7 +214,9 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   const se = options.standardErrors === false
     ? new Float64Array(J).fill(NaN)
     : thetaStandardErrors(family, fitBank, layout, x0, objective0.free, priors, identification === 'standardize' ? 0 : 1 / (thetaSd * thetaSd), {
-      profileItems: !options.fixItems,
+      // Scoring (fixItems) keeps the Fisher SE: scoreResponses' few-item modes (scoreThetaAlone) give
+      // one-dimensional Fisher SEs, and an LLM scored on 99 or 100 items must not change SE scale.
+      profileItems: !options.fixItems, errorModel: options.fixItems ? 'fisher' : 'quasi',
     }).se;
   return {
     model, parts, family, layout, x: x0, se, loss: res.loss, iterations: res.iterations, passes: res.passes,

@@ -44,6 +44,18 @@ export interface CurvatureOptions {
 }
 
 /**
+ * The priors on one LLM's own parameters (`llmIndices` order), for the standard errors' prior-bias
+ * term: each parameter's Gauss-Newton prior precision (0: none), its current value in prior SDs
+ * (u(x) / sd for a prior u(x) ~ N(0, sd^2)), and its group (0: none; one spread per group is
+ * estimated over the fleet).
+ */
+export interface LlmPrior {
+  precision: Float64Array;
+  z: Float64Array;
+  group: Uint8Array;
+}
+
+/**
  * One model family (DESIGN.md: the seam where models meet is one interface with a registry): the
  * parameter layout, start values, forward probabilities, the fused TypeScript objective, its block
  * curvature and the indices of each LLM's own parameters. Callers (fit, score, analysis, cli, the
@@ -84,4 +96,6 @@ export interface ModelFamily {
   degenerate: ((bank: ResponseBank, layout: Layout, x: Float64Array) => boolean) | null;
   /** Indices of LLM j's own parameters (theta first). */
   llmIndices(layout: Layout, j: number): number[];
+  /** The priors on LLM j's own parameters (absent: none besides theta's). */
+  llmPrior?(layout: Layout, x: Float64Array, priors: Priors, j: number): LlmPrior;
 }

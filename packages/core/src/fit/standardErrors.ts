@@ -2,14 +2,23 @@ import type { ResponseBank } from '../bank.js';
 import type { ModelFamily } from '../families/family.js';
 import { cholesky, cholSolve } from '../internal/cholesky.js';
 import type { Layout } from '../layout.js';
-import type { Priors } from '../objective.js';
+import { DEFAULT_PRIORS, type Priors } from '../objective.js';
+
+function itemPrecision(priors: Priors): number {
+  const sd = priors.itemSd ?? DEFAULT_PRIORS.itemSd;
+  return 1 / (sd * sd);
+}
 
 /** Standard errors of theta per LLM and whether each theta is identified by its data and priors. */
 export interface ThetaStandardErrors {
-  /** SE(theta_j); Infinity where theta_j is not identified (its profiled information is ~0). */
+  /** SE(theta_j) (see `errorModel`); Infinity where theta_j is not identified (its profiled information is ~0). */
   se: Float64Array;
-  /** Profiled Fisher information of theta_j (1 / se^2). */
+  /** Profiled expected (Fisher) information of theta_j, 1 / [A^-1]_theta,theta. */
   information: Float64Array;
+  /** Dispersion phi_j of LLM j's responses along theta's direction (1 under 'fisher' and for hard or binary data). */
+  dispersion: Float64Array;
+  /** The priors' expected squared bias of theta_j, the part of se^2 that no response noise explains ('quasi'; NaN under 'fisher'). */
+  priorVariance: Float64Array;
 }
 
 export interface StandardErrorOptions {
@@ -20,6 +29,14 @@ export interface StandardErrorOptions {
    * the same LLMs). Default false: items held at their values (scoring against a calibration).
    */
   profileItems?: boolean;
+  /**
+   * 'fisher' (default): SE = sqrt([A^-1]_theta,theta), A the profiled expected information with the
+   * priors, i.e. each cell counted as one multinomial draw. 'quasi' (what `fit` reports): the
+   * mean squared error of the MAP estimate, w^T (phi H + rho S) w with w = A^-1 e_theta: the
+   * responses' measured dispersion phi in place of one draw per cell, and the priors' bias with the
+   * fleet's spread of each nuisance parameter (see `thetaStandardErrors`).
+   */
+  errorModel?: 'fisher' | 'quasi';
 }
 
 /**
@@ -55,18 +72,60 @@ function inverseSpd(H: Float64Array): Float64Array {
  */
 const UNIDENTIFIED = 1e-10;
 
+
 /**
- * SE(theta_j) from the expected (Fisher, Gauss-Newton) information of LLM j's own block at x, item
- * parameters held at their estimates, profiled over the LLM's nuisance parameters:
+ * Pseudo-cells of the fleet's pooled dispersion in each LLM's own (shrunk) dispersion: with c cells
+ * an LLM's ratio is a mean of c squared scores (relative SD about sqrt(2 / c)), too noisy alone at 6
+ * items; at 2,000 items its own misfit dominates.
+ */
+const DISPERSION_PSEUDO_CELLS = 20;
+
+/**
+ * A nuisance coordinate counts in its group's fleet spread when its data carry at least this share of
+ * its information (1 - precision x posterior variance); an unused position (no item with that many
+ * options) carries none and would only return the prior.
+ */
+const DATA_SHARE = 0.01;
+
+/** theta_j's profiled direction w = A^-1 e_theta over LLM j's kept parameters and the free globals. */
+interface Direction {
+  idx: Int32Array;
+  w: Float64Array;
+}
+
+/**
+ * SE(theta_j) from the expected (Fisher, Gauss-Newton) information of LLM j's own block at x,
+ * profiled over the LLM's nuisance parameters (and, with `profileItems`, the items it answered and
+ * the gate globals):
  *
- *   I = [[i_tt, i_tn], [i_nt, I_nn]],   I_theta = i_tt - i_tn I_nn^-1 i_nt,   SE = 1 / sqrt(I_theta),
+ *   A = [[a_tt, a_tn], [a_nt, A_nn]],   I_theta = a_tt - a_tn A_nn^-1 a_nt,   [A^-1]_tt = 1 / I_theta.
  *
- * i.e. sqrt([I^-1]_theta,theta). For softmax cross-entropy the GN block sum_cells J^T Q (diag p - p p^T) J
- * is the expected information and positive semi-definite by construction, unlike the observed
- * Hessian by differences, which is indefinite where the gate curves (measured: an LLM of a 4 x 6
- * simulated fleet got SE 0.012 through a shifted Cholesky of such a Hessian, its peers 1.5).
- * The priors on the nuisance parameters make I_nn positive definite; `thetaPrecision` is theta's
- * own prior precision (0 under standardisation: the fleet pins the scale, not a prior).
+ * For softmax cross-entropy the GN block sum_cells J^T Q (diag p - p p^T) J is the expected
+ * information and positive semi-definite by construction, unlike the observed Hessian by
+ * differences, which is indefinite where the gate curves (measured: an LLM of a 4 x 6 simulated
+ * fleet got SE 0.012 through a shifted Cholesky of such a Hessian, its peers 1.5). The priors on the
+ * nuisance parameters make A_nn positive definite; `thetaPrecision` is theta's own prior precision
+ * (0 under standardisation: the fleet pins the scale, not a prior).
+ *
+ * Under 'fisher' the SE is sqrt([A^-1]_tt): each soft target counted as one multinomial draw. Soft
+ * targets are not draws: simulated with logit noise 0.3 their Pearson dispersion is about 0.012, and
+ * the error of the MAP estimate is then mostly the priors' bias, not noise (bench/coverage.js:
+ * Fisher intervals covered 98-100%). 'quasi' is the MAP's mean squared error to first order:
+ * with A = H + S (data and prior curvature) and w = A^-1 e_theta,
+ *
+ *   theta_hat - theta = -w^T (score + S x_true),   E[(theta_hat - theta)^2] = w^T (J + S Sigma S) w,
+ *
+ * J = phi H the responses' score covariance and Sigma the spread of the true nuisance values
+ * (Nychka's argument for penalised fits: with Sigma = S^-1 this is the Bayesian [A^-1]_tt). We use
+ *  - phi_j: the ratio of the observed to the multinomial score variance along w (per cell
+ *    (sum_k (Q p_k - q_k) d_k)^2 over Q var_p(d), d_k = d log p_k / dw, by central differences of the
+ *    family's predictor), pooled over the fleet and shrunk per LLM; 1 for hard cells and binary
+ *    families, whose one draw per cell is the exact data model;
+ *  - rho_g Sigma = S^-1 per prior group g (sharpness, position, fallback), rho_g the fleet's spread in
+ *    prior SDs: the mean over LLMs of z^2 + precision x posterior variance (an empirical-Bayes moment;
+ *    it falls back to 1, the prior, where the data say nothing).
+ * Both are positive, so the SE stays a PSD quadratic form. Item parameters' priors are counted with
+ * the data (they are weak: sd 10).
  */
 export function thetaStandardErrors(
   family: ModelFamily,
@@ -78,10 +137,13 @@ export function thetaStandardErrors(
   thetaPrecision: number,
   options: StandardErrorOptions = {},
 ): ThetaStandardErrors {
-  const rows = options.rows;
+  const quasi = options.errorModel === 'quasi';
   const J = layout.nModels;
+  const rows = options.rows ?? Array.from({ length: J }, (_, t) => t);
   const se = new Float64Array(J).fill(NaN);
   const information = new Float64Array(J).fill(NaN);
+  const dispersion = new Float64Array(J).fill(quasi ? NaN : 1);
+  const priorVariance = new Float64Array(J).fill(NaN);
   // Every LLM parameter counts as free here: under fixItems only those are, in a fleet fit too.
   const llmFree = new Uint8Array(free.length).fill(1);
   const at = family.curvature(bank, layout, priors);
@@ -90,11 +152,20 @@ export function thetaStandardErrors(
   // it answered too, each item's information being the whole fleet's (other LLMs held at their
   // estimates). With few LLMs per item this is most of theta's uncertainty (NAEP: 18 LLMs).
   const profileItems = options.profileItems && curv.itemGN !== undefined;
+  let itemDf = 0;
   let llmItem: Float64Array[] | undefined;
   let llmItemGlobals: Float64Array[] | undefined;
   let globals = curv.globals;
   if (profileItems) {
     const inv = curv.itemGN!.map(inverseSpd);
+    // Effective parameters the items use: 2K - lamItem tr(D_i^-1) each (the prior's share taken off).
+    const lamItem = itemPrecision(priors);
+    for (const D of inv) {
+      const n2 = Math.round(Math.sqrt(D.length));
+      let tr = 0;
+      for (let a = 0; a < n2; a++) tr += D[a * n2 + a]!;
+      itemDf += n2 - lamItem * tr;
+    }
     // Z_i = D_i^-1 G_i (items' cross with the globals); the globals' information net of the items:
     // Hg - sum_i G_i^T D_i^-1 G_i.
     const G = curv.itemGlobals;
@@ -138,7 +209,18 @@ export function thetaStandardErrors(
     if (free[t]) gKeep.push(a);
   });
   const nG = gIdx.length;
-  for (const j of rows ?? Array.from({ length: J }, (_, t) => t)) {
+  // Per LLM: the direction w, the prior parts w^T S_g w by group (index 0: theta's prior), and the
+  // fleet's empirical-Bayes moments per group.
+  const dirs: (Direction | undefined)[] = new Array(J);
+  const nGroups = 256;
+  const groupPart: Float64Array[] = new Array(J);
+  const moment = new Float64Array(nGroups);
+  const momentCount = new Float64Array(nGroups);
+  const usedGroups = new Set<number>();
+  // Parameters the fit spent on the computed LLMs (trace of A^-1 H, the data's share per coordinate):
+  // the residuals at the MAP are smaller than the noise by about that many dimensions.
+  let llmDf = 0;
+  for (const j of rows) {
     const all = family.llmIndices(layout, j);
     const P = all.length;
     const H = Float64Array.from(llm[j]!);
@@ -157,6 +239,8 @@ export function thetaStandardErrors(
     const nL = keep.length;
     const n = nL + (X ? gKeep.length : 0);
     let info = itt;
+    let y: Float64Array | undefined;
+    let Lc: Float64Array | undefined;
     if (n > 0) {
       const Hnn = new Float64Array(n * n);
       const h = new Float64Array(n);
@@ -177,8 +261,9 @@ export function thetaStandardErrors(
           for (let gb = 0; gb < gKeep.length; gb++) Hnn[a * n + nL + gb] = Hg[gc * nG + gKeep[gb]!]!;
         }
       }
-      const y = Float64Array.from(h);
-      cholSolve(cholesky(Hnn, n), n, y);
+      y = Float64Array.from(h);
+      Lc = cholesky(Hnn, n);
+      cholSolve(Lc, n, y);
       let q = 0;
       for (let a = 0; a < n; a++) q += h[a]! * y[a]!;
       info = itt - q;
@@ -186,6 +271,169 @@ export function thetaStandardErrors(
     information[j] = info;
     const identified = info > UNIDENTIFIED * Math.max(itt, 1e-300);
     se[j] = identified ? 1 / Math.sqrt(info) : Infinity;
+    if (!identified) continue;
+    // w = A^-1 e_theta = (1, -A_nn^-1 a_nt) / I_theta.
+    const w0 = 1 / info;
+    const idx = new Int32Array(1 + n);
+    const w = new Float64Array(1 + n);
+    idx[0] = all[0]!;
+    w[0] = w0;
+    for (let a = 0; a < nL; a++) idx[1 + a] = all[keep[a]!]!;
+    for (let ga = 0; ga < n - nL; ga++) idx[1 + nL + ga] = gIdx[gKeep[ga]!]!;
+    for (let a = 0; a < n; a++) w[1 + a] = -y![a]! * w0;
+    dirs[j] = { idx, w };
+    const parts = new Float64Array(nGroups);
+    parts[0] = thetaPrecision * w0 * w0;
+    llmDf += n + 1 - thetaPrecision * w0;
+    const pr = family.llmPrior?.(layout, x, priors, j);
+    if (pr !== undefined) {
+      const e = new Float64Array(n);
+      for (let a = 0; a < nL; a++) {
+        const r = keep[a]!;
+        const g = pr.group[r]!;
+        const lam = pr.precision[r]!;
+        if (g === 0 || !(lam > 0)) continue;
+        usedGroups.add(g);
+        parts[g]! += lam * w[1 + a]! * w[1 + a]!;
+        // Posterior variance of this coordinate: [A_nn^-1]_aa + y_a^2 / I_theta.
+        e.fill(0);
+        e[a] = 1;
+        cholSolve(Lc!, n, e);
+        const v = e[a]! + y![a]! * y![a]! * w0;
+        const shrink = lam * v; // the prior's share of its information
+        llmDf -= shrink;
+        if (1 - shrink >= DATA_SHARE) {
+          moment[g]! += pr.z[r]! * pr.z[r]! + shrink;
+          momentCount[g]! += 1;
+        }
+      }
+    }
+    groupPart[j] = parts;
   }
-  return { se, information };
+  if (!quasi) return { se, information, dispersion, priorVariance };
+  // rho_g: the fleet's spread of group g in prior SDs (1, the prior itself, where no LLM informs it).
+  const rho = new Float64Array(nGroups).fill(1);
+  for (const g of usedGroups) if (momentCount[g]! > 0) rho[g] = moment[g]! / momentCount[g]!;
+  // The items' and globals' share of the spent parameters goes with the computed rows' share of the cells.
+  const share = rows.length / Math.max(1, J);
+  const phi = directionalDispersion(family, bank, layout, x, dirs, rows, llmDf + share * (itemDf + gKeep.length));
+  for (const j of rows) {
+    const d = dirs[j];
+    if (d === undefined) continue;
+    const parts = groupPart[j]!;
+    let prior = 0;
+    let priorFull = parts[0]!;
+    prior += parts[0]!;
+    for (const g of usedGroups) {
+      priorFull += parts[g]!;
+      prior += rho[g]! * parts[g]!;
+    }
+    // The data part w^T H w = [A^-1]_tt - w^T S w (>= 0 up to rounding).
+    const data = Math.max(0, d.w[0]! - priorFull);
+    dispersion[j] = phi[j]!;
+    priorVariance[j] = prior;
+    se[j] = Math.sqrt(phi[j]! * data + prior);
+  }
+  return { se, information, dispersion, priorVariance };
+}
+
+/**
+ * phi_j: observed over multinomial score variance of LLM j's cells along its direction w, pooled over
+ * `rows` and shrunk per LLM (DISPERSION_PSEUDO_CELLS). d_k = d log p_k / dw by central differences
+ * of the family's predictor (the score of the cross-entropy along w is sum_k (Q p_k - q_k) d_k:
+ * the softmax's normaliser cancels because sum_k (Q p_k - q_k) = 0).
+ */
+function directionalDispersion(
+  family: ModelFamily, bank: ResponseBank, layout: Layout, x: Float64Array, dirs: (Direction | undefined)[], rows: readonly number[],
+  spentDf: number,
+): Float64Array {
+  const J = layout.nModels;
+  const phi = new Float64Array(J).fill(1);
+  if (!family.optionLevel) return phi; // binary correctness: one Bernoulli draw per cell is the data model
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const { q, observed, hard, colOffsets } = bank;
+  const num = new Float64Array(J);
+  const den = new Float64Array(J);
+  const cells = new Float64Array(J);
+  const p0 = new Float64Array(bank.kMax);
+  const pp = new Float64Array(bank.kMax);
+  const pm = new Float64Array(bank.kMax);
+  const base = family.predictor(bank, layout, x);
+  const xp = Float64Array.from(x);
+  const xm = Float64Array.from(x);
+  // Scores summed per item before squaring: an item shown under several rotations gives cells whose
+  // residuals share the item's misfit (cluster-robust by item; one cell per item without rotations).
+  const itemScore = new Float64Array(bank.items.length);
+  const touched: number[] = [];
+  let numAll = 0;
+  let denAll = 0;
+  let dims = 0; // sum of K - 1 over the computed LLMs' soft cells
+  for (const j of rows) {
+    const d = dirs[j];
+    if (d === undefined) continue;
+    let wmax = 0;
+    for (let a = 0; a < d.w.length; a++) wmax = Math.max(wmax, Math.abs(d.w[a]!));
+    if (!(wmax > 0) || !Number.isFinite(wmax)) continue;
+    const step = 1e-4 / wmax;
+    for (let a = 0; a < d.idx.length; a++) {
+      xp[d.idx[a]!]! += step * d.w[a]!;
+      xm[d.idx[a]!]! -= step * d.w[a]!;
+    }
+    const up = family.predictor(bank, layout, xp);
+    const down = family.predictor(bank, layout, xm);
+    touched.length = 0;
+    for (let c = 0; c < nC; c++) {
+      if (observed[j * nC + c] === 0) continue;
+      const co = colOffsets[c]!;
+      const K = colOffsets[c + 1]! - co;
+      const o = j * width + co;
+      base.cell(j, c, p0);
+      up.cell(j, c, pp);
+      down.cell(j, c, pm);
+      let Q = 0;
+      let s = 0;
+      let m1 = 0;
+      let m2 = 0;
+      for (let k = 0; k < K; k++) Q += q[o + k]!;
+      for (let k = 0; k < K; k++) {
+        const dk = (Math.log(Math.max(pp[k]!, 1e-300)) - Math.log(Math.max(pm[k]!, 1e-300))) / (2 * step);
+        s += (Q * p0[k]! - q[o + k]!) * dk;
+        m1 += p0[k]! * dk;
+        m2 += p0[k]! * dk * dk;
+      }
+      const e = Q * Math.max(0, m2 - m1 * m1);
+      den[j]! += e;
+      cells[j]! += 1;
+      if (hard[j * nC + c]) {
+        num[j]! += e; // one draw: the multinomial variance is exact
+        continue;
+      }
+      dims += K - 1;
+      const i = bank.colItem[c]!;
+      if (itemScore[i] === 0) touched.push(i);
+      itemScore[i]! += s;
+    }
+    for (const i of touched) {
+      num[j]! += itemScore[i]! * itemScore[i]!;
+      itemScore[i] = 0;
+    }
+    for (let a = 0; a < d.idx.length; a++) {
+      xp[d.idx[a]!] = x[d.idx[a]!]!;
+      xm[d.idx[a]!] = x[d.idx[a]!]!;
+    }
+    numAll += num[j]!;
+    denAll += den[j]!;
+  }
+  // Residual degrees of freedom (quasi-likelihood's X^2 / (N - p)): the fit absorbed spentDf of the
+  // dims noise dimensions. Capped so that a fit with (nearly) as many parameters as data keeps a finite phi.
+  const df = dims > 0 ? dims / Math.max(dims - spentDf, 0.1 * dims) : 1;
+  const pooled = denAll > 0 ? (numAll / denAll) * df : 1;
+  for (const j of rows) {
+    if (dirs[j] === undefined) continue;
+    const ebar = cells[j]! > 0 ? den[j]! / cells[j]! : 0;
+    const prior = DISPERSION_PSEUDO_CELLS * ebar;
+    phi[j] = den[j]! + prior > 0 ? (num[j]! * df + pooled * prior) / (den[j]! + prior) : pooled;
+  }
+  return phi;
 }

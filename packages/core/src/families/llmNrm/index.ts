@@ -5,6 +5,7 @@ import { llmNrmLayout, llmParamIndices, softplus, softplusInv, type Layout, type
 import { ALL_PARTS, NO_PARTS, type LlmNrmParts, type ModelName } from '../../types.js';
 import type { ModelFamily } from '../family.js';
 import { llmNrmCurvature } from './curvature.js';
+import { llmNrmLlmPrior } from './llmPrior.js';
 import { llmNrmObjective } from './objective.js';
 import { llmNrmPredictor } from './predict.js';
 import { llmNrmStart } from './start.js';
@@ -73,6 +74,7 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
         }
       : null,
     llmIndices: (layout, j) => llmParamIndices(layout, j),
+    llmPrior: (layout, x, priors, j) => llmNrmLlmPrior(asLlmNrm(layout), x, priors, j),
   };
 }
 

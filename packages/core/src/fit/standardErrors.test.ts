@@ -1,0 +1,92 @@
+// The 'quasi' standard errors of theta (what fit reports): the family's prior terms, the measured
+// dispersion, the decomposition into noise and prior bias, and unidentified thetas. Their coverage
+// on simulated fleets is fit.test.ts's (seeded) and bench/coverage.js's (every size).
+import { describe, expect, it } from 'vitest';
+import { getFamily } from '../families/registry.js';
+import { fit } from '../fit.js';
+import { freeMask } from '../layout.js';
+import { simulateFleet } from '../simulate.js';
+import { thetaStandardErrors } from './standardErrors.js';
+
+describe('theta standard errors', () => {
+  it.each([
+    ['all parts', {}],
+    ['without sharpness', { sharpness: false }],
+    ['without position', { position: false }],
+    ['without fallback', { fallback: false }],
+  ])('llmPrior equals the prior curvature the LLM blocks carry (%s)', (_, parts) => {
+    const f = simulateFleet({ models: 5, items: 12, seed: 3 });
+    const family = getFamily('llm-nrm', parts);
+    const L = family.layout(f.bank);
+    const x = Float64Array.from(f.truth);
+    const all = new Uint8Array(L.size).fill(1);
+    const priors = { llmSd: 1.5, sharpnessSd: 0.4 };
+    const withPrior = family.curvature(f.bank, L, priors)(x, all).llm;
+    const flat = family.curvature(f.bank, L, { llmSd: 1e9, sharpnessSd: 1e9 })(x, all).llm;
+    for (let j = 0; j < 5; j++) {
+      const pr = family.llmPrior!(L, x, priors, j);
+      const P = pr.precision.length;
+      for (let r = 0; r < P; r++) {
+        for (let c = 0; c < P; c++) {
+          const d = withPrior[j]![r * P + c]! - flat[j]![r * P + c]!;
+          expect(d).toBeCloseTo(r === c ? pr.precision[r]! : 0, 9);
+        }
+        expect(pr.group[r]! > 0).toBe(pr.precision[r]! > 0);
+      }
+    }
+  });
+
+  it('measures the dispersion of soft responses (about noise^2) and keeps one draw (phi 1) for hard ones', () => {
+    const phiAt = (noise: number, hard: number) => {
+      const f = simulateFleet({ models: 30, items: 40, seed: 3, noise, hard });
+      const r = fit(f.bank, { standardErrors: false });
+      const o = thetaStandardErrors(r.family, r.bank, r.layout, r.x, freeMask(r.layout), r.priors, 0, { profileItems: true, errorModel: 'quasi' });
+      const d = Array.from(o.dispersion).sort((a, b) => a - b);
+      return { median: d[15]!, o };
+    };
+    const noisy = phiAt(0.3, 0);
+    const quiet = phiAt(0.1, 0);
+    // Hard cells: no fit needed, phi is 1 by construction wherever theta is identified.
+    const h = simulateFleet({ models: 10, items: 20, seed: 3, hard: 1 });
+    const hf = getFamily('llm-nrm');
+    const hL = hf.layout(h.bank);
+    const hard = { o: thetaStandardErrors(hf, h.bank, hL, h.truth, freeMask(hL), {}, 0, { profileItems: true, errorModel: 'quasi' }) };
+    expect(noisy.median).toBeLessThan(0.1);
+    expect(noisy.median).toBeGreaterThan(3 * quiet.median);
+    for (const v of hard.o.dispersion) expect(v).toBe(1);
+    // se^2 = phi x (noise part) + prior bias part, each part >= 0; the Fisher information is the same.
+    for (let j = 0; j < 30; j++) {
+      const { se, priorVariance, information, dispersion } = noisy.o;
+      expect(Number.isFinite(se[j]!)).toBe(true);
+      expect(priorVariance[j]!).toBeGreaterThanOrEqual(0);
+      expect(se[j]! * se[j]!).toBeGreaterThanOrEqual(priorVariance[j]! * (1 - 1e-12));
+      expect(se[j]! * se[j]!).toBeLessThanOrEqual(dispersion[j]! / information[j]! + priorVariance[j]! + 1e-15);
+    }
+  });
+
+  it('fisher: se = 1 / sqrt(information), the same information as quasi', () => {
+    const f = simulateFleet({ models: 8, items: 20, seed: 5 });
+    const family = getFamily('llm-nrm');
+    const L = family.layout(f.bank);
+    const args = [family, f.bank, L, f.truth, freeMask(L), {}, 0] as const;
+    const a = thetaStandardErrors(...args, { profileItems: true });
+    const b = thetaStandardErrors(...args, { profileItems: true, errorModel: 'quasi' });
+    for (let j = 0; j < 8; j++) {
+      expect(a.se[j]).toBe(1 / Math.sqrt(a.information[j]!));
+      expect(b.information[j]).toBe(a.information[j]);
+      expect(a.dispersion[j]).toBe(1);
+      expect(b.se[j]!).toBeLessThan(a.se[j]!);
+    }
+  });
+
+  it('keeps an unidentified theta (every cell in fallback mode) at an infinite SE, its peers finite', () => {
+    const f = simulateFleet({ models: 6, items: 12, seed: 4 });
+    const family = getFamily('llm-nrm');
+    const L = family.layout(f.bank);
+    const x = Float64Array.from(f.truth);
+    x[L.theta + 2] = -500; // G = sigmoid(w0 - kappa (theta - b)) = 1: the fallback answers everything
+    const o = thetaStandardErrors(family, f.bank, L, x, freeMask(L), {}, 0, { profileItems: true, errorModel: 'quasi' });
+    expect(o.se[2]).toBe(Infinity);
+    for (const j of [0, 1, 3, 4, 5]) expect(Number.isFinite(o.se[j]!)).toBe(true);
+  });
+});
