@@ -23,7 +23,7 @@ export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackwa
 export { DEFAULT_PRIORS, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from './objective.js';
 export { llmNrmObjective } from './families/llmNrm/objective.js';
 export { binaryObjective } from './families/binary/objective.js';
-export { type CurvatureAt, type ModelFamily } from './families/family.js';
+export { type BundleMapping, type CurvatureAt, type FleetNuisance, type ModelFamily } from './families/family.js';
 export { getFamily } from './families/registry.js';
 export { getEngine, registerEngine, tsEngine, type Engine } from './engine.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';
