@@ -72,7 +72,8 @@ function rules({ allowed, nodeFree, test }) {
     ],
     'no-restricted-syntax': ['error', ...syntax],
   };
-  if (nodeFree) out['no-restricted-globals'] = ['error', { name: 'process', message: nodeMessage }, { name: 'Buffer', message: nodeMessage }];
+  if (nodeFree)
+    out['no-restricted-globals'] = ['error', ...['process', 'Buffer', 'require', '__dirname', '__filename'].map((name) => ({ name, message: nodeMessage }))];
   return out;
 }
 
