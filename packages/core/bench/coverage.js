@@ -29,8 +29,12 @@ const median = (v) => {
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 };
 
-console.log(`coverage of theta +- 1.96 SE: ${models} LLMs, ${reps} fleets per size (seeds 1000 x items + ${seed0}..), model ${model}, hard ${hard}, noise ${noise}`);
-console.log('items  intervals  coverage  (binomial 95% band)  per-fleet range  median SE  RMSE   Fisher: coverage  median SE  median phi  prior share  infinite  s/fit');
+console.log(
+  `coverage of theta +- 1.96 SE: ${models} LLMs, ${reps} fleets per size (seeds 1000 x items + ${seed0}..), model ${model}, hard ${hard}, noise ${noise}`,
+);
+console.log(
+  'items  intervals  coverage  (binomial 95% band)  per-fleet range  median SE  RMSE   Fisher: coverage  median SE  median phi  prior share  infinite  s/fit',
+);
 for (const items of sizes) {
   let hit = 0;
   let hitF = 0;
@@ -51,10 +55,13 @@ for (const items of sizes) {
     const res = core.fit(f.bank, { model });
     secs += (performance.now() - t0) / 1000;
     const extra = core.thetaStandardErrors(res.family, res.bank, res.layout, res.x, core.freeMask(res.layout), res.priors, 0, {
-      profileItems: true, errorModel: 'quasi',
+      profileItems: true,
+      errorModel: 'quasi',
     });
     const truth = standardize(Array.from(f.truth.subarray(f.layout.theta, f.layout.theta + models)));
-    const twin = budget ? core.fit(core.simulateFleet({ models, items, seed: 1000 * items + seed0 + r, hard, noise: 0 }).bank, { model, standardErrors: false }) : null;
+    const twin = budget
+      ? core.fit(core.simulateFleet({ models, items, seed: 1000 * items + seed0 + r, hard, noise: 0 }).bank, { model, standardErrors: false })
+      : null;
     if (twin) {
       for (let j = 0; j < models; j++) {
         const vb = extra.priorVariance[j];
@@ -100,6 +107,8 @@ for (const items of sizes) {
   );
   if (budget) {
     const within = (z) => pct(z.filter((v) => v <= 1.96).length / z.length);
-    console.log(`       budget: noise part covered ${within(zNoise)}, median |e| / sd ${median(zNoise).toFixed(2)}; bias part covered ${within(zBias)}, median ${median(zBias).toFixed(2)} (a normal: 95.0%, 0.67)`);
+    console.log(
+      `       budget: noise part covered ${within(zNoise)}, median |e| / sd ${median(zNoise).toFixed(2)}; bias part covered ${within(zBias)}, median ${median(zBias).toFixed(2)} (a normal: 95.0%, 0.67)`,
+    );
   }
 }

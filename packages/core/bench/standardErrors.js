@@ -29,5 +29,7 @@ for (const errorModel of ['fisher', 'quasi']) {
   }
   secs.sort((a, b) => a - b);
   const se = Array.from(out.se).sort((a, b) => a - b);
-  console.log(`${errorModel.padEnd(6)} CPU s ${secs.map((s) => s.toFixed(2)).join(' ')} (median ${secs[Math.floor(runs / 2)].toFixed(2)}); median SE ${se[Math.floor(se.length / 2)].toFixed(4)}, SE[0] ${out.se[0].toPrecision(12)}`);
+  console.log(
+    `${errorModel.padEnd(6)} CPU s ${secs.map((s) => s.toFixed(2)).join(' ')} (median ${secs[Math.floor(runs / 2)].toFixed(2)}); median SE ${se[Math.floor(se.length / 2)].toFixed(4)}, SE[0] ${out.se[0].toPrecision(12)}`,
+  );
 }

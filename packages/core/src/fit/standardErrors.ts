@@ -72,7 +72,6 @@ function inverseSpd(H: Float64Array): Float64Array {
  */
 const UNIDENTIFIED = 1e-10;
 
-
 /**
  * Pseudo-cells of the fleet's pooled dispersion in each LLM's own (shrunk) dispersion: with c cells
  * an LLM's ratio is a mean of c squared scores (relative SD about sqrt(2 / c)), too noisy alone at 6
@@ -176,22 +175,24 @@ export function thetaStandardErrors(
         const D = inv[i]!;
         const n2 = Math.round(Math.sqrt(D.length));
         const Z = new Float64Array(n2 * nG0);
-        for (let a = 0; a < n2; a++) for (let g = 0; g < nG0; g++) {
-          let acc = 0;
-          for (let b = 0; b < n2; b++) acc += D[a * n2 + b]! * Gi[b * nG0 + g]!;
-          Z[a * nG0 + g] = acc;
-        }
+        for (let a = 0; a < n2; a++)
+          for (let g = 0; g < nG0; g++) {
+            let acc = 0;
+            for (let b = 0; b < n2; b++) acc += D[a * n2 + b]! * Gi[b * nG0 + g]!;
+            Z[a * nG0 + g] = acc;
+          }
         return Z;
       });
       const Hg = Float64Array.from(globals);
       G.forEach((Gi, i) => {
         const Z = itemZ![i]!;
         const n2 = Z.length / nG0;
-        for (let g = 0; g < nG0; g++) for (let h = 0; h < nG0; h++) {
-          let acc = 0;
-          for (let a = 0; a < n2; a++) acc += Gi[a * nG0 + g]! * Z[a * nG0 + h]!;
-          Hg[g * nG0 + h]! -= acc;
-        }
+        for (let g = 0; g < nG0; g++)
+          for (let h = 0; h < nG0; h++) {
+            let acc = 0;
+            for (let a = 0; a < n2; a++) acc += Gi[a * nG0 + g]! * Z[a * nG0 + h]!;
+            Hg[g * nG0 + h]! -= acc;
+          }
       });
       globals = Hg;
     }
@@ -344,7 +345,12 @@ export function thetaStandardErrors(
  * the softmax's normaliser cancels because sum_k (Q p_k - q_k) = 0).
  */
 function directionalDispersion(
-  family: ModelFamily, bank: ResponseBank, layout: Layout, x: Float64Array, dirs: (Direction | undefined)[], rows: readonly number[],
+  family: ModelFamily,
+  bank: ResponseBank,
+  layout: Layout,
+  x: Float64Array,
+  dirs: (Direction | undefined)[],
+  rows: readonly number[],
   spentDf: number,
 ): Float64Array {
   const J = layout.nModels;

@@ -23,9 +23,18 @@ function ensure(P: number, K: number): void {
  * sums run in the same order as the direct formulas, so the result is the same to the last bit.
  */
 export function itemCorrection(
-  Wb: Float64Array, Eb: Float64Array, items: readonly number[], inv: Float64Array[], tItem: Float64Array[],
-  itemOffsets: Int32Array, th: number, P: number, _sumK: number, _I: number,
-  itemZ: Float64Array[] | undefined, bz: Float64Array | null,
+  Wb: Float64Array,
+  Eb: Float64Array,
+  items: readonly number[],
+  inv: Float64Array[],
+  tItem: Float64Array[],
+  itemOffsets: Int32Array,
+  th: number,
+  P: number,
+  _sumK: number,
+  _I: number,
+  itemZ: Float64Array[] | undefined,
+  bz: Float64Array | null,
 ): Float64Array {
   const C = new Float64Array(P * P);
   let Kmax = 0;
