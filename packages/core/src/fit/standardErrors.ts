@@ -285,7 +285,7 @@ export function thetaStandardErrors(
     dirs[j] = { idx, w };
     const parts = new Float64Array(nGroups);
     parts[0] = thetaPrecision * w0 * w0;
-    llmDf += n + 1 - thetaPrecision * w0;
+    llmDf += nL + 1 - thetaPrecision * w0; // the globals count once, below
     const pr = family.llmPrior?.(layout, x, priors, j);
     if (pr !== undefined) {
       const e = new Float64Array(n);
