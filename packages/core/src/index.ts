@@ -21,9 +21,10 @@ export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackwa
 export { DEFAULT_PRIORS, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from './objective.js';
 export { llmNrmObjective } from './families/llmNrm/objective.js';
 export { binaryObjective } from './families/binary/objective.js';
-export { type CurvatureAt, type ModelFamily } from './families/family.js';
+export { type CurvatureAt, type CurvatureOptions, type ModelFamily } from './families/family.js';
+export { llmNrmCurvatureFromSums, type LlmNrmCurvatureSums } from './families/llmNrm/curvature.js';
 export { familyOfLayout, getFamily } from './families/registry.js';
-export { engineNames, getEngine, registerEngine, resolveEngine, tsEngine, type Engine } from './engine.js';
+export { engineNames, getEngine, registerEngine, resolveEngine, tsEngine, type CurvatureBuilder, type Engine } from './engine.js';
 export { minimizeAdam } from './fit/adam.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';
 export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './fit/optimizer.js';
