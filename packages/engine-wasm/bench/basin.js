@@ -4,7 +4,7 @@
 // both on the wasm engine. Prints per fleet both final losses (evaluated again by core's f64
 // TypeScript kernel) and, where they differ, which parameters differ most: theta in units of the
 // default fit's SE, the gate globals, and the item and per-LLM parameter groups.
-//   node bench/basin.js [--seeds 1,2,3] [--noise 0.3] [--steps 2500] [--models 189 --items 2000] [--out results.json]
+//   node bench/basin.js [--seeds 1,2,3] [--noise 0.3] [--hard 0] [--missing 0] [--steps 2500] [--models 189 --items 2000] [--out results.json]
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as core from '@llm-nrm/core';
@@ -17,6 +17,8 @@ const opt = (name, def) => {
 };
 const seeds = String(opt('seeds', '1,2,3')).split(',').map(Number);
 const noise = Number(opt('noise', 0.3));
+const hard = Number(opt('hard', 0));
+const missing = Number(opt('missing', 0));
 const steps = Number(opt('steps', 2500));
 const J = Number(opt('models', 189));
 const I = Number(opt('items', 2000));
@@ -53,7 +55,7 @@ function groups(L, xa, xb) {
 
 const results = [];
 for (const seed of seeds) {
-  const { bank } = core.simulateFleet({ models: J, items: I, seed, noise });
+  const { bank } = core.simulateFleet({ models: J, items: I, seed, noise, hard, missing });
   let t = performance.now();
   const def = core.fit(bank, { engine });
   const tDef = (performance.now() - t) / 1000;
@@ -73,12 +75,12 @@ for (const seed of seeds) {
     if (v > thetaSe) (thetaSe = v), (thetaAt = j);
   }
   const r = {
-    seed, noise, default: { loss: lDef, passes: def.passes, reason: def.reason, seconds: tDef },
+    seed, noise, hard, missing, default: { loss: lDef, passes: def.passes, reason: def.reason, seconds: tDef },
     adam: { loss: lAdam, steps, seconds: tAdam }, gap: lDef - lAdam, thetaMaxSe: thetaSe, thetaAt, groups: groups(L, def.x, adam.x),
   };
   results.push(r);
-  log(`seed ${seed} noise ${noise}: default ${lDef.toFixed(2)} (${def.passes} passes, ${def.reason}, ${tDef.toFixed(1)} s), adam-${steps} ${lAdam.toFixed(2)} (${tAdam.toFixed(1)} s), default - adam ${(lDef - lAdam).toFixed(2)}; max theta gap ${thetaSe.toFixed(2)} SE; w0 ${r.groups.w0.a.toFixed(3)} vs ${r.groups.w0.b.toFixed(3)}, kbar ${r.groups.kbar.a.toFixed(3)} vs ${r.groups.kbar.b.toFixed(3)}`);
+  log(`seed ${seed} noise ${noise} hard ${hard} missing ${missing}: default ${lDef.toFixed(2)} (${def.passes} passes, ${def.reason}, ${tDef.toFixed(1)} s), adam-${steps} ${lAdam.toFixed(2)} (${tAdam.toFixed(1)} s), default - adam ${(lDef - lAdam).toFixed(2)}; max theta gap ${thetaSe.toFixed(2)} SE; w0 ${r.groups.w0.a.toFixed(3)} vs ${r.groups.w0.b.toFixed(3)}, kbar ${r.groups.kbar.a.toFixed(3)} vs ${r.groups.kbar.b.toFixed(3)}`);
   if (out) writeFileSync(out, JSON.stringify(results, null, 1));
 }
-console.log(JSON.stringify(results.map((r) => ({ seed: r.seed, noise: r.noise, default: r.default.loss, adam: r.adam.loss, gap: r.gap, thetaMaxSe: r.thetaMaxSe })), null, 1));
+console.log(JSON.stringify(results.map((r) => ({ seed: r.seed, noise: r.noise, hard: r.hard, missing: r.missing, default: r.default.loss, adam: r.adam.loss, gap: r.gap, thetaMaxSe: r.thetaMaxSe })), null, 1));
 w.dispose();
