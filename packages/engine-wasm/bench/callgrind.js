@@ -33,7 +33,7 @@ function kernelOnly() {
 }
 function curvature(which) {
   const free = core.freeMask(layout);
-  const at = which === 'ts' ? core.familyOfLayout(layout).curvature(bank, layout, {}) : wasmLlmNrmObjective(bank, layout).curvature;
+  const at = which === 'ts' ? core.getFamily('llm-nrm', layout.parts).curvature(bank, layout, {}) : wasmLlmNrmObjective(bank, layout).curvature;
   return { lossAndGrad: () => (at(x, free), 0) };
 }
 const obj = engine === 'ts' ? core.llmNrmObjective(bank, layout)

@@ -64,7 +64,7 @@ function gap(a, b) {
 }
 
 const rows = [];
-if (engines.includes('ts')) rows.push(time('ts', core.familyOfLayout(layout).curvature(bank, layout, {})));
+if (engines.includes('ts')) rows.push(time('ts', core.getFamily('llm-nrm', layout.parts).curvature(bank, layout, {})));
 if (engines.includes('wasm')) {
   for (const threads of threadList) {
     const pool = threads > 1 ? wasmThreadPool(threads) : undefined;

@@ -7,7 +7,7 @@
 // differs (the kernel sums an item's cells over its columns, then rows), so every entry of every
 // factorised block is held to 1e-9 of the block's largest entry (measured: about 1e-14).
 import {
-  ALL_PARTS, familyOfLayout, fit, freeMask, hardenBank, llmNrmLayout, randomSource, simulateFleet,
+  ALL_PARTS, fit, freeMask, getFamily, hardenBank, llmNrmLayout, randomSource, simulateFleet,
   type CurvatureAt, type Engine, type LlmNrmParts, type ResponseBank,
 } from '@llm-nrm/core';
 import { gradientFleet, randomPoint } from '@llm-nrm/tooling/gradient';
@@ -65,7 +65,7 @@ describe('wasm curvature equals the TypeScript curvature', () => {
         for (const { name: bankName, bank, truth } of banks(seed)) {
           const layout = llmNrmLayout(bank, parts);
           const priors = seed === 22 ? { itemSd: 2, llmSd: 1.5, sharpnessSd: 0.7 } : {};
-          const ts = familyOfLayout(layout).curvature(bank, layout, priors);
+          const ts = getFamily('llm-nrm', layout.parts).curvature(bank, layout, priors);
           const wa = wasmLlmNrmObjective(bank, layout, priors, { groupsPerBlock: 1 });
           disposeLater.push(wa);
           const free = freeMask(layout);
@@ -92,7 +92,7 @@ describe('wasm curvature equals the TypeScript curvature', () => {
     disposeLater.push(wa);
     const x = randomPoint(layout, randomSource(5));
     const free = freeMask(layout);
-    const ts = familyOfLayout(layout).curvature(bank, layout, {})(x, free, { cross: true });
+    const ts = getFamily('llm-nrm', layout.parts).curvature(bank, layout, {})(x, free, { cross: true });
     const got = wa.curvature(x, free, { cross: true });
     expect(got.globals).toBeDefined();
     expect(Array.from(got.globals!)).toEqual(Array.from(ts.globals!));

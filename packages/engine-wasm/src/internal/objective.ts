@@ -4,7 +4,7 @@
 // around it: parameters in (f64 -> f32), the gate difficulties b_i and their backward pass (core's
 // `computeDifficulties` / `difficultyBackward`), the priors and the free mask.
 import {
-  DEFAULT_PRIORS, LlmNrmError, computeDifficulties, difficultyBackward, familyOfLayout, finishLlmNrmPass, freeMask,
+  DEFAULT_PRIORS, LlmNrmError, computeDifficulties, difficultyBackward, finishLlmNrmPass, freeMask, getFamily,
   llmNrmCurvatureFromSums, sigmoid, softplus,
   type CurvatureAt, type CurvatureOptions, type EvalScope, type LlmNrmLayout, type Objective, type Priors, type ResponseBank,
 } from '@llm-nrm/core';
@@ -183,7 +183,7 @@ export function createWasmObjective(
 
   function curvature(x: Float64Array, freeAt: Uint8Array, opts: CurvatureOptions = {}): CurvatureAt {
     if (opts.cross === true || opts.itemInverse !== undefined || opts.itemZ !== undefined) {
-      tsCurvature ??= familyOfLayout(layout).curvature(bank, layout, priors);
+      tsCurvature ??= getFamily('llm-nrm', layout.parts).curvature(bank, layout, priors);
       return tsCurvature(x, freeAt, opts);
     }
     if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
