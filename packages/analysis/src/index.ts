@@ -29,6 +29,7 @@ export {
 export { selectItems, type ItemSelection, type SelectItemsOptions } from './selectItems.js';
 export { selectForRange, type RangeSelection, type SelectForRangeOptions } from './selectForRange.js';
 export { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve, type AccuracyCurveOptions } from './accuracyCurve.js';
+export { fitTinyAccuracyEstimator, predictTinyAccuracy, type TinyAccuracyEstimator, type TinyRunRow } from './tinyAccuracyEstimator.js';
 export {
   STUDY_METHODS, selectionStudy, tinyAccuracyCorrection, type SelectionStudy, type TinyAccuracyCorrection, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod,
 } from './selectionStudy.js';

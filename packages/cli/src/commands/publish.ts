@@ -5,10 +5,11 @@ import {
   type BundleItem, type CalibrationBundle, type ResponseRecord,
 } from '@llm-nrm/core';
 import { HARNESS_EXPORTERS, readAnyResponses, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
-import { accuracyAt, accuracyCurve, selectForRange, tinyAccuracyCorrection } from '@llm-nrm/analysis';
+import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
+import { TINY_NUISANCE, tinyRunRecords, tinyRunScores, type TinyRunScore } from '../tinyRunScores.js';
 
 interface PublishArgs {
   bundle: string;
@@ -164,32 +165,28 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.
     const acc = accuracies(records, bundle);
     const thetas = bundle.llms.map((l) => l.theta);
-    const curveOf = (m: Map<string, number>, tinyM: Map<string, number> | undefined): TinyAccuracy => {
+    const curveOf = (m: Map<string, number>, run: { acc: Map<string, number> | undefined; scores: Map<string, TinyRunScore> }): TinyAccuracy => {
       const full = bundle.llms.map((l) => m.get(l.id) ?? NaN);
       const c = accuracyCurve(thetas, full);
       const out: TinyAccuracy = { accuracy: c.accuracy, residualSd: c.residualSd, llms: c.llms };
-      const tinyAcc = bundle.llms.map((l) => tinyM?.get(l.id) ?? NaN);
-      if (tinyAcc.filter(Number.isFinite).length >= 2) {
-        const corr = tinyAccuracyCorrection(thetas, full, tinyAcc, c);
-        let ss = 0;
-        let n = 0;
-        thetas.forEach((t, j) => {
-          const e = full[j]! - (accuracyAt(c, t) + corr.beta * (tinyAcc[j]! - accuracyAt(corr.tiny, t)));
-          if (Number.isFinite(e)) {
-            ss += e * e;
-            n++;
-          }
-        });
-        out.tiny = { accuracy: corr.tiny.accuracy, beta: corr.beta, residualSd: Math.sqrt(ss / Math.max(1, n)) };
+      // The estimator is fitted on the calibrated LLMs scored as tiny runs of this package.
+      const rows = bundle.llms.map((l, j) => {
+        const s = run.scores.get(l.id);
+        return { theta: s?.theta ?? NaN, logSharpness: s?.logSharpness ?? NaN, tinyAccuracy: run.acc?.get(l.id) ?? NaN, fullAccuracy: full[j]! };
+      });
+      if (rows.filter((r) => Number.isFinite(r.theta) && Number.isFinite(r.tinyAccuracy) && Number.isFinite(r.fullAccuracy)).length >= 2) {
+        out.estimator = fitTinyAccuracyEstimator(c, rows);
       }
       return out;
     };
     const grid = accuracyCurve(thetas, bundle.llms.map((l) => acc.overall.get(l.id) ?? NaN)).grid;
-    const curves = (tinyIds: Set<string>) => {
-      const t = accuracies(records.filter((r) => tinyIds.has(r.item)), bundle);
+    const curves = (tinyIds: Set<string>, restricted: CalibrationBundle) => {
+      const runRecords = tinyRunRecords(records, tinyIds);
+      const scores = tinyRunScores(restricted, runRecords, TINY_NUISANCE);
+      const t = accuracies(runRecords, bundle);
       const benchmarks: Record<string, TinyAccuracy> = {};
-      for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0]))) if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, t.byBench.get(b));
-      return { grid, overall: curveOf(acc.overall, t.overall), benchmarks };
+      for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0]))) if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, { acc: t.byBench.get(b), scores });
+      return { grid, overall: curveOf(acc.overall, { acc: t.overall, scores }), benchmarks };
     };
     const [bundleSha, responsesSha] = await Promise.all([sha256File(argv.bundle), sha256File(argv.responses).catch(() => undefined)]);
     const summaries: Record<string, unknown>[] = [];
@@ -214,13 +211,14 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         return { item_id: id, benchmark: it.benchmark ?? '', prompt, continuations, gold: it.key, options, source: c.source ?? it.source ?? null, content_sha256: sha };
       });
       const restricted = restrictBundle(bundle, new Set(ids));
+      info(argv.quiet, `scoring the ${bundle.llms.length} calibrated LLMs as tiny runs of ${ids.length} items (the accuracy estimator)`);
       const formName = String.fromCharCode(65 + f);
       const bank: Omit<TinyBank, 'itemsSha256'> = {
         format: 'llm-nrm-tiny', formatVersion: 1, name, task: `tiny_${name}${argv.forms > 1 ? `_${formName.toLowerCase()}` : ''}`,
         tool: { name: 'llm-nrm', version: toolVersion() },
         renderedPrompts: rendered,
-        scoring: { nuisance: 'sharpness', thetaSd: 3, sharpnessSd: restricted.priors?.sharpnessSd ?? 0.5, pFloor: SCORE_P_FLOOR, fleet: fleetNuisance(restricted) },
-        accuracy: curves(new Set(ids)),
+        scoring: { nuisance: TINY_NUISANCE, thetaSd: 3, sharpnessSd: restricted.priors?.sharpnessSd ?? 0.5, pFloor: SCORE_P_FLOOR, fleet: fleetNuisance(restricted) },
+        accuracy: curves(new Set(ids), restricted),
         bundle: restricted,
         ...(argv.forms > 1 ? { form: { name: formName, of: argv.forms } } : {}),
         provenance: {
