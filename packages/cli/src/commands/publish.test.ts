@@ -42,6 +42,11 @@ beforeAll(async () => {
   expect(res.code).toBe(0);
 }, 60_000);
 
+const writeList = (name: string, lines: string[]) => {
+  const p = join(tmp.dir, name);
+  writeFileSync(p, lines.join('\n'));
+  return p;
+};
 const readJson = (p: string) => JSON.parse(readFileSync(p, 'utf8'));
 const argmax = (p: number[]) => p.indexOf(Math.max(...p));
 const items = () => readFileSync(join(pkg, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -137,6 +142,18 @@ describe('llm-nrm publish', () => {
     const pa = h.predictedAccuracy.overall;
     expect(pa.low).toBeLessThanOrEqual(pa.accuracy);
     expect(pa.high).toBeGreaterThanOrEqual(pa.accuracy);
+  });
+
+  it('--item-list publishes the listed items, and names the line of an unknown one', async () => {
+    const ids = ['sim/3', 'sim/10', 'sim/57', 'sim/99'];
+    const out = join(tmp.dir, 'listed');
+    const ok = await runCli(['publish', bundlePath, '--responses', calibration, '--item-list', writeList('list.txt', ['# chosen by hand', ...ids, '']), '--harness', 'lm-eval', '-o', out, '-q']);
+    expect(ok.err).toBe('');
+    expect(readFileSync(join(out, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).item_id).sort()).toEqual([...ids].sort());
+    const bad = await runCli(['publish', bundlePath, '--responses', calibration, '--item-list', writeList('bad.txt', ['sim/3', 'sim/nope']), '-o', join(tmp.dir, 'never2')]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/bad\.txt:2: item "sim\/nope" is not in the bundle/);
+    expect(existsSync(join(tmp.dir, 'never2'))).toBe(false);
   });
 
   it('predicts accuracy by the estimator fitted on the calibrated LLMs scored as tiny runs of the package', async () => {

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
@@ -20,6 +21,7 @@ interface PublishArgs {
   harness: string;
   name?: string;
   'render-prompt': boolean;
+  'item-list'?: string;
   output: string;
   force: boolean;
   json: boolean;
@@ -108,6 +110,32 @@ export function restrictBundle(bundle: CalibrationBundle, ids: Set<string>): Cal
   })), 'restricted bundle');
 }
 
+/** `--item-list`: item ids one a line (blank lines and # comments skipped), each in the bundle once, with a recorded prompt unless rendering. */
+async function readItemList(file: string, bundle: CalibrationBundle, forms: number, exact: Uint8Array | undefined): Promise<string[]> {
+  if (forms !== 1) throw new LlmNrmError('INVALID_OPTION', '--item-list gives one form: leave out --forms');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new LlmNrmError('IO', `cannot read --item-list ${file}: ${(e as Error).message}`, { cause: e, file });
+  }
+  const index = new Map(bundle.items.map((it, i) => [it.id, i]));
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  text.split('\n').forEach((raw, n) => {
+    const id = raw.trim();
+    if (id === '' || id.startsWith('#')) return;
+    const i = index.get(id);
+    if (i === undefined) throw new LlmNrmError('UNKNOWN_ITEM', `${file}:${n + 1}: item ${JSON.stringify(id)} is not in the bundle`, { file, line: n + 1 });
+    if (seen.has(id)) throw new LlmNrmError('INVALID_OPTION', `${file}:${n + 1}: item ${JSON.stringify(id)} is listed twice`, { file, line: n + 1 });
+    if (exact && !exact[i]) throw new LlmNrmError('INVALID_OPTION', `${file}:${n + 1}: item ${JSON.stringify(id)} has no recorded prompt and continuations (--render-prompt builds one)`, { file, line: n + 1 });
+    seen.add(id);
+    ids.push(id);
+  });
+  if (ids.length === 0) throw new LlmNrmError('INVALID_OPTION', `--item-list ${file} lists no item`, { file });
+  return ids;
+}
+
 export const publishCommand: CommandModule<object, PublishArgs> = {
   command: 'publish <bundle>',
   describe: 'Publish a tiny benchmark: select items that measure the whole ability range and export them as tasks your harness runs',
@@ -121,11 +149,13 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       .option('harness', { describe: `Harnesses to export, comma-separated (${[...HARNESS_EXPORTERS.keys()].join(', ')})`, type: 'string', default: [...HARNESS_EXPORTERS.keys()].join(',') })
       .option('name', { describe: 'Benchmark name: the tasks are tiny_<name> (default: the output folder name)', type: 'string', requiresArg: true })
       .option('render-prompt', { describe: 'Items without a recorded prompt get a standard one from question and options (flagged in the README)', type: 'boolean', default: false })
+      .option('item-list', { describe: 'Publish these items (a file of item ids, one a line) instead of selecting them: a subset chosen elsewhere, or a random baseline', type: 'string', requiresArg: true })
       .option('output', { alias: 'o', describe: 'Package folder to write (atomically)', type: 'string', demandOption: true, requiresArg: true })
       .option('force', { describe: 'Replace an existing output folder', type: 'boolean', default: false })
       .option('json', { describe: 'Print the summary as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No status on stderr', type: 'boolean', default: false })
       .example('$0 publish bundle.json --responses calib.jsonl --items 41 --name mmlu -o tiny-mmlu/', '41 items as lm-eval, Inspect and OpenAI-evals tasks')
+      .example('$0 publish bundle.json --responses calib.jsonl --item-list my-items.txt -o tiny-mine/', 'publish the items listed (one id a line) instead of selecting')
       .example('$0 publish bundle.json --responses calib.jsonl --items 100 --per-benchmark --forms 2 --harness lm-eval -o tiny/', 'two parallel 100-item forms, benchmark shares kept')
       .epilogue(
         'Items are chosen greedily to maximise the expected log test information over the calibrated LLMs\' abilities, so the ' +
@@ -150,7 +180,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     const exact = Uint8Array.from(bundle.items, (it) => (content.get(it.id)?.continuations?.length === it.nOptions ? 1 : 0));
     const nExact = exact.reduce((s, v) => s + v, 0);
     const need = argv.items * argv.forms;
-    if (!argv['render-prompt'] && nExact < need) {
+    if (!argv['render-prompt'] && nExact < need && argv['item-list'] === undefined) {
       throw new LlmNrmError(
         'INVALID_OPTION',
         `${bundle.items.length - nExact} of ${bundle.items.length} items have no recorded prompt and continuations in ${argv.responses} ` +
@@ -159,9 +189,11 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       );
     }
     const eligible = argv['render-prompt'] && nExact < need ? undefined : exact;
-    const sel = selectForRange(bank, layout, x, argv.items, {
-      abilities: bundle.llms.map((l) => l.theta), perBenchmark: argv['per-benchmark'], forms: argv.forms, ...(eligible ? { eligible } : {}),
-    });
+    const sel = argv['item-list'] !== undefined
+      ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)] }
+      : selectForRange(bank, layout, x, argv.items, {
+        abilities: bundle.llms.map((l) => l.theta), perBenchmark: argv['per-benchmark'], forms: argv.forms, ...(eligible ? { eligible } : {}),
+      });
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.
     const acc = accuracies(records, bundle);
     const thetas = bundle.llms.map((l) => l.theta);
