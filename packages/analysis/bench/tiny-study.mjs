@@ -8,7 +8,8 @@
 // lm-eval writer, and `llm-nrm score <package> <lm-eval output> --json` reads them back and scores them,
 // exactly as a user would. 2PL: its own bundle and range selection, scored by `llm-nrm score <bundle>`.
 // Build first (npm run build). IN_MEMORY=1 runs the in-memory ablations instead (selectionStudy;
-// METHODS=... narrows them). BUDGETS=10,20,41,100.
+// METHODS=... narrows them). BUDGETS=10,20,41,100. FOLDS=0,2 runs only those folds and DUMP=file.json writes
+// their per-LLM results; `tiny-study.mjs merge a.json b.json ...` prints the table of several such runs.
 import { execFile } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,14 @@ import { writeLmEvalHarness } from '@llm-nrm/adapters';
 
 const run = promisify(execFile);
 const [what = 'sim', m = '189', n = '2000'] = process.argv.slice(2);
+if (what === 'merge') {
+  const parts = process.argv.slice(3).map((f) => JSON.parse(readFileSync(f, 'utf8')));
+  const p0 = parts[0];
+  const pick = (key) => Float64Array.from(p0[key], (_, j) => parts.map((p) => p[key][j]).find((v) => v !== null && Number.isFinite(v)) ?? NaN);
+  const merged = Object.fromEntries(Object.keys(p0.est).map((k) => [k, Object.fromEntries(['t', 'a', 'low', 'high'].map((f) => [f, Float64Array.from(p0.est[k][f], (_, j) => parts.map((p) => p.est[k][f][j]).find((v) => v !== null && Number.isFinite(v)) ?? NaN)]))]));
+  printTable(`${p0.label}, scored from exported-then-read-back files: ${p0.J} LLMs, ${p0.I} items, ${parts.length} runs of 5 LLM folds (${parts.map((p) => p.seconds).join(' + ')} s)`, p0.budgets, new Map(Object.entries(merged)), pick('full'), pick('fullAcc'));
+  process.exit(0);
+}
 const budgets = (process.env.BUDGETS ?? '10,20,41,100').split(',').map(Number);
 const say = (s) => process.stderr.write(`${s}\n`);
 let bank;
@@ -115,7 +124,8 @@ const bundleOf = (fit, trainIds) => {
   return { ...b, llms: b.llms.filter((l) => trainIds.has(l.id)) };
 };
 try {
-  for (const fold of calibratedLlmFolds(bank, llm, { folds: 5, seed: 1, fitOptions, onProgress: say, label: 'study fold' })) {
+  const only = process.env.FOLDS ? new Set(process.env.FOLDS.split(',').map(Number)) : undefined;
+  for (const fold of calibratedLlmFolds(bank, llm, { folds: 5, seed: 1, fitOptions, onProgress: say, label: 'study fold', ...(only ? { only } : {}) })) {
     const f = fold.index;
     const dir = join(work, `fold${f}`);
     const trainIds = new Set(fold.trainList.map((j) => bank.models[j]));
@@ -187,26 +197,34 @@ function maskRows(rows) {
   return mk;
 }
 
-console.log(`${label}, scored from exported-then-read-back files: ${J} LLMs, ${I} items, 5 LLM folds (${secs()} s)`);
-console.log(`| method | ${budgets.map((b) => `Kendall @${b}`).join(' | ')} | ${budgets.map((b) => `acc MAE @${b}`).join(' | ')} | 90% coverage @${budgets.join('/')} |`);
-console.log(`|---|${budgets.map(() => '---').join('|')}|${budgets.map(() => '---').join('|')}|---|`);
-for (const method of METHODS) {
-  const cells = budgets.map((b) => {
-    const s = est.get(`${method}@${b}`);
-    let err = 0;
-    let cnt = 0;
-    let cov = 0;
-    let ncov = 0;
-    for (let j = 0; j < J; j++) {
-      if (!Number.isFinite(s.a[j]) || !Number.isFinite(fullAcc[j])) continue;
-      err += Math.abs(s.a[j] - fullAcc[j]);
-      cnt++;
-      if (Number.isFinite(s.low[j])) {
-        ncov++;
-        if (fullAcc[j] >= s.low[j] && fullAcc[j] <= s.high[j]) cov++;
+if (process.env.DUMP) {
+  const arr = (v) => Array.from(v, (x) => (Number.isFinite(x) ? x : null));
+  writeFileSync(process.env.DUMP, JSON.stringify({ label, J, I, budgets, seconds: secs(), full: arr(full), fullAcc: arr(fullAcc), est: Object.fromEntries([...est].map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, a]) => [f, arr(a)]))])) }));
+}
+printTable(`${label}, scored from exported-then-read-back files: ${J} LLMs, ${I} items, 5 LLM folds (${secs()} s)`, budgets, est, full, fullAcc);
+
+function printTable(title, budgets, est, full, fullAcc) {
+  console.log(title);
+  console.log(`| method | ${budgets.map((b) => `Kendall @${b}`).join(' | ')} | ${budgets.map((b) => `acc MAE @${b}`).join(' | ')} | 90% coverage @${budgets.join('/')} |`);
+  console.log(`|---|${budgets.map(() => '---').join('|')}|${budgets.map(() => '---').join('|')}|---|`);
+  for (const method of ['shipping', 'random', '2pl', 'accuracy']) {
+    const cells = budgets.map((b) => {
+      const s = est.get(`${method}@${b}`);
+      let err = 0;
+      let cnt = 0;
+      let cov = 0;
+      let ncov = 0;
+      for (let j = 0; j < full.length; j++) {
+        if (!Number.isFinite(s.a[j]) || !Number.isFinite(fullAcc[j])) continue;
+        err += Math.abs(s.a[j] - fullAcc[j]);
+        cnt++;
+        if (Number.isFinite(s.low[j])) {
+          ncov++;
+          if (fullAcc[j] >= s.low[j] && fullAcc[j] <= s.high[j]) cov++;
+        }
       }
-    }
-    return { k: kendallTau(s.t, full), mae: (100 * err) / cnt, cov: ncov ? `${((100 * cov) / ncov).toFixed(0)}%` : '-' };
-  });
-  console.log(`| ${method} | ${cells.map((c) => c.k.toFixed(3)).join(' | ')} | ${cells.map((c) => c.mae.toFixed(2)).join(' | ')} | ${cells.map((c) => c.cov).join('/')} |`);
+      return { k: kendallTau(s.t, full), mae: (100 * err) / cnt, cov: ncov ? `${((100 * cov) / ncov).toFixed(0)}%` : '-' };
+    });
+    console.log(`| ${method} | ${cells.map((c) => c.k.toFixed(3)).join(' | ')} | ${cells.map((c) => c.mae.toFixed(2)).join(' | ')} | ${cells.map((c) => c.cov).join('/')} |`);
+  }
 }

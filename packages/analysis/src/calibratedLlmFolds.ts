@@ -27,6 +27,8 @@ export interface CalibratedLlmFoldsOptions {
   onProgress?: (msg: string) => void;
   /** Prefix of progress lines (default 'fold'). */
   label?: string;
+  /** Calibrate and yield only these fold indices (default all): one fold per process; the random item orders stay those of a full run. */
+  only?: ReadonlySet<number>;
 }
 
 /**
@@ -51,8 +53,6 @@ export function* calibratedLlmFolds(bank: ResponseBank, spec: ModelSpec, options
     const trainList: number[] = [];
     const heldList: number[] = [];
     for (let j = 0; j < J; j++) (trainRows[j] ? trainList : heldList).push(j);
-    say?.(`${label} ${f + 1}/${k}: calibrating ${spec.name} on ${trainList.length} LLMs`);
-    const calib = fitOnMask(bank, rowMask(bank, trainRows), spec, options.fitOptions, options.fit, say, `${label} ${f + 1}/${k}: `);
     const perm = Int32Array.from({ length: I }, (_, i) => i);
     for (let t = I - 1; t > 0; t--) {
       const u = rng.int(t + 1);
@@ -60,6 +60,9 @@ export function* calibratedLlmFolds(bank: ResponseBank, spec: ModelSpec, options
       perm[t] = perm[u]!;
       perm[u] = tmp;
     }
+    if (options.only !== undefined && !options.only.has(f)) continue;
+    say?.(`${label} ${f + 1}/${k}: calibrating ${spec.name} on ${trainList.length} LLMs`);
+    const calib = fitOnMask(bank, rowMask(bank, trainRows), spec, options.fitOptions, options.fit, say, `${label} ${f + 1}/${k}: `);
     yield { index: f, of: k, trainRows, heldRows, trainList, heldList, calib, perm };
   }
 }
