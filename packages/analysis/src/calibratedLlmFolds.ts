@@ -72,7 +72,13 @@ export function* calibratedLlmFolds(bank: ResponseBank, spec: ModelSpec, options
  * cols[c] = 1 (all columns when omitted); entries of training LLMs are NaN.
  */
 export function heldOutThetas(
-  bank: ResponseBank, fold: CalibratedLlmFold, spec: ModelSpec, cols?: Uint8Array, fitOptions?: ExperimentFitOptions, fit?: FitFn, calib: FitLike = fold.calib,
+  bank: ResponseBank,
+  fold: CalibratedLlmFold,
+  spec: ModelSpec,
+  cols?: Uint8Array,
+  fitOptions?: ExperimentFitOptions,
+  fit?: FitFn,
+  calib: FitLike = fold.calib,
 ): Float64Array {
   const r = fitFixedItems(bank, rowMask(bank, fold.heldRows, cols), spec, calib, fitOptions, fit);
   const out = new Float64Array(bank.models.length).fill(NaN);

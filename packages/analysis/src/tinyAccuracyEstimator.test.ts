@@ -22,7 +22,10 @@ describe('fitTinyAccuracyEstimator', () => {
     expect(est.residualSd).toBeLessThan(1e-6);
     const p = predictTinyAccuracy(curve, est, rows[0]!);
     expect(Math.abs(p.accuracy - rows[0]!.fullAccuracy)).toBeLessThan(0.02);
-    const noisy = fitTinyAccuracyEstimator(curve, rows.map((r, j) => ({ ...r, fullAccuracy: r.fullAccuracy + (j % 2 ? 0.03 : -0.03) })));
+    const noisy = fitTinyAccuracyEstimator(
+      curve,
+      rows.map((r, j) => ({ ...r, fullAccuracy: r.fullAccuracy + (j % 2 ? 0.03 : -0.03) })),
+    );
     expect(noisy.residualSd).toBeGreaterThan(0.025);
     const q = predictTinyAccuracy(curve, noisy, rows[0]!);
     expect(q.high - q.low).toBeCloseTo(2 * 1.6449 * noisy.residualSd, 9);

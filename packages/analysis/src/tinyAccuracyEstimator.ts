@@ -30,7 +30,12 @@ export interface TinyRunRow {
   fullAccuracy: number;
 }
 
-const features = (curve: Pick<AccuracyCurve, 'grid' | 'accuracy'>, r: Omit<TinyRunRow, 'fullAccuracy'>): number[] => [1, accuracyAt(curve, r.theta), r.tinyAccuracy, r.logSharpness];
+const features = (curve: Pick<AccuracyCurve, 'grid' | 'accuracy'>, r: Omit<TinyRunRow, 'fullAccuracy'>): number[] => [
+  1,
+  accuracyAt(curve, r.theta),
+  r.tinyAccuracy,
+  r.logSharpness,
+];
 
 /** Least squares with an intercept; features with (numerically) no spread get coefficient 0. */
 export function fitTinyAccuracyEstimator(curve: Pick<AccuracyCurve, 'grid' | 'accuracy'>, rows: readonly TinyRunRow[]): TinyAccuracyEstimator {
@@ -71,7 +76,9 @@ export function fitTinyAccuracyEstimator(curve: Pick<AccuracyCurve, 'grid' | 'ac
 
 /** The estimator's prediction with a 90% interval (+/- 1.645 residual SD), clipped to [0, 1]. */
 export function predictTinyAccuracy(
-  curve: Pick<AccuracyCurve, 'grid' | 'accuracy'>, est: TinyAccuracyEstimator, run: Omit<TinyRunRow, 'fullAccuracy'>,
+  curve: Pick<AccuracyCurve, 'grid' | 'accuracy'>,
+  est: TinyAccuracyEstimator,
+  run: Omit<TinyRunRow, 'fullAccuracy'>,
 ): { accuracy: number; low: number; high: number } {
   const mid = dot(est.coef, features(curve, run));
   const half = 1.6449 * est.residualSd;

@@ -35,6 +35,10 @@ export function tinyRunRecords(records: readonly ResponseRecord[], ids: Readonly
  */
 export function tinyRunScores(restricted: CalibrationBundle, runRecords: ResponseRecord[], nuisance: 'sharpness' | 'fleet'): Map<string, TinyRunScore> {
   const calibrated = new Set(restricted.llms.map((l) => l.id));
-  const res = scoreResponses(restricted, runRecords.filter((r) => calibrated.has(r.model)), { nuisance, skipInvalid: true });
+  const res = scoreResponses(
+    restricted,
+    runRecords.filter((r) => calibrated.has(r.model)),
+    { nuisance, skipInvalid: true },
+  );
   return new Map(res.llms.map((l) => [l.id, { theta: l.theta, logSharpness: Math.log(l.sharpness) }]));
 }
