@@ -69,6 +69,8 @@ if (process.env.IN_MEMORY) {
 }
 
 const bin = new URL('../../cli/dist/bin.js', import.meta.url).pathname;
+// One presentation per (model, item), the content-order one: what `publish` scores the calibrated LLMs on.
+const { tinyRunRecords } = await import(new URL('../../cli/dist/tinyRunScores.js', import.meta.url).href);
 const cli = async (...args) => {
   try {
     return (await run(process.execPath, [bin, ...args], { maxBuffer: 1 << 28 })).stdout;
@@ -82,18 +84,6 @@ const writeJsonl = (file, rows) => new Promise((resolve, reject) => {
   for (const r of rows) s.write(`${JSON.stringify(r)}\n`);
   s.end(resolve);
 });
-const isIdentity = (pos) => pos === undefined || pos.every((p, k) => p === k);
-/** One presentation per (model, item) of `ids`, content order where there are several: what a tiny run shows. */
-const oneEach = (recs, ids) => {
-  const pick = new Map();
-  for (const r of recs) {
-    if (!ids.has(r.item)) continue;
-    const k = `${r.model}\u0000${r.item}`;
-    const had = pick.get(k);
-    if (had === undefined || (!isIdentity(had.position) && isIdentity(r.position))) pick.set(k, r);
-  }
-  return [...pick.values()];
-};
 const hasPrompts = records.some((r) => typeof r.prompt === 'string' && Array.isArray(r.continuations));
 const J = bank.models.length;
 const I = bank.items.length;
@@ -148,7 +138,7 @@ try {
       // Score the held-out LLMs' lm-eval samples of a package (or plain bundle) back through the CLI.
       const scoreBack = async (target, ids, task, items) => {
         const out = join(dir, `run-${task}-${size}`);
-        const recs = oneEach(held, ids).map((r) => {
+        const recs = tinyRunRecords(held, ids).map((r) => {
           const it = items?.get(r.item);
           return it ? { ...r, prompt: it.prompt, continuations: it.continuations } : r;
         });
