@@ -101,7 +101,7 @@ function browserBlocks() {
 
 export default tseslint.config(
   {
-    // Benches move to a private package at the top of the graph (issue 9); generated and built code is not ours to lint.
+    // Core's benches live in the private @llm-nrm/bench package (bench/); the other packages' benches are scripts, not library code; generated and built code is not ours to lint.
     ignores: [
       '**/node_modules/**',
       '**/dist/**',

@@ -147,7 +147,7 @@ describe('stopping in units of standard error, and the SEs', () => {
   });
 
   it('95% intervals cover between 93% and 97% of the standardised true thetas (100 LLMs x 41 items, 6 seeded fleets)', () => {
-    // 600 intervals: a binomial SD of 0.9 points around 95%. bench/coverage.js has every size.
+    // 600 intervals: a binomial SD of 0.9 points around 95%. bench/core/coverage.js has every size.
     let hit = 0;
     let n = 0;
     for (let seed = 41001; seed <= 41006; seed++) {

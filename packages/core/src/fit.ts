@@ -16,7 +16,7 @@ import type { LlmNrmParts, ModelName } from './types.js';
 /**
  * Default L-BFGS stop: every parameter estimated within 0.01 of its standard error of the optimum
  * (predicted remaining decrease 5e-5 nats). Measured against a fit run to relative tolerance 1e-13
- * (bench/stopping.js, 189 x 2,000): every theta within 0.005 SE, every a_ik within 0.0014 SE. At
+ * (bench/core/stopping.js, 189 x 2,000): every theta within 0.005 SE, every a_ik within 0.0014 SE. At
  * 0.05 (173 passes instead of 195; gaps 0.017 and 0.006 SE) re-scoring the calibration responses
  * against the bundle moved thetas by up to 0.28 SE (cli score test: 0.25).
  */

@@ -1,6 +1,6 @@
 // The 'quasi' standard errors of theta (what fit reports): the family's prior terms, the measured
 // dispersion, the decomposition into noise and prior bias, and unidentified thetas. Their coverage
-// on simulated fleets is fit.test.ts's (seeded) and bench/coverage.js's (every size).
+// on simulated fleets is fit.test.ts's (seeded) and bench/core/coverage.js's (every size).
 import { describe, expect, it } from 'vitest';
 import { getFamily } from '../families/registry.js';
 import { fit } from '../fit.js';

@@ -108,7 +108,7 @@ interface Direction {
  *
  * Under 'fisher' the SE is sqrt([A^-1]_tt): each soft target counted as one multinomial draw. Soft
  * targets are not draws: simulated with logit noise 0.3 their Pearson dispersion is about 0.012, and
- * the error of the MAP estimate is then mostly the priors' bias, not noise (bench/coverage.js:
+ * the error of the MAP estimate is then mostly the priors' bias, not noise (bench/core/coverage.js:
  * Fisher intervals covered 98-100%). 'quasi' is the MAP's mean squared error to first order:
  * with A = H + S (data and prior curvature) and w = A^-1 e_theta,
  *

@@ -6,7 +6,7 @@
 // --budget also fits each fleet's noise-free twin (same seed and truth, noise 0) and splits the error:
 // noise (fit - twin) against the SE's dispersion part, bias (twin - truth) against its prior part.
 //   node bench/coverage.js [--models 100] [--reps 10] [--items 6,20,41,200] [--hard 0] [--noise 0.3] [--seed0 0] [--budget]
-import * as core from '../dist/index.js';
+import * as core from '@llm-nrm/core';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);

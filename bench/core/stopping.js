@@ -3,7 +3,7 @@
 // tolerance 1e-13: passes, seconds, and the largest gap of every theta and every a_ik in units of
 // its own SE (theta: the fit's profiled SE; a_ik: sqrt of the item block's inverse GN diagonal).
 //   node bench/stopping.js [--models 189] [--items 2000] [--seed 1] [--distance 0.01]
-import * as core from '../dist/index.js';
+import * as core from '@llm-nrm/core';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => Number(args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);

@@ -4,7 +4,7 @@
 // on a shared machine counts less than in wall time), median of --runs, for the Fisher and the
 // default 'quasi' SEs. The fit itself runs once, without SEs.
 //   node bench/standardErrors.js [--models 189] [--items 2000] [--seed 7] [--runs 3]
-import * as core from '../dist/index.js';
+import * as core from '@llm-nrm/core';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);

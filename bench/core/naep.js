@@ -4,10 +4,10 @@
 // the loss ever rose, and the positional biases LLM-NRM finds.
 //   node bench/naep.js [--optimizer lbfgs|adam]
 import { fileURLToPath } from 'node:url';
-import * as core from '../dist/index.js';
+import * as core from '@llm-nrm/core';
 import { newReport, readNaepRotations } from '@llm-nrm/adapters';
 
-const dir = fileURLToPath(new URL('../../../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url));
+const dir = fileURLToPath(new URL('../../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url));
 const args = process.argv.slice(2);
 const optimizer = args.includes('--optimizer') ? args[args.indexOf('--optimizer') + 1] : 'lbfgs';
 const report = newReport();

@@ -3,7 +3,7 @@
 //   node bench/recovery.js [--models 189 --items 2000 --seed 1]
 // Prints Spearman(theta, truth), Pearson of fitted a_ik with the truth (both centred per item),
 // and the same for c, sharpness, positional bias and fallback.
-import * as core from '../dist/index.js';
+import * as core from '@llm-nrm/core';
 
 const args = process.argv.slice(2);
 const opt = (n, d) => (args.includes(`--${n}`) ? Number(args[args.indexOf(`--${n}`) + 1]) : d);
