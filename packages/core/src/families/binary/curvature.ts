@@ -24,27 +24,41 @@ export function binaryCurvature(
   const llmItem: Float64Array[] = [];
   const seen: number[] = [];
   const stamp = new Int32Array(I).fill(-1);
+  // Per-item values at x, read once (the cell loop then costs one exp).
+  const A = new Float64Array(I);
+  const Bt = new Float64Array(I);
+  const LO = new Float64Array(I);
+  const HIv = new Float64Array(I);
+  for (let i = 0; i < I; i++) {
+    A[i] = pl >= 2 ? x[L.slope + i]! : 1;
+    Bt[i] = x[L.intercept + i]!;
+    LO[i] = pl >= 3 ? sigmoid(x[L.guess + i]!) : 0;
+    HIv[i] = pl >= 4 ? 1 - sigmoid(x[L.slip + i]!) : 1;
+  }
+  const jv = new Float64Array(4);
   for (let j = 0; j < J; j++) {
     const th = x[L.theta + j]!;
     seen.length = 0;
     for (let col = 0; col < nC; col++) {
       if (y[j * nC + col] === 255) continue;
       const i = bank.colItem[col]!;
-      const a = pl >= 2 ? x[L.slope + i]! : 1;
-      const sg = sigmoid(a * th + x[L.intercept + i]!);
-      const lo = pl >= 3 ? sigmoid(x[L.guess + i]!) : 0;
-      const hi = pl >= 4 ? 1 - sigmoid(x[L.slip + i]!) : 1;
+      const a = A[i]!;
+      const sg = sigmoid(a * th + Bt[i]!);
+      const lo = LO[i]!;
+      const hi = HIv[i]!;
       const P = Math.min(1 - 1e-12, Math.max(1e-12, lo + (hi - lo) * sg));
       // Fisher information of a Bernoulli in P: (dP)^2 / (P (1 - P)).
       const fi = 1 / (P * (1 - P));
       const deta = (hi - lo) * sg * (1 - sg);
-      const jv = [
-        deta * th, // slope
-        deta, // intercept
-        pl >= 3 ? (1 - sg) * lo * (1 - lo) : 0,
-        pl >= 4 ? -sg * (1 - hi) * hi : 0,
-      ];
-      for (let r = 0; r < 4; r++) for (let c = 0; c < 4; c++) HI[i * 16 + r * 4 + c]! += fi * jv[r]! * jv[c]!;
+      jv[0] = deta * th; // slope
+      jv[1] = deta; // intercept
+      jv[2] = pl >= 3 ? (1 - sg) * lo * (1 - lo) : 0;
+      jv[3] = pl >= 4 ? -sg * (1 - hi) * hi : 0;
+      const o = i * 16;
+      for (let r = 0; r < 4; r++) {
+        const fr = fi * jv[r]!;
+        for (let c = 0; c < 4; c++) HI[o + r * 4 + c]! += fr * jv[c]!;
+      }
       Ht[j]! += fi * deta * a * deta * a;
       if (B !== null) {
         if (stamp[i] !== j) {
