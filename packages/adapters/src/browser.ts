@@ -1,5 +1,5 @@
 // @llm-nrm/adapters/browser: the readers a web page can run on a dropped file's text. No `node:`
-// imports (lint --browser checks this folder's entry and what it imports): the record building is
+// imports (eslint.config.js checks this entry and every file it imports): the record building is
 // the Node readers' own (lmeval/sampleRecord.ts, core's parseResponseRecord), only the byte
 // source differs (a string instead of a file stream).
 import { LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';

@@ -79,7 +79,7 @@ export async function walkFiles(root: string, options: WalkOptions = {}): Promis
  */
 export async function isToolOutput(path: string): Promise<boolean> {
   if (!/\.json$/i.test(path)) return false;
-  let head = '';
+  let head: string;
   try {
     const fh = await open(path, 'r');
     try {

@@ -1,4 +1,4 @@
-import { itemDifficulties, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { predictor, type Layout, type ResponseBank } from '@llm-nrm/core';
 import { llmInformation } from './llmInformation.js';
 
 /**
@@ -17,10 +17,11 @@ export function fleetInformation(
   const binary = new Float64Array(I);
   const wrong = new Float64Array(I);
   const list = rows ?? Array.from({ length: layout.nModels }, (_, j) => j);
-  const difficulties = layout.kind === 'llm-nrm' && layout.parts.fallback ? itemDifficulties(bank, layout, x) : undefined;
+  // One forward model for every LLM (it computes the gate's difficulties once).
+  const pred = predictor(bank, layout, x);
   const n = list.length;
   for (let r = 0; r < n; r++) {
-    const info = llmInformation(bank, layout, x, list[r]!, difficulties ? { difficulties } : {});
+    const info = llmInformation(bank, layout, x, list[r]!, { predictor: pred });
     for (let col = 0; col < bank.colItem.length; col++) {
       const i = bank.colItem[col]!;
       total[i]! += info.total[col]! / n;

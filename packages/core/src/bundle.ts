@@ -3,7 +3,8 @@ import { correctness, type ResponseBank } from './bank.js';
 import { LlmNrmError } from './errors.js';
 import type { FitResult } from './fit.js';
 import { itemDifficulties } from './fit.js';
-import { binaryLayout, llmNrmLayout, sigmoid, softplus, softplusInv, type Layout } from './layout.js';
+import { familyOfLayout, getFamily } from './families/registry.js';
+import type { Layout } from './layout.js';
 import type { Priors } from './objective.js';
 import schema from './schema/calibration-bundle.schema.json' with { type: 'json' };
 import type { ItemSource, ItemSpec, LlmNrmParts, ModelName } from './types.js';
@@ -89,16 +90,18 @@ export function validateBundle(value: unknown, source = 'bundle'): CalibrationBu
     throw new LlmNrmError('INVALID_BUNDLE', `${source} is not a valid calibration bundle (schemaVersion ${BUNDLE_SCHEMA_VERSION}): ${errs.join('; ')}`);
   }
   const b = value as CalibrationBundle;
-  // Cross-field checks JSON Schema cannot express.
+  // Cross-field checks JSON Schema cannot express: option-level families carry a, c per option and
+  // per-position LLM parameters; binary ones irt per item.
+  const optionLevel = getFamily(b.model, b.parts).optionLevel;
   for (const it of b.items) {
     if (it.key >= it.nOptions) throw new LlmNrmError('INVALID_BUNDLE', `${source}: item ${JSON.stringify(it.id)} key ${it.key} out of range (${it.nOptions} options)`);
-    if (isNrmFamily(b.model) && (it.a.length !== it.nOptions || it.c.length !== it.nOptions)) {
+    if (optionLevel && (it.a.length !== it.nOptions || it.c.length !== it.nOptions)) {
       throw new LlmNrmError('INVALID_BUNDLE', `${source}: item ${JSON.stringify(it.id)} has ${it.a.length} slopes and ${it.c.length} intercepts for ${it.nOptions} options`);
     }
-    if (!isNrmFamily(b.model) && it.irt === undefined) throw new LlmNrmError('INVALID_BUNDLE', `${source}: item ${JSON.stringify(it.id)} lacks irt parameters for model ${b.model}`);
+    if (!optionLevel && it.irt === undefined) throw new LlmNrmError('INVALID_BUNDLE', `${source}: item ${JSON.stringify(it.id)} lacks irt parameters for model ${b.model}`);
   }
   for (const l of b.llms) {
-    if (isNrmFamily(b.model) && (l.positionBias.length !== b.kMax || l.fallback.length !== b.kMax)) {
+    if (optionLevel && (l.positionBias.length !== b.kMax || l.fallback.length !== b.kMax)) {
       throw new LlmNrmError('INVALID_BUNDLE', `${source}: LLM ${JSON.stringify(l.id)} has ${l.positionBias.length} position biases, expected kMax = ${b.kMax}`);
     }
   }
@@ -116,17 +119,6 @@ export function parseBundle(text: string, source = 'bundle'): CalibrationBundle 
   return validateBundle(v, source);
 }
 
-function isNrmFamily(m: ModelName): boolean {
-  return m === 'llm-nrm' || m === 'nrm' || m === 'nrm-hard';
-}
-
-function centered(x: Float64Array, o: number, n: number): number[] {
-  let m = 0;
-  for (let t = 0; t < n; t++) m += x[o + t]!;
-  m /= n;
-  return Array.from({ length: n }, (_, t) => x[o + t]! - m);
-}
-
 /** Build the bundle of a fit (sum-to-zero parameters, human-scale sharpness and kappa). */
 export function toBundle(
   result: FitResult,
@@ -135,6 +127,7 @@ export function toBundle(
   const bank = result.bank;
   const L = result.layout;
   const x = result.x;
+  const family = familyOfLayout(L);
   const J = bank.models.length;
   const nC = bank.colItem.length;
   const y = correctness(bank);
@@ -154,16 +147,7 @@ export function toBundle(
       id: bank.models[j]!, theta: x[L.theta + j]!, se: Number.isFinite(se) ? se : null,
       ...(se === Infinity ? { identified: false } : {}), accuracy: n > 0 ? right / n : 0, cells: n,
     };
-    if (L.kind === 'llm-nrm') {
-      llms.push({
-        ...base,
-        sharpness: L.parts.sharpness ? softplus(x[L.sbar + j]!) : 1,
-        positionBias: centered(x, L.delta + j * L.kMax, L.kMax),
-        fallback: centered(x, L.rho + j * L.kMax, L.kMax),
-      });
-    } else {
-      llms.push({ ...base, sharpness: 1, positionBias: [], fallback: [] });
-    }
+    llms.push({ ...base, ...family.bundleLlm(L, x, j) });
   }
   const items: BundleItem[] = bank.items.map((it, i) => {
     const out: BundleItem = { id: it.id, key: it.key, nOptions: it.nOptions, a: [], c: [], difficulty: diff[i]! };
@@ -171,18 +155,10 @@ export function toBundle(
     if (it.options !== undefined) out.options = it.options;
     if (it.source !== undefined) out.source = it.source;
     if (it.contentSha256 !== undefined) out.contentSha256 = it.contentSha256;
-    if (L.kind === 'llm-nrm') {
-      const io = bank.itemOffsets[i]!;
-      out.a = centered(x, L.a + io, it.nOptions);
-      out.c = centered(x, L.c + io, it.nOptions);
-    } else {
-      out.irt = {
-        discrimination: L.pl >= 2 ? x[L.slope + i]! : 1,
-        intercept: x[L.intercept + i]!,
-        guess: L.pl >= 3 ? sigmoid(x[L.guess + i]!) : 0,
-        upper: L.pl >= 4 ? 1 - sigmoid(x[L.slip + i]!) : 1,
-      };
-    }
+    const p = family.bundleItem(bank, L, x, i);
+    out.a = p.a;
+    out.c = p.c;
+    if (p.irt !== undefined) out.irt = p.irt;
     return out;
   });
   let cells = 0;
@@ -195,7 +171,7 @@ export function toBundle(
     kMax: bank.kMax,
     llms,
     items,
-    globals: L.kind === 'llm-nrm' ? { w0: x[L.w0]!, kappa: softplus(x[L.kbar]!) } : { w0: 0, kappa: 0 },
+    globals: family.bundleGlobals(L, x),
     fit: {
       model: result.model, loss: result.loss, iterations: result.iterations, passes: result.passes, seconds: result.seconds,
       converged: result.converged, reason: result.reason,
@@ -226,45 +202,5 @@ export function bundleParameters(bundle: CalibrationBundle, bank: ResponseBank):
   if (bank.items.length !== bundle.items.length || bank.items.some((it, i) => it.id !== bundle.items[i]!.id)) {
     throw new LlmNrmError('INVALID_OPTION', 'the bank items differ from the bundle items; build the bank with { items: bundleItems(bundle) }');
   }
-  const byId = new Map(bundle.llms.map((l) => [l.id, l]));
-  if (isNrmFamily(bundle.model)) {
-    const parts = bundle.model === 'llm-nrm' ? bundle.parts : { sharpness: false, position: false, fallback: false };
-    const L = llmNrmLayout(bank, parts);
-    if (L.kMax !== bundle.kMax) throw new LlmNrmError('INVALID_BUNDLE', `bundle kMax ${bundle.kMax} differs from its items' ${L.kMax}`);
-    const x = new Float64Array(L.size);
-    bank.models.forEach((id, j) => {
-      const l = byId.get(id);
-      x[L.theta + j] = l?.theta ?? 0;
-      x[L.sbar + j] = softplusInv(l?.sharpness ?? 1);
-      for (let k = 0; k < L.kMax; k++) {
-        x[L.delta + j * L.kMax + k] = l?.positionBias[k] ?? 0;
-        x[L.rho + j * L.kMax + k] = l?.fallback[k] ?? 0;
-      }
-    });
-    bundle.items.forEach((it, i) => {
-      const io = bank.itemOffsets[i]!;
-      for (let k = 0; k < it.nOptions; k++) {
-        x[L.a + io + k] = it.a[k]!;
-        x[L.c + io + k] = it.c[k]!;
-      }
-    });
-    x[L.w0] = bundle.globals.w0;
-    x[L.kbar] = softplusInv(Math.max(bundle.globals.kappa, 1e-12));
-    return { layout: L, x };
-  }
-  const pl = Number(bundle.model[0]) as 1 | 2 | 3 | 4;
-  const L = binaryLayout(bank, pl);
-  const x = new Float64Array(L.size);
-  bank.models.forEach((id, j) => {
-    x[L.theta + j] = byId.get(id)?.theta ?? 0;
-  });
-  const logit = (p: number) => Math.log(Math.max(p, 1e-12) / Math.max(1 - p, 1e-12));
-  bundle.items.forEach((it, i) => {
-    const irt = it.irt!;
-    x[L.slope + i] = irt.discrimination;
-    x[L.intercept + i] = irt.intercept;
-    x[L.guess + i] = pl >= 3 ? logit(irt.guess) : 0;
-    x[L.slip + i] = pl >= 4 ? logit(1 - irt.upper) : 0;
-  });
-  return { layout: L, x };
+  return getFamily(bundle.model, bundle.parts).fromBundle(bundle, bank);
 }

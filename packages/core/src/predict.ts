@@ -14,10 +14,20 @@ export interface Predictor {
   cell(j: number, c: number, out: Float64Array): void;
   /** P(correct) for cell (j, c). */
   pKey(j: number, c: number): number;
+  /**
+   * Option-level families (p = softmax(v)): the logits v_k of cell (j, c) into v[0..K), at ability
+   * `theta` (default the LLM's own), and dv_k/dtheta into `dv` when given. null where the
+   * probabilities are not a softmax over option logits (binary families).
+   */
+  readonly logits: ((j: number, c: number, v: Float64Array, dv?: Float64Array, theta?: number) => void) | null;
 }
 
-export function predictor(bank: ResponseBank, layout: Layout, x: Float64Array, wrongShares?: Float64Array): Predictor {
-  return familyOfLayout(layout).predictor(bank, layout, x, wrongShares);
+/**
+ * The family's forward model at x. `wrongShares`: binary families' spread of the wrong mass;
+ * `difficulties`: LLM-NRM's gate b_i when already computed (`itemDifficulties`), else computed here.
+ */
+export function predictor(bank: ResponseBank, layout: Layout, x: Float64Array, wrongShares?: Float64Array, difficulties?: Float64Array): Predictor {
+  return familyOfLayout(layout).predictor(bank, layout, x, wrongShares, difficulties);
 }
 
 /**

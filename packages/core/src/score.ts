@@ -2,7 +2,7 @@ import { bankFromRecords, type BankStats } from './bank.js';
 import { bundleItems, bundleParameters, type CalibrationBundle } from './bundle.js';
 import type { Engine } from './engine.js';
 import { fit } from './fit.js';
-import { softplus } from './layout.js';
+import { familyOfLayout } from './families/registry.js';
 import { scoreThetaAlone } from './scoreThetaAlone.js';
 import type { OptimizeProgress } from './fit/optimizer.js';
 import type { RecordSource, ResponseRecord } from './types.js';
@@ -95,6 +95,7 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
     ...(options.engine !== undefined ? { engine: options.engine } : {}),
   });
   const L = res.layout;
+  const family = familyOfLayout(L);
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
   const mode = options.nuisance ?? 'auto';
@@ -112,27 +113,16 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
       for (let k = 1; k < K; k++) if (bank.q[o + k]! > bank.q[o + best]!) best = k;
       if (best === bank.key[bank.colItem[c]!]) right++;
     }
-    const used: 'fit' | 'fleet' | 'sharpness' = L.kind !== 'llm-nrm' ? 'fit' : mode === 'auto' ? (seen.size < FLEET_NUISANCE_BELOW ? 'sharpness' : 'fit') : mode;
+    // A family without nuisance parameters (binary) is always fitted.
+    const used: 'fit' | 'fleet' | 'sharpness' =
+      family.holdNuisance === null ? 'fit' : mode === 'auto' ? (seen.size < FLEET_NUISANCE_BELOW ? 'sharpness' : 'fit') : mode;
     if (used !== 'fit') {
       const t = scoreThetaAlone(bank, L, res.x, j, bundle, options.thetaSd ?? 3, used === 'sharpness');
       res.x[L.theta + j] = t.theta;
       res.se[j] = t.se;
     }
     const base = { id, theta: res.x[L.theta + j]!, se: res.se[j]!, cells, accuracy: cells > 0 ? right / cells : 0, items: seen.size, nuisance: used };
-    if (L.kind === 'llm-nrm') {
-      const center = (o: number) => {
-        const v = Array.from(res.x.subarray(o, o + L.kMax));
-        const m = v.reduce((s, t) => s + t, 0) / v.length;
-        return v.map((t) => t - m);
-      };
-      return {
-        ...base,
-        sharpness: L.parts.sharpness ? softplus(res.x[L.sbar + j]!) : 1,
-        positionBias: center(L.delta + j * L.kMax),
-        fallback: center(L.rho + j * L.kMax),
-      };
-    }
-    return { ...base, sharpness: 1, positionBias: [], fallback: [] };
+    return { ...base, ...family.bundleLlm(L, res.x, j) };
   });
   return { llms, stats, loss: res.loss, converged: res.converged };
 }

@@ -1,5 +1,6 @@
 import type { ResponseBank } from './bank.js';
 import type { CalibrationBundle } from './bundle.js';
+import { familyOfLayout } from './families/registry.js';
 import type { Layout } from './layout.js';
 import { softplusInv } from './layout.js';
 import { predictor } from './predict.js';
@@ -36,6 +37,7 @@ export function fleetNuisance(bundle: CalibrationBundle): { sbar: number; delta:
  * over its observed cells, plus theta^2 / (2 sd^2).
  */
 function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, thetaSd: number): (theta: number, u?: number) => number {
+  const family = familyOfLayout(layout);
   const pred = predictor(bank, layout, x);
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
@@ -45,7 +47,7 @@ function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: numbe
   return (theta, u) => {
     x[layout.theta + j] = theta;
     // u: log-sharpness, when sharpness is scored too (its prior is added by the caller).
-    if (u !== undefined && layout.kind === 'llm-nrm') x[layout.sbar + j] = softplusInv(Math.exp(u));
+    if (u !== undefined) family.setSharpness(layout, x, j, Math.exp(u));
     let s = (theta * theta) / (2 * thetaSd * thetaSd);
     for (const c of cols) {
       const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
@@ -96,22 +98,16 @@ export function minimiseThetaSharpness(f: (theta: number, u: number) => number):
 export function scoreThetaAlone(
   bank: ResponseBank, layout: Layout, x: Float64Array, j: number, bundle: CalibrationBundle, thetaSd: number, withSharpness = false,
 ): { theta: number; se: number; sharpness?: number } {
-  if (layout.kind === 'llm-nrm') {
-    const fleet = fleetNuisance(bundle);
-    x[layout.sbar + j] = fleet.sbar;
-    for (let k = 0; k < layout.kMax; k++) {
-      x[layout.delta + j * layout.kMax + k] = fleet.delta[k]!;
-      x[layout.rho + j * layout.kMax + k] = fleet.rho[k]!;
-    }
-  }
+  const family = familyOfLayout(layout);
+  family.holdNuisance?.(layout, x, j, fleetNuisance(bundle));
   const f = objective(bank, layout, x, j, thetaSd);
-  if (withSharpness && layout.kind === 'llm-nrm' && layout.parts.sharpness) {
+  if (withSharpness && family.parts.sharpness) {
     // log s ~ N(mean log s of the fleet, sd^2): the calibration's sharpness prior, centred on the fleet.
     const u0 = fleetNuisance(bundle).logSharpness;
     const sd = bundle.priors?.sharpnessSd ?? 0.5;
     const r = minimiseThetaSharpness((t, u) => f(t, u) + ((u - u0) * (u - u0)) / (2 * sd * sd));
     x[layout.theta + j] = r.theta;
-    x[layout.sbar + j] = softplusInv(Math.exp(r.u));
+    family.setSharpness(layout, x, j, Math.exp(r.u));
     return { theta: r.theta, se: r.se, sharpness: Math.exp(r.u) };
   }
   return minimiseTheta((t) => f(t));

@@ -90,7 +90,7 @@ function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
 export async function writeTinyPackage(dir: string, pkg: TinyPackage, options: WriteTinyPackageOptions = {}): Promise<WriteTinyPackageResult> {
   const harnesses = options.harnesses ?? ['lm-eval', 'inspect', 'openai-evals'];
   const exporters = harnesses.map(harnessExporter);
-  let exists = false;
+  let exists: boolean;
   try {
     await stat(dir);
     exists = true;

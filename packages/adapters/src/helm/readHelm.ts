@@ -12,6 +12,7 @@ import { isDirectory, listFiles, readJsonDocument } from '../internal/jsonFiles.
 import { newReport, type ReadOptions, type ReadReport } from '../reader.js';
 
 // `any`: HELM JSON is walked field by field below.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = any;
 
 const RUN_FILES = ['run_spec.json', 'scenario_state.json', 'display_predictions.json'];

@@ -12,6 +12,7 @@ import { newReport, type ReadOptions, type ReadReport } from '../reader.js';
 import { openZip } from './openZip.js';
 
 // `any`: log JSON is walked field by field below.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = any;
 
 const SHUFFLED_HEADER = 'Choices were shuffled before generating a response, the following was sent to the model:';

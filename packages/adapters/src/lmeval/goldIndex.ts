@@ -107,7 +107,7 @@ export function goldIndex(
   for (const f of ['gold', 'label', 'answer', 'answerKey']) {
     const v = d[f];
     if (v === undefined || v === null) continue;
-    let g: { key: number; multi?: boolean } | null = null;
+    let g: { key: number; multi?: boolean } | null;
     if (f === 'answerKey' && typeof v === 'string') {
       const labels = (d.choices as { label?: unknown } | undefined)?.label;
       const li = Array.isArray(labels) ? labels.indexOf(v.trim()) : -1;

@@ -72,7 +72,7 @@ async function* jsonLinesValues(text: AsyncIterable<string>): AsyncGenerator<Val
     const startsRecord = line.charCodeAt(0) === 123;
     if (group.length === 0 || startsRecord) {
       let v: unknown;
-      let ok = false;
+      let ok: boolean;
       try {
         v = parseJsonLenient(line);
         ok = isObj(v);

@@ -215,7 +215,7 @@ export function mutate(bytes: Uint8Array, m: Mutation, json: FuzzTarget['json'])
   const nonEmpty = lines.map((l, i) => [l, i] as const).filter(([l]) => l.trim() !== '');
   if (nonEmpty.length === 0) return { bytes, validShorter: false };
   const [line, i] = nonEmpty[m.record % nonEmpty.length]!;
-  let validShorter = false;
+  let validShorter: boolean;
   try {
     const r = mutateValue(JSON.parse(line), m);
     lines[i] = r.text;
@@ -241,7 +241,7 @@ async function readCase(input: string, format: FormatName, skipInvalid: boolean)
     for await (const _ of records) n++;
   } catch (e) {
     // Property 1: only the typed error.
-    if (!(e instanceof LlmNrmError)) throw new Error(`untyped exception from the ${format} reader: ${(e as Error)?.stack ?? e}`);
+    if (!(e instanceof LlmNrmError)) throw new Error(`untyped exception from the ${format} reader: ${(e as Error)?.stack ?? e}`, { cause: e });
     return { records: n, skipped: summary.skipped.length, damage: 0, error: e };
   }
   return { records: n, skipped: summary.skipped.length, damage: summary.skipped.filter((s) => issueKind(s) === 'damage').length };

@@ -37,7 +37,7 @@ describe('llm-nrm convert', () => {
     expect(err).toMatch(/model\s+benchmark\s+items\s+hard\s+soft\s+missing\s+leakage/);
     for (const m of new Set(records.map((r) => r.model))) expect(err).toContain(m);
     expect(err).toContain('20 records; 2 model x benchmark pairs');
-    expect(err).toMatch(/skipped 1 unit in 1 file:\n  1 in .*narrative_qa.*\nfirst reasons:\n.*narrative_qa.*not a multiple-choice run/);
+    expect(err).toMatch(/skipped 1 unit in 1 file:\n {2}1 in .*narrative_qa.*\nfirst reasons:\n.*narrative_qa.*not a multiple-choice run/);
     // -q silences it all.
     const quiet = await run(['convert', fixture('helm/every_eval_ever'), '-o', output, '-q']);
     expect([quiet.code, quiet.out, quiet.err]).toEqual([0, '', '']);

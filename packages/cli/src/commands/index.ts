@@ -14,6 +14,7 @@ import { leaderboardCommand } from './leaderboard.js';
  * Every CLI command, one module per file in this folder. Add a command by adding its file and one
  * line here.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command has its own argv type
 export const commands: CommandModule<object, any>[] = [
   convertCommand,
   evaluateCommand,

@@ -40,7 +40,10 @@ describe('llm-nrm leaderboard', () => {
     const board = JSON.parse(readFileSync(join(site, 'data/leaderboard.json'), 'utf8'));
     const thetas = board.llms.map((l: { theta: number }) => l.theta);
     expect(thetas).toEqual(thetas.slice().sort((a: number, b: number) => b - a));
-    for (const l of board.llms) expect(l.rankLo).toBeLessThanOrEqual(l.rank), expect(l.rankHi).toBeGreaterThanOrEqual(l.rank);
+    for (const l of board.llms) {
+      expect(l.rankLo).toBeLessThanOrEqual(l.rank);
+      expect(l.rankHi).toBeGreaterThanOrEqual(l.rank);
+    }
     expect(existsSync(join(site, 'data/models/7.json'))).toBe(true);
   });
 

@@ -1,4 +1,5 @@
 import type { ResponseBank } from '../bank.js';
+import type { BundleItem, BundleLlm, CalibrationBundle } from '../bundle.js';
 import type { Blocks } from '../internal/blocks.js';
 import type { Layout } from '../layout.js';
 import type { Objective, Priors } from '../objective.js';
@@ -43,13 +44,43 @@ export interface CurvatureOptions {
   globalStepCap?: number;
 }
 
+/** The fleet's typical nuisance parameters of an LLM (scoring's `fleetNuisance`), in layout scale. */
+export interface FleetNuisance {
+  sbar: number;
+  delta: number[];
+  rho: number[];
+}
+
+/**
+ * A family's side of the calibration bundle: its parameters on the bundle's scale and back, and
+ * what scoring with the nuisance held needs. bundle.ts and score.ts ask it instead of branching on
+ * the model name or re-deriving the parametrisation (softplus of sharpness and kappa, centring).
+ */
+export interface BundleMapping {
+  /** LLM j's sharpness (natural scale; 1 without), position bias and fallback (centred; [] without). */
+  bundleLlm(layout: Layout, x: Float64Array, j: number): Pick<BundleLlm, 'sharpness' | 'positionBias' | 'fallback'>;
+  /** Item i's parameters: option slopes and intercepts (centred; [] for binary) and, for binary, `irt`. */
+  bundleItem(bank: ResponseBank, layout: Layout, x: Float64Array, i: number): Pick<BundleItem, 'a' | 'c' | 'irt'>;
+  /** The gate's globals w0 and kappa (0 and 0 without a gate). */
+  bundleGlobals(layout: Layout, x: Float64Array): CalibrationBundle['globals'];
+  /**
+   * The inverse: the bundle's parameters laid out for `bank` (its items the bundle's, in order);
+   * LLMs not in the bundle at theta 0, sharpness 1, no bias or fallback.
+   */
+  fromBundle(bundle: CalibrationBundle, bank: ResponseBank): { layout: Layout; x: Float64Array };
+  /** Hold LLM j's sharpness, bias and fallback at the fleet's; null: the family has none (theta only). */
+  holdNuisance: ((layout: Layout, x: Float64Array, j: number, fleet: FleetNuisance) => void) | null;
+  /** Set LLM j's sharpness to s (natural scale); a no-op where the family has none. */
+  setSharpness(layout: Layout, x: Float64Array, j: number, s: number): void;
+}
+
 /**
  * One model family (DESIGN.md: the seam where models meet is one interface with a registry): the
  * parameter layout, start values, forward probabilities, the fused TypeScript objective, its block
- * curvature and the indices of each LLM's own parameters. Callers (fit, score, analysis, cli, the
- * engines) ask the family instead of branching on a model name.
+ * curvature, the indices of each LLM's own parameters and its bundle mapping. Callers (fit, score,
+ * bundle, analysis, cli, the engines) ask the family instead of branching on a model name.
  */
-export interface ModelFamily {
+export interface ModelFamily extends BundleMapping {
   readonly name: ModelName;
   /** LLM-NRM processes switched on (all off for NRM and the binary models). */
   readonly parts: LlmNrmParts;
@@ -67,8 +98,11 @@ export interface ModelFamily {
   objective(bank: ResponseBank, layout: Layout, priors: Priors): Objective;
   /** Curvature builder; the returned function is called at each refresh. */
   curvature(bank: ResponseBank, layout: Layout, priors: Priors): (x: Float64Array, free: Uint8Array, opts?: CurvatureOptions) => CurvatureAt;
-  /** Forward model: p_jik for cells (the one place the family's probabilities are computed). */
-  predictor(bank: ResponseBank, layout: Layout, x: Float64Array, wrongShares?: Float64Array): Predictor;
+  /**
+   * Forward model: p_jik for cells and, for option-level families, their logits and theta slopes
+   * (the one place the family's probabilities are computed; `predictor` in predict.ts).
+   */
+  predictor(bank: ResponseBank, layout: Layout, x: Float64Array, wrongShares?: Float64Array, difficulties?: Float64Array): Predictor;
   /** Item difficulties b_i at x (LLM-NRM: the gate's guarded b_i; binary: -beta_i / a_i). */
   difficulties(bank: ResponseBank, layout: Layout, x: Float64Array): Float64Array;
   /**

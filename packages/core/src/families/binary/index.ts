@@ -3,6 +3,7 @@ import { LlmNrmError } from '../../errors.js';
 import { binaryLayout, llmParamIndices, type BinaryLayout, type Layout } from '../../layout.js';
 import { NO_PARTS } from '../../types.js';
 import type { ModelFamily } from '../family.js';
+import { binaryBundleMapping } from './bundle.js';
 import { binaryCurvature } from './curvature.js';
 import { binaryObjective } from './objective.js';
 import { binaryPredictor } from './predict.js';
@@ -43,5 +44,6 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
     restart: () => null,
     degenerate: null,
     llmIndices: (layout, j) => llmParamIndices(layout, j),
+    ...binaryBundleMapping((bank) => binaryLayout(bank, pl), asBinary),
   };
 }

@@ -23,5 +23,5 @@ export function binaryPredictor(bank: ResponseBank, layout: BinaryLayout, x: Flo
     const P = pKey(j, col);
     for (let k = 0; k < K; k++) out[k] = k === g ? P : (1 - P) * (wrongShares ? wrongShares[io + k]! : 1 / (K - 1));
   };
-  return { layout, cell, pKey };
+  return { layout, cell, pKey, logits: null };
 }

@@ -4,6 +4,7 @@ import { LlmNrmError } from '../../errors.js';
 import { llmNrmLayout, llmParamIndices, softplus, softplusInv, type Layout, type LlmNrmLayout } from '../../layout.js';
 import { ALL_PARTS, NO_PARTS, type LlmNrmParts, type ModelName } from '../../types.js';
 import type { ModelFamily } from '../family.js';
+import { llmNrmBundleMapping } from './bundle.js';
 import { llmNrmCurvature } from './curvature.js';
 import { llmNrmObjective } from './objective.js';
 import { llmNrmPredictor } from './predict.js';
@@ -40,7 +41,7 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
       const L = asLlmNrm(layout);
       return (x, free, opts) => llmNrmCurvature(bank, L, x, free, priors, opts);
     },
-    predictor: (bank, layout, x) => llmNrmPredictor(bank, asLlmNrm(layout), x),
+    predictor: (bank, layout, x, _wrongShares, difficulties) => llmNrmPredictor(bank, asLlmNrm(layout), x, difficulties),
     difficulties: (bank, layout, x) => {
       const L = asLlmNrm(layout);
       const I = bank.items.length;
@@ -73,6 +74,7 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
         }
       : null,
     llmIndices: (layout, j) => llmParamIndices(layout, j),
+    ...llmNrmBundleMapping((bank) => llmNrmLayout(bank, parts), asLlmNrm),
   };
 }
 

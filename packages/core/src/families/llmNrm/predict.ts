@@ -3,30 +3,46 @@ import { computeDifficulties } from '../../difficulty.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
 import type { Predictor } from '../../predict.js';
 
-/** p_jik of LLM-NRM/NRM (paper.md): softmax over v = (1 - G) s (a theta + c + delta) + G rho. */
-export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Float64Array): Predictor {
+/**
+ * The forward model of LLM-NRM/NRM (paper.md, eq. for p_jik), written once: p = softmax(v) with
+ *   v_k = (1 - G) s (a_k theta + c_k + delta_k) + G rho_k,  G = sigmoid(w0 - kappa (theta - b_i)),
+ * and, for information about theta (analysis' llmInformation),
+ *   dv_k/dtheta = (1 - G) s a_k - kappa G (1 - G) (rho_k - s z_k)    (dG/dtheta = -kappa G (1 - G)).
+ * `difficulties`: the gate's b_i when already computed (`itemDifficulties`); computed here otherwise.
+ */
+export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Float64Array, difficulties?: Float64Array): Predictor {
   const I = bank.items.length;
-  const b = new Float64Array(I);
   const { sharpness: useS, position: usePos, fallback: useFb } = layout.parts;
-  if (useFb) computeDifficulties(bank, x, layout.a, layout.c, b, new Float64Array(3 * I), new Float64Array(layout.sumK));
+  let b: Float64Array = new Float64Array(I);
+  if (useFb) {
+    if (difficulties !== undefined) b = difficulties;
+    else computeDifficulties(bank, x, layout.a, layout.c, b, new Float64Array(3 * I), new Float64Array(layout.sumK));
+  }
   const kappa = softplus(x[layout.kbar]!);
   const w0 = x[layout.w0]!;
-  const cell = (j: number, col: number, out: Float64Array): void => {
+  const logits = (j: number, col: number, v: Float64Array, dv?: Float64Array, theta?: number): void => {
     const i = bank.colItem[col]!;
     const io = bank.itemOffsets[i]!;
     const co = bank.colOffsets[col]!;
     const K = bank.colOffsets[col + 1]! - co;
-    const th = x[layout.theta + j]!;
+    const th = theta ?? x[layout.theta + j]!;
     const s = useS ? softplus(x[layout.sbar + j]!) : 1;
     const G = useFb ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
-    let m = -Infinity;
+    const dG = -kappa * G * (1 - G);
     for (let k = 0; k < K; k++) {
       const p = bank.colPosition === null ? k : bank.colPosition[co + k]!;
-      const z = x[layout.a + io + k]! * th + x[layout.c + io + k]! + (usePos ? x[layout.delta + j * layout.kMax + p]! : 0);
-      const v = (1 - G) * s * z + (useFb ? G * x[layout.rho + j * layout.kMax + p]! : 0);
-      out[k] = v;
-      if (v > m) m = v;
+      const a = x[layout.a + io + k]!;
+      const z = a * th + x[layout.c + io + k]! + (usePos ? x[layout.delta + j * layout.kMax + p]! : 0);
+      const rho = useFb ? x[layout.rho + j * layout.kMax + p]! : 0;
+      v[k] = (1 - G) * s * z + G * rho;
+      if (dv !== undefined) dv[k] = (1 - G) * s * a + dG * (rho - s * z);
     }
+  };
+  const cell = (j: number, col: number, out: Float64Array): void => {
+    logits(j, col, out);
+    const K = bank.colOffsets[col + 1]! - bank.colOffsets[col]!;
+    let m = -Infinity;
+    for (let k = 0; k < K; k++) if (out[k]! > m) m = out[k]!;
     let sum = 0;
     for (let k = 0; k < K; k++) {
       out[k] = Math.exp(out[k]! - m);
@@ -35,5 +51,5 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
     for (let k = 0; k < K; k++) out[k]! /= sum;
   };
   const tmp = new Float64Array(bank.kMax);
-  return { layout, cell, pKey: (j, c) => (cell(j, c, tmp), tmp[bank.key[bank.colItem[c]!]!]!) };
+  return { layout, cell, logits, pKey: (j, c) => (cell(j, c, tmp), tmp[bank.key[bank.colItem[c]!]!]!) };
 }
