@@ -1,6 +1,6 @@
-// The binary family's preconditioner blocks: for 3PL and 4PL (non-canonical links) each item block
-// is the observed Hessian of the objective (checked against central differences of the analytic
-// gradient); for 1PL/2PL (logit link) it equals the Fisher block the SEs use.
+// The binary family's preconditioner blocks: for 3PL (a non-canonical link) each item block is the
+// observed Hessian of the objective (checked against central differences of the analytic
+// gradient); for 2PL (logit link) and 4PL they are the Fisher blocks the SEs use.
 import { describe, expect, it } from 'vitest';
 import { getFamily } from '../registry.js';
 import { randomSource } from '../../random.js';
@@ -23,7 +23,7 @@ function blockMatrix(blocks: Blocks, b: number): Float64Array {
 
 describe('binary preconditioner blocks', () => {
   for (const model of ['2pl', '3pl', '4pl'] as const) {
-    it(`${model}: item blocks are the ${model === '2pl' ? 'Fisher (= observed)' : 'observed'} Hessian`, () => {
+    it(`${model}: item blocks are the ${model === '3pl' ? 'observed Hessian' : model === '2pl' ? 'Fisher blocks (= the observed Hessian)' : 'Fisher blocks'}`, () => {
       const family = getFamily(model, {});
       const bank = gradientFleet(5).bank;
       const L = family.layout(bank) as BinaryLayout;
@@ -44,6 +44,12 @@ describe('binary preconditioner blocks', () => {
         const idx = Array.from(blocks.idx[b]!);
         expect(idx).toEqual([L.slope + i, L.intercept + i, L.guess + i, L.slip + i]);
         const M = blockMatrix(blocks, b);
+        if (model === '4pl') {
+          // The SEs' Fisher block (prior on the diagonal, identity rows for unused parameters).
+          for (let t = 0; t < 16; t++) expect(Math.abs(M[t]! - fisher[i]![t]!), `item ${i} [${t}]`).toBeLessThan(1e-6 * (1 + Math.abs(fisher[i]![t]!)));
+          checked++;
+          continue;
+        }
         // Blocks' Cholesky adds jitter to an indefinite block: only definite ones equal the Hessian.
         const H = new Float64Array(16);
         for (let c = 0; c < 4; c++) {
@@ -68,11 +74,10 @@ describe('binary preconditioner blocks', () => {
         }
         if (Math.abs(shift) < 1e-5) checked++;
       }
-      // Some blocks are definite as they stand (no shift) at this point; 4PL's all need a shift
-      // here, where a common shift over the four diagonal entries still checks each of them.
-      if (model !== '4pl') expect(checked).toBeGreaterThan(0);
-      if (model === '2pl') expect(differsFromFisher).toBe(0);
-      else expect(differsFromFisher).toBeGreaterThan(0);
+      // Some blocks are definite as they stand (no shift) at this point.
+      expect(checked).toBeGreaterThan(0);
+      if (model === '3pl') expect(differsFromFisher).toBeGreaterThan(0);
+      else expect(differsFromFisher).toBe(0);
     });
   }
 });

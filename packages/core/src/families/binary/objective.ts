@@ -9,9 +9,9 @@ import { DEFAULT_PRIORS, checkFinite, type EvalScope, type Objective, type Prior
  * `y` is J x C with 255 for unobserved cells (see `correctness`).
  *
  * Speed: everything that depends on the item alone (a, beta, lo, hi) is read once per pass into
- * per-item arrays, and the per-cell chain rule accumulates dL/dP-weighted sums per item (dL/dlo,
- * dL/dhi) that become the guess and slip gradients once per item at the end. A cell then costs
- * one exp and one log (the old kernel took three sigmoids, each up to two exps, per cell).
+ * per-item arrays; a cell then costs one exp and one log (the old kernel took three sigmoids, each
+ * up to two exps, per cell). Every sum is formed as before, in the same order: the same loss and
+ * gradient bit for bit.
  */
 export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uint8Array, priors: Priors = {}): Objective {
   const free = freeMask(layout);
@@ -27,10 +27,13 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
   const B = new Float64Array(I);
   const LO = new Float64Array(I);
   const RANGE = new Float64Array(I);
+  // sigmoid(guess) and sigmoid(slip) (= 1 - hi).
+  const SG = new Float64Array(I);
+  const SS = new Float64Array(I);
   const gA = new Float64Array(I);
   const gB = new Float64Array(I);
-  const gLo = new Float64Array(I);
-  const gHi = new Float64Array(I);
+  const gLo = new Float64Array(I); // dL/dguess
+  const gHi = new Float64Array(I); // dL/dslip
 
   function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
     const r0 = scope.rowStart ?? 0;
@@ -41,7 +44,10 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
       A[i] = pl >= 2 ? x[layout.slope + i]! : 1;
       B[i] = x[layout.intercept + i]!;
       const lo = pl >= 3 ? logistic(x[layout.guess + i]!) : 0;
-      const hi = pl >= 4 ? 1 - logistic(x[layout.slip + i]!) : 1;
+      const ss = pl >= 4 ? logistic(x[layout.slip + i]!) : 0;
+      const hi = 1 - ss;
+      SG[i] = lo;
+      SS[i] = ss;
       LO[i] = lo;
       RANGE[i] = hi - lo;
     }
@@ -76,9 +82,16 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
         gth += deta * a;
         gB[i]! += deta;
         gA[i]! += deta * th;
-        // dP/dlo = 1 - sg, dP/dhi = sg.
-        if (pl >= 3) gLo[i]! += dP * (1 - sg);
-        if (pl >= 4) gHi[i]! += dP * sg;
+        // dP/dguess = (1 - sg) lo (1 - lo), dP/dslip = -sg ss (1 - ss), in the old per-cell order
+        // of the products (the same bits as before).
+        if (pl >= 3) {
+          const sl = SG[i]!;
+          gLo[i]! += dP * (1 - sg) * sl * (1 - sl);
+        }
+        if (pl >= 4) {
+          const ss = SS[i]!;
+          gHi[i]! += -dP * sg * ss * (1 - ss);
+        }
       }
       loss += 0.5 * tp * th * th;
       g[layout.theta + j]! += gth + tp * th;
@@ -86,15 +99,8 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
     for (let i = 0; i < I; i++) {
       g[layout.intercept + i] = gB[i]!;
       if (pl >= 2) g[layout.slope + i] = gA[i]!;
-      // lo = sigmoid(guess): dlo/dguess = lo (1 - lo); hi = 1 - sigmoid(slip): dhi/dslip = -hi (1 - hi).
-      if (pl >= 3) {
-        const lo = LO[i]!;
-        g[layout.guess + i] = gLo[i]! * lo * (1 - lo);
-      }
-      if (pl >= 4) {
-        const hi = LO[i]! + RANGE[i]!;
-        g[layout.slip + i] = -gHi[i]! * hi * (1 - hi);
-      }
+      if (pl >= 3) g[layout.guess + i] = gLo[i]!;
+      if (pl >= 4) g[layout.slip + i] = gHi[i]!;
     }
     if (scope.itemPrior !== false) {
       for (let i = 0; i < I; i++) {
