@@ -1,7 +1,7 @@
-import { predictor, randomSource, type ModelName, type ResponseBank } from '@llm-nrm/core';
-import { llmFolds } from './cellFolds.js';
-import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn } from './internal/fitting.js';
-import { columnsOfItems, rowMask } from './internal/masks.js';
+import { predictor, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
+import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
+import { columnsOfItems } from './internal/masks.js';
 import { neutralLlms } from './internal/neutralLlms.js';
 import { scoreThetaOnly } from './internal/scoreThetaOnly.js';
 import { kendallTau } from './kendallTau.js';
@@ -81,22 +81,15 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
   const say = options.onProgress ?? (() => {});
   const J = bank.models.length;
   const I = bank.items.length;
-  const fold = llmFolds(J, k, seed);
   const full = new Float64Array(J).fill(NaN);
   const thetas = budgets.map(() => new Float64Array(J).fill(NaN));
   const thetasRandom = budgets.map(() => new Float64Array(J).fill(NaN));
   const selected: string[][][] = budgets.map(() => []);
   const foldTau: number[][] = budgets.map(() => []);
-  const rng = randomSource(seed + 7919);
   const doRandom = options.random ?? true;
-  for (let f = 0; f < k; f++) {
-    const trainRows = Uint8Array.from(fold, (v) => (v === f ? 0 : 1));
-    const heldRows = Uint8Array.from(fold, (v) => (v === f ? 1 : 0));
-    const trainList: number[] = [];
-    const heldList: number[] = [];
-    for (let j = 0; j < J; j++) (trainRows[j] ? trainList : heldList).push(j);
-    say(`compression fold ${f + 1}/${k}: calibrating on ${trainList.length} LLMs`);
-    const calib = fitOnMask(bank, rowMask(bank, trainRows), spec, options.fitOptions, options.fit, say, `compression fold ${f + 1}/${k}: `);
+  for (const fold of calibratedLlmFolds(bank, spec, { folds: k, seed, ...(options.fitOptions ? { fitOptions: options.fitOptions } : {}), ...(options.fit ? { fit: options.fit } : {}), onProgress: say, label: 'compression fold' })) {
+    const { calib, trainRows, trainList, heldList, perm } = fold;
+    const f = fold.index;
     const thetaOnly = options.scoring === 'theta-only' && calib.layout.kind === 'llm-nrm';
     const xs = thetaOnly ? neutralLlms(calib, trainRows) : calib.x;
     const pred = thetaOnly ? predictor(bank, calib.layout, xs) : null;
@@ -107,8 +100,8 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
         for (const j of heldList) into[j] = scoreThetaOnly(bank, pred, xs, calib.layout.theta, j, cols);
         return;
       }
-      const fitN = fitFixedItems(bank, rowMask(bank, heldRows, cols), spec, calib, options.fitOptions, options.fit);
-      for (const j of heldList) into[j] = fitN.x[fitN.layout.theta + j]!;
+      const t = heldOutThetas(bank, fold, spec, cols, options.fitOptions, options.fit);
+      for (const j of heldList) into[j] = t[j]!;
     };
     score(allCols, full);
     const maxBudget = Math.min(I, Math.max(...budgets));
@@ -118,14 +111,6 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
         return { items: r.forms[0]!, ids: r.ids[0]! };
       })()
       : selectItems(bank, calib.layout, calib.x, I, { rows: trainList, information: options.information ?? 'nrm' });
-    // One random permutation of the items per fold: budgets take nested prefixes, like the ranking.
-    const perm = Int32Array.from({ length: I }, (_, i) => i);
-    for (let t = I - 1; t > 0; t--) {
-      const u = rng.int(t + 1);
-      const tmp = perm[t]!;
-      perm[t] = perm[u]!;
-      perm[u] = tmp;
-    }
     budgets.forEach((n, b) => {
       say(`compression fold ${f + 1}/${k}: ${n} items`);
       const pick = new Uint8Array(I);

@@ -30,9 +30,11 @@ export {
 export { selectItems, type ItemSelection, type SelectItemsOptions } from './selectItems.js';
 export { selectForRange, type RangeSelection, type SelectForRangeOptions } from './selectForRange.js';
 export { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve, type AccuracyCurveOptions } from './accuracyCurve.js';
+export { fitTinyAccuracyEstimator, predictTinyAccuracy, type TinyAccuracyEstimator, type TinyRunRow } from './tinyAccuracyEstimator.js';
 export {
-  STUDY_METHODS, selectionStudy, tinyAccuracyCorrection, type SelectionStudy, type TinyAccuracyCorrection, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod,
+  STUDY_METHODS, selectionStudy, type SelectionStudy, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod,
 } from './selectionStudy.js';
+export { calibratedLlmFolds, heldOutThetas, type CalibratedLlmFold, type CalibratedLlmFoldsOptions } from './calibratedLlmFolds.js';
 export { compression, type Compression, type CompressionOptions, type CompressionPoint } from './compression.js';
 export {
   calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint,

@@ -1,7 +1,8 @@
-import { minimiseTheta, minimiseThetaSharpness, predictor, randomSource, softplus, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
-import { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve } from './accuracyCurve.js';
-import { llmFolds } from './cellFolds.js';
-import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
+import { minimiseTheta, minimiseThetaSharpness, predictor, softplus, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { accuracyCurve, predictAccuracy } from './accuracyCurve.js';
+import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
+import { fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
+import { fitTinyAccuracyEstimator, predictTinyAccuracy } from './tinyAccuracyEstimator.js';
 import { rowMask } from './internal/masks.js';
 import { neutralLlms } from './internal/neutralLlms.js';
 import { kendallTau } from './kendallTau.js';
@@ -12,8 +13,8 @@ import { selectItems } from './selectItems.js';
 export type StudyMethod =
   | 'range+fleet' // selectForRange, theta alone with the fleet's nuisance parameters (llm-nrm score's default on tiny runs)
   | 'range+sharp' // selectForRange, theta and sharpness (log-normal prior at the fleet's), bias and fallback at the fleet's
-  | 'range+sharp+acc' // range+sharp, accuracy by the regression estimator (tinyAccuracyCorrection)
-  | 'range+fleet+acc' // range+fleet, accuracy by the regression estimator
+  | 'range+sharp+acc' // range+sharp, accuracy by the tiny-run estimator (fitTinyAccuracyEstimator): what publish + score do
+  | 'random+sharp+acc' // random items, the same scoring and estimator
   | 'range+fit' // selectForRange, full fixed-item fit of every per-LLM parameter
   | 'info+fit' // the n items of highest fleet-average information, full fixed-item fit (the old default)
   | 'random+sharp' // random items, theta and sharpness
@@ -22,7 +23,7 @@ export type StudyMethod =
   | '2pl' // a 2PL bank, its own range selection and fixed-item 2PL scoring
   | 'accuracy'; // plain accuracy on the range-selected items
 
-export const STUDY_METHODS: readonly StudyMethod[] = ['range+sharp', 'range+sharp+acc', 'random+sharp', 'range+fleet', 'range+fit', 'info+fit', 'random+fleet', 'random+fit', '2pl', 'accuracy'];
+export const STUDY_METHODS: readonly StudyMethod[] = ['range+sharp', 'range+sharp+acc', 'random+sharp', 'random+sharp+acc', 'range+fleet', 'range+fit', 'info+fit', 'random+fleet', 'random+fit', '2pl', 'accuracy'];
 
 export interface SelectionStudyOptions {
   budgets?: number[];
@@ -116,36 +117,9 @@ function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: num
   });
 }
 
-/**
- * The regression estimator of full-bank accuracy: the curve F(theta), corrected by how far the
- * LLM's accuracy on the tiny items lies from what LLMs of its theta score there, T(theta):
- *   acc = F(theta) + beta (acc_tiny - T(theta)),
- * beta the least-squares slope of the training LLMs' full-bank residuals on their tiny residuals.
- * The tiny items' accuracy carries what theta does not (sharpness, bias and fallback move argmax
- * accuracy at a given theta).
- */
-export interface TinyAccuracyCorrection {
-  tiny: AccuracyCurve;
-  beta: number;
-}
-
-export function tinyAccuracyCorrection(thetas: ArrayLike<number>, full: ArrayLike<number>, tinyAcc: ArrayLike<number>, fullCurve: AccuracyCurve): TinyAccuracyCorrection {
-  const tiny = accuracyCurve(thetas, tinyAcc, { grid: fullCurve.grid });
-  let sxy = 0;
-  let sxx = 0;
-  for (let j = 0; j < thetas.length; j++) {
-    const rt = tinyAcc[j]! - accuracyAt(tiny, thetas[j]!);
-    const rf = full[j]! - accuracyAt(fullCurve, thetas[j]!);
-    if (!Number.isFinite(rt) || !Number.isFinite(rf)) continue;
-    sxy += rt * rf;
-    sxx += rt * rt;
-  }
-  return { tiny, beta: sxx > 0 ? sxy / sxx : 0 };
-}
-
 /** Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in `xs`. */
-function thetaSharp(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array, u0: number, sd: number): { theta: number; se: number } {
-  if (layout.kind !== 'llm-nrm') return thetaAlone(bank, layout, xs, j, cols);
+function thetaSharp(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array, u0: number, sd: number): { theta: number; se: number; u: number } {
+  if (layout.kind !== 'llm-nrm') return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
   const pred = predictor(bank, layout, xs);
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
@@ -183,7 +157,6 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
   const say = options.onProgress ?? (() => {});
   const J = bank.models.length;
   const I = bank.items.length;
-  const fold = llmFolds(J, k, seed);
   const full = new Float64Array(J).fill(NaN);
   const fullAcc = Float64Array.from({ length: J }, (_, j) => accuracyOn(bank, j));
   const est = new Map<string, Float64Array>();
@@ -196,29 +169,19 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
     }
     return { t: est.get(key)!, a: pAcc.get(key)! };
   };
-  const rng = randomSource(seed + 7919);
   const llm = { name: 'llm-nrm', model: 'llm-nrm' as const };
   const twoPl = { name: '2pl', model: '2pl' as const };
-  for (let f = 0; f < k; f++) {
-    const trainRows = Uint8Array.from(fold, (v) => (v === f ? 0 : 1));
-    const heldRows = Uint8Array.from(fold, (v) => (v === f ? 1 : 0));
-    const trainList: number[] = [];
-    const heldList: number[] = [];
-    for (let j = 0; j < J; j++) (trainRows[j] ? trainList : heldList).push(j);
-    say(`study fold ${f + 1}/${k}: calibrating LLM-NRM on ${trainList.length} LLMs`);
-    const calib = fitOnMask(bank, rowMask(bank, trainRows), llm, options.fitOptions, options.fit);
-    const allFit = fitFixedItems(bank, rowMask(bank, heldRows), llm, calib, options.fitOptions, options.fit);
-    for (const j of heldList) full[j] = allFit.x[allFit.layout.theta + j]!;
+  const fitOpts = { ...(options.fitOptions ? { fitOptions: options.fitOptions } : {}), ...(options.fit ? { fit: options.fit } : {}) };
+  for (const fold of calibratedLlmFolds(bank, llm, { folds: k, seed, ...fitOpts, onProgress: say, label: 'study fold' })) {
+    const { calib, trainRows, trainList, heldList, perm } = fold;
+    const f = fold.index;
+    const allFit = heldOutThetas(bank, fold, llm, undefined, options.fitOptions, options.fit);
+    for (const j of heldList) full[j] = allFit[j]!;
     const curveOf = (c: FitLike) => accuracyCurve(trainList.map((j) => c.x[c.layout.theta + j]!), trainList.map((j) => fullAcc[j]!));
     const curve = curveOf(calib);
+    // Held-out LLMs with the fleet's nuisances; and every LLM so, for training LLMs scored as tiny runs.
     const xs = neutralLlms(calib, trainRows);
-    const perm = Int32Array.from({ length: I }, (_, i) => i);
-    for (let t = I - 1; t > 0; t--) {
-      const u = rng.int(t + 1);
-      const tmp = perm[t]!;
-      perm[t] = perm[u]!;
-      perm[u] = tmp;
-    }
+    const xsAll = neutralLlms(calib, trainRows, new Uint8Array(J).fill(1));
     const maxB = Math.min(I, Math.max(...budgets));
     const info = methods.includes('info+fit') ? selectItems(bank, calib.layout, calib.x, maxB, { rows: trainList }).items : null;
     let pl: { calib: FitLike; curve: ReturnType<typeof accuracyCurve> } | null = null;
@@ -227,15 +190,26 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       const c2 = fitOnMask(bank, rowMask(bank, trainRows), twoPl, options.fitOptions, options.fit);
       pl = { calib: c2, curve: curveOf(c2) };
     }
+    const L = calib.layout;
+    let u0 = 0;
+    if (L.kind === 'llm-nrm') {
+      for (const j of trainList) u0 += Math.log(softplus(calib.x[L.sbar + j]!));
+      u0 /= trainList.length;
+    }
+    const sharpOf = (x: Float64Array, j: number, cols: Uint8Array) => {
+      const keep = L.kind === 'llm-nrm' ? x[L.sbar + j]! : 0;
+      const r = thetaSharp(bank, L, x, j, cols, u0, 0.5);
+      if (L.kind === 'llm-nrm') x[L.sbar + j] = keep;
+      return r;
+    };
     for (const n of budgets) {
       const m = Math.min(n, I);
       say(`study fold ${f + 1}/${k}: ${m} items`);
       const range = selectForRange(bank, calib.layout, calib.x, m, { rows: trainList }).forms[0]!;
       const scoreFit = (items: ArrayLike<number>, c: FitLike, spec: typeof llm | typeof twoPl, into: { t: Float64Array; a: Float64Array }, cv: ReturnType<typeof accuracyCurve>) => {
-        const cols = tinyColumns(bank, items);
-        const r = fitFixedItems(bank, rowMask(bank, heldRows, cols), spec, c, options.fitOptions, options.fit);
+        const t = heldOutThetas(bank, fold, spec, tinyColumns(bank, items), options.fitOptions, options.fit, c);
         for (const j of heldList) {
-          into.t[j] = r.x[r.layout.theta + j]!;
+          into.t[j] = t[j]!;
           into.a[j] = predictAccuracy(cv, into.t[j]!, 0).accuracy;
         }
       };
@@ -247,44 +221,30 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         }
       };
       const rnd = perm.subarray(0, m);
-      const correction = (items: ArrayLike<number>) => {
+      const scoreSharp = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }, estimator: boolean) => {
         const cols = tinyColumns(bank, items);
-        return { cols, corr: tinyAccuracyCorrection(trainList.map((j) => calib.x[calib.layout.theta + j]!), trainList.map((j) => fullAcc[j]!), trainList.map((j) => accuracyOn(bank, j, cols)), curve) };
-      };
-      const corrected = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }) => {
-        const { cols, corr } = correction(items);
-        for (const j of heldList) {
-          const th = into.t[j]!;
-          into.a[j] = accuracyAt(curve, th) + corr.beta * (accuracyOn(bank, j, cols) - accuracyAt(corr.tiny, th));
-        }
-      };
-      const scoreSharp = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }) => {
-        const cols = tinyColumns(bank, items);
-        const L = calib.layout;
-        let u0 = 0;
-        if (L.kind === 'llm-nrm') {
-          for (const j of trainList) u0 += Math.log(softplus(calib.x[L.sbar + j]!));
-          u0 /= trainList.length;
-        }
-        for (const j of heldList) {
-          const keep = L.kind === 'llm-nrm' ? xs[L.sbar + j]! : 0;
-          into.t[j] = thetaSharp(bank, L, xs, j, cols, u0, 0.5).theta;
-          if (L.kind === 'llm-nrm') xs[L.sbar + j] = keep;
-          into.a[j] = predictAccuracy(curve, into.t[j]!, 0).accuracy;
-        }
+        const runs = heldList.map((j) => sharpOf(xs, j, cols));
+        // The accuracy estimator `publish` writes: fitted on the training LLMs scored as tiny runs.
+        const e = estimator
+          ? fitTinyAccuracyEstimator(curve, trainList.map((j) => {
+            const r = sharpOf(xsAll, j, cols);
+            return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols), fullAccuracy: fullAcc[j]! };
+          }))
+          : null;
+        heldList.forEach((j, h) => {
+          into.t[j] = runs[h]!.theta;
+          into.a[j] = e
+            ? predictTinyAccuracy(curve, e, { theta: runs[h]!.theta, logSharpness: runs[h]!.u, tinyAccuracy: accuracyOn(bank, j, cols) }).accuracy
+            : predictAccuracy(curve, into.t[j]!, 0).accuracy;
+        });
       };
       for (const method of methods) {
         const into = slot(method, n);
         if (method === 'range+fleet') scoreFleet(range, into);
-        else if (method === 'range+sharp') scoreSharp(range, into);
-        else if (method === 'random+sharp') scoreSharp(rnd, into);
-        else if (method === 'range+sharp+acc') {
-          scoreSharp(range, into);
-          corrected(range, into);
-        } else if (method === 'range+fleet+acc') {
-          scoreFleet(range, into);
-          corrected(range, into);
-        }
+        else if (method === 'range+sharp') scoreSharp(range, into, false);
+        else if (method === 'random+sharp') scoreSharp(rnd, into, false);
+        else if (method === 'range+sharp+acc') scoreSharp(range, into, true);
+        else if (method === 'random+sharp+acc') scoreSharp(rnd, into, true);
         else if (method === 'range+fit') scoreFit(range, calib, llm, into, curve);
         else if (method === 'info+fit') scoreFit(info!.subarray(0, m), calib, llm, into, curve);
         else if (method === 'random+fleet') scoreFleet(rnd, into);
@@ -318,4 +278,3 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
   }
   return { folds: k, seed, rows };
 }
-

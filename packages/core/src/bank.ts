@@ -73,25 +73,37 @@ export interface BankFromRecordsOptions {
 interface Cell {
   model: number;
   column: number;
-  probs: Float64Array;
+  /** The cell's distribution: probs[off .. off + k) of bankFromRecords' pool. */
+  off: number;
+  k: number;
   hard: boolean;
   leakage: number;
 }
 
 /** Normalise one record's response to a distribution over its K options; throws on bad values. */
 export function recordDistribution(r: ResponseRecord, k: number): { probs: Float64Array; hard: boolean } | null {
+  const probs = new Float64Array(k);
+  const d = distributionInto(r, k, probs, 0);
+  return d === null ? null : { probs, hard: d.hard };
+}
+
+const HARD = { hard: true } as const;
+const SOFT = { hard: false } as const;
+
+/** recordDistribution written into out[o .. o + k) (no allocation: bankFromRecords' hot path). */
+function distributionInto(r: ResponseRecord, k: number, out: Float64Array, o: number): { hard: boolean } | null {
   const given = (r.probs !== undefined ? 1 : 0) + (r.logprobs !== undefined ? 1 : 0) + (r.choice !== undefined ? 1 : 0);
   if (given !== 1) {
     throw new LlmNrmError('INVALID_RECORD', `record must have exactly one of probs, logprobs, choice (has ${given})`);
   }
-  const out = new Float64Array(k);
   if (r.choice !== undefined) {
     if (r.choice === null) return null;
     if (!Number.isInteger(r.choice) || r.choice < 0 || r.choice >= k) {
       throw new LlmNrmError('INVALID_RECORD', `choice out of range: ${JSON.stringify(r.choice)} (options: ${k})`);
     }
-    out[r.choice] = 1;
-    return { probs: out, hard: true };
+    for (let i = 0; i < k; i++) out[o + i] = 0;
+    out[o + r.choice] = 1;
+    return HARD;
   }
   if (r.probs !== undefined) {
     if (!Array.isArray(r.probs) || r.probs.length !== k) {
@@ -103,12 +115,12 @@ export function recordDistribution(r: ResponseRecord, k: number): { probs: Float
       if (typeof p !== 'number' || !Number.isFinite(p) || p < 0) {
         throw new LlmNrmError('INVALID_PROBS', `invalid probability at option ${i}: ${JSON.stringify(p)}`);
       }
-      out[i] = p;
+      out[o + i] = p;
       sum += p;
     }
     if (!(sum > 0)) throw new LlmNrmError('INVALID_PROBS', `probabilities sum to ${sum}, not a positive number`);
-    for (let i = 0; i < k; i++) out[i] /= sum;
-    return { probs: out, hard: false };
+    for (let i = 0; i < k; i++) out[o + i]! /= sum;
+    return SOFT;
   }
   const lp = r.logprobs!;
   if (!Array.isArray(lp) || lp.length !== k) {
@@ -126,11 +138,11 @@ export function recordDistribution(r: ResponseRecord, k: number): { probs: Float
   let sum = 0;
   for (let i = 0; i < k; i++) {
     const e = Math.exp(lp[i]! - max);
-    out[i] = e;
+    out[o + i] = e;
     sum += e;
   }
-  for (let i = 0; i < k; i++) out[i] /= sum;
-  return { probs: out, hard: false };
+  for (let i = 0; i < k; i++) out[o + i]! /= sum;
+  return SOFT;
 }
 
 function sameStrings(a: readonly string[], b: readonly string[]): boolean {
@@ -191,6 +203,10 @@ export function bankFromRecords(
   const colOrderKeys: { sig: string; rep: number }[] = [];
   const replicate = new Map<string, number>();
   const cells: Cell[] = [];
+  // Every cell's distribution in one growing buffer (a Float64Array per cell cost 378,000
+  // allocations at 189 x 2,000, and the garbage collector's time with them).
+  let pool = new Float64Array(1 << 16);
+  let poolUsed = 0;
 
   let idx = -1;
   for (const raw of records) {
@@ -224,7 +240,12 @@ export function bankFromRecords(
         throw new LlmNrmError('CONTENT_CHANGED', `item ${JSON.stringify(r.item)} was answered on another prompt or continuations than it was calibrated on (content sha256 ${content.slice(0, 12)}..., calibrated ${calibrated.slice(0, 12)}...)`);
       }
       const sig = r.position !== undefined ? checkPosition(r.position, k) : '';
-      const dist = recordDistribution(r, k);
+      if (poolUsed + k > pool.length) {
+        const grown = new Float64Array(Math.max(2 * pool.length, poolUsed + k));
+        grown.set(pool.subarray(0, poolUsed));
+        pool = grown;
+      }
+      const dist = distributionInto(r, k, pool, poolUsed);
       if (r.leakage !== undefined && (typeof r.leakage !== 'number' || !(r.leakage >= 0 && r.leakage <= 1))) {
         throw new LlmNrmError('INVALID_RECORD', `leakage must be a number in [0, 1], got ${JSON.stringify(r.leakage)}`);
       }
@@ -270,7 +291,8 @@ export function bankFromRecords(
         colPosList.push(sig === '' ? null : r.position!.slice());
         colOrderKeys.push({ sig, rep });
       }
-      cells.push({ model: mi, column: col, probs: dist.probs, hard: dist.hard, leakage: r.leakage ?? NaN });
+      cells.push({ model: mi, column: col, off: poolUsed, k, hard: dist.hard, leakage: r.leakage ?? NaN });
+      poolUsed += k;
       if (dist.hard) stats.hard++;
       else stats.soft++;
     } catch (e) {
@@ -281,7 +303,7 @@ export function bankFromRecords(
       if (stats.skippedReasons.length < 100) stats.skippedReasons.push(located.message);
     }
   }
-  return assembleBank(models, items, colItemList, colPosList, colOrderKeys, cells, stats, options.dropEmpty ?? false, fixedItems);
+  return assembleBank(models, items, colItemList, colPosList, colOrderKeys, cells, pool, stats, options.dropEmpty ?? false, fixedItems);
 }
 
 function assembleBank(
@@ -291,6 +313,7 @@ function assembleBank(
   colPosIn: (number[] | null)[],
   colOrderKeys: { sig: string; rep: number }[],
   cells: Cell[],
+  pool: Float64Array,
   stats: BankStats,
   dropEmpty: boolean,
   fixedItems: boolean,
@@ -386,7 +409,7 @@ function assembleBank(
     hard[cc] = cell.hard ? 1 : 0;
     if (leakage) leakage[cc] = cell.leakage;
     const base = j * width + colOffsets[cell.column]!;
-    for (let t = 0; t < cell.probs.length; t++) q[base + t] = cell.probs[t]!;
+    for (let t = 0; t < cell.k; t++) q[base + t] = pool[cell.off + t]!;
   }
   stats.cells = cells.length;
   const bank: ResponseBank = {

@@ -1,5 +1,6 @@
 import type { ResponseBank } from './bank.js';
 import { LlmNrmError } from './errors.js';
+import type { Engine } from './engine.js';
 import type { ModelFamily } from './families/family.js';
 import { familyOfLayout } from './families/registry.js';
 import type { Blocks } from './internal/blocks.js';
@@ -50,23 +51,31 @@ export const LLM_STEP_CAP = 1;
  */
 export const GLOBAL_STEP_CAP = 0.5;
 
+export interface PreconditionerOptions {
+  /** Largest move of the global parameters in one application (default: none). */
+  globalStepCap?: number;
+  /** The engine that made `obj`: its curvature is used where it has one. */
+  engine?: Engine;
+}
+
 /**
  * The block Gauss-Newton preconditioner of a family's objective (`obj` gives the free mask; it may
- * come from any engine, the curvature is always the family's TypeScript one).
+ * come from any engine). The blocks come from `opts.engine`'s curvature where it has one for this
+ * objective (engine-wasm: parallel over LLM rows and items), else from the family's TypeScript one.
  */
 export function blockPreconditioner(bank: ResponseBank, obj: Objective, priors?: Priors): BlockPreconditioner;
 export function blockPreconditioner(
-  bank: ResponseBank, family: ModelFamily, obj: Objective, priors?: Priors, opts?: { globalStepCap?: number },
+  bank: ResponseBank, family: ModelFamily, obj: Objective, priors?: Priors, opts?: PreconditionerOptions,
 ): BlockPreconditioner;
 export function blockPreconditioner(
-  bank: ResponseBank, a: ModelFamily | Objective, b?: Objective | Priors, c: Priors = {}, opts: { globalStepCap?: number } = {},
+  bank: ResponseBank, a: ModelFamily | Objective, b?: Objective | Priors, c: Priors = {}, opts: PreconditionerOptions = {},
 ): BlockPreconditioner {
   // (bank, objective, priors): the family read from the objective's layout.
   const isObjective = 'lossAndGrad' in a;
   const obj = isObjective ? a : (b as Objective);
   const family = isObjective ? familyOfLayout(a.layout) : a;
   const priors = isObjective ? ((b as Priors | undefined) ?? {}) : c;
-  const at = family.curvature(bank, obj.layout, priors);
+  const at = opts.engine?.curvature?.(bank, family, priors, obj) ?? family.curvature(bank, obj.layout, priors);
   let blocks: Blocks | null = null;
   return {
     apply: (v, out) => {

@@ -1,6 +1,6 @@
 import type { ResponseBank } from './bank.js';
 import { LlmNrmError } from './errors.js';
-import type { ModelFamily } from './families/family.js';
+import type { CurvatureAt, CurvatureOptions, ModelFamily } from './families/family.js';
 import type { Objective, Priors } from './objective.js';
 
 /**
@@ -19,7 +19,16 @@ export interface Engine {
    * `family.layout(bank)`, with the given priors.
    */
   objective(bank: ResponseBank, family: ModelFamily, priors: Priors): Objective;
+  /**
+   * Optional: the family's block Gauss-Newton curvature (the preconditioner's refresh) computed by
+   * this engine for an objective it made, the same blocks as `family.curvature` to float tolerance;
+   * null (or no method) where it has none, and the optimizer uses the family's TypeScript one.
+   */
+  curvature?(bank: ResponseBank, family: ModelFamily, priors: Priors, objective: Objective): CurvatureBuilder | null;
 }
+
+/** A curvature at x (see ModelFamily.curvature). */
+export type CurvatureBuilder = (x: Float64Array, free: Uint8Array, opts?: CurvatureOptions) => CurvatureAt;
 
 /** The fused TypeScript kernels (one pass over the ragged f32 data, f64 accumulation). */
 export const tsEngine: Engine = {

@@ -29,8 +29,8 @@ export interface FitOptions {
   parts?: Partial<LlmNrmParts>;
   /**
    * The engine computing loss and gradient: an Engine object or a registered name (default 'ts',
-   * core's fused kernels; `@llm-nrm/engine-tfjs` provides 'tfjs'). Curvature, SEs and the
-   * optimizer run in TypeScript whatever the engine.
+   * core's fused kernels; `@llm-nrm/engine-tfjs` provides 'tfjs'). The preconditioner's curvature
+   * runs on the engine where it has one (`Engine.curvature`); SEs and the optimizer run in TypeScript.
    */
   engine?: Engine | string;
   /** 'lbfgs' (default: block-preconditioned L-BFGS) or 'adam' (the paper's recipe). */
@@ -167,7 +167,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   if (optimizer === 'adam') {
     res = minimizeAdam(objective, x0, { ...common, steps: options.steps ?? 2500, lr: options.lr ?? 0.05 });
   } else {
-    const pc0 = blockPreconditioner(fitBank, family, objective0, priors);
+    const pc0 = blockPreconditioner(fitBank, family, objective0, priors, { engine });
     // Standardised theta lives in x as raw t: the family reads the standardised values.
     const deg = family.degenerate;
     const degenerate = deg === null || options.fixItems
@@ -190,7 +190,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     if (again !== null) {
       // At most as long again as the first run: where the gate shuts anyway, the restart drifts
       // down the same plateau (w0 to -1,000 over 1,000 iterations on a 12 x 60 fleet).
-      const second = lbfgs(again, Math.max(50, res.iterations), blockPreconditioner(fitBank, family, objective0, priors, { globalStepCap: GLOBAL_STEP_CAP }));
+      const second = lbfgs(again, Math.max(50, res.iterations), blockPreconditioner(fitBank, family, objective0, priors, { globalStepCap: GLOBAL_STEP_CAP, engine }));
       const off = res.passes;
       const tOff = res.seconds;
       const merged = {

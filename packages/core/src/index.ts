@@ -23,9 +23,10 @@ export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackwa
 export { DEFAULT_PRIORS, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from './objective.js';
 export { llmNrmObjective } from './families/llmNrm/objective.js';
 export { binaryObjective } from './families/binary/objective.js';
-export { type BundleMapping, type CurvatureAt, type FleetNuisance, type ModelFamily } from './families/family.js';
+export { type BundleMapping, type CurvatureAt, type CurvatureOptions, type FleetNuisance, type ModelFamily } from './families/family.js';
+export { llmNrmCurvatureFromSums, type LlmNrmCurvatureSums } from './families/llmNrm/curvature.js';
 export { getFamily } from './families/registry.js';
-export { getEngine, registerEngine, tsEngine, type Engine } from './engine.js';
+export { getEngine, registerEngine, tsEngine, type CurvatureBuilder, type Engine } from './engine.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';
 export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './fit/optimizer.js';
 export { standardizeTheta, standardized } from './fit/identification.js';

@@ -48,6 +48,8 @@ const H_OUT_GAC: i32 = 35;
 const H_OUT_GB: i32 = 36;
 const H_OUT_SCALARS: i32 = 37;
 
+export { curvItems, curvRows, curvScratchBytes } from './curvature';
+
 const USE_S: i32 = 1;
 const USE_FB: i32 = 4;
 

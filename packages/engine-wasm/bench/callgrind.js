@@ -3,7 +3,8 @@
 //   valgrind --tool=callgrind --smc-check=all node bench/callgrind.js ENGINE PASSES [--items I]
 // once with PASSES = 0 and once with PASSES = P; (Ir(P) - Ir(0)) / P is the count per pass.
 // ENGINE: ts | wasm | kernel (the wasm data pass alone: blocks and reduction, no TypeScript
-// around it). All warm up with 3 passes (so the JIT tiers are in place) before the timed ones.
+// around it) | curv-ts | curv-wasm (one refresh of the block Gauss-Newton preconditioner: core's
+// TypeScript curvature, or the kernel's cell sums plus core's assembly of the blocks). All warm up with 3 passes (so the JIT tiers are in place) before the timed ones.
 import * as core from '@llm-nrm/core';
 import { wasmLlmNrmObjective } from '../dist/index.js';
 import { LlmNrmKernel } from '../dist/internal/kernelHost.js';
@@ -30,7 +31,16 @@ function kernelOnly() {
     },
   };
 }
-const obj = engine === 'ts' ? core.llmNrmObjective(bank, layout) : engine === 'kernel' ? kernelOnly() : wasmLlmNrmObjective(bank, layout);
+function curvature(which) {
+  const free = core.freeMask(layout);
+  const at = which === 'ts' ? core.getFamily('llm-nrm', layout.parts).curvature(bank, layout, {}) : wasmLlmNrmObjective(bank, layout).curvature;
+  return { lossAndGrad: () => (at(x, free), 0) };
+}
+const obj = engine === 'ts' ? core.llmNrmObjective(bank, layout)
+  : engine === 'kernel' ? kernelOnly()
+  : engine === 'curv-ts' ? curvature('ts')
+  : engine === 'curv-wasm' ? curvature('wasm')
+  : wasmLlmNrmObjective(bank, layout);
 for (let r = 0; r < 3; r++) obj.lossAndGrad(x, g);
 const nC = bank.colItem.length;
 const entries = 189 * bank.colOffsets[nC];

@@ -12,7 +12,7 @@ export function lmEvalTaskYaml(pkg: TinyPackage, absItems?: string): string {
   return [
     `# ${b.task}: ${pkg.items.length} items of the llm-nrm tiny benchmark ${JSON.stringify(b.name)} (llm-nrm ${b.tool.version}).`,
     '# nrm_theta / nrm_theta_se: ability on the calibrated scale (option-level LLM-NRM, items fixed);',
-    '# nrm_pred_acc: the full-bank accuracy predicted from it. Score a run again with: llm-nrm score <package> <output folder>',
+    '# nrm_pred_acc: the full-bank accuracy predicted from the run (theta, sharpness, accuracy here). Score a run again with: llm-nrm score <package> <output folder>',
     `task: ${b.task}`,
     ...data,
     ...(absItems === undefined ? [
@@ -73,7 +73,7 @@ export const lmEvalExporter: HarnessExporter = {
       '```',
       '',
       `The results table shows \`acc\` (accuracy on these ${pkg.items.length} items), \`nrm_theta\` and \`nrm_theta_se\` (ability on the calibrated`,
-      'scale with its standard error) and `nrm_pred_acc` (the full-bank accuracy predicted from theta). `nrm_lmeval.py` uses the Python',
+      'scale with its standard error) and `nrm_pred_acc` (the full-bank accuracy predicted from the run). `nrm_lmeval.py` uses the Python',
       'standard library only. It refuses to run when `items.jsonl` no longer matches `bank.json`. `--log_samples` keeps the per-option',
       'loglikelihoods, from which `llm-nrm score` gives the rank interval and per-benchmark predictions. For lm-eval older than 0.4.9',
       `(no \`custom_dataset\`), replace that line of \`${t}.yaml\` by \`dataset_path: json\` with \`dataset_kwargs: {data_files: {test: <absolute path of lm-eval/items.jsonl>}}\`.`,

@@ -153,14 +153,15 @@ def _minimise_sharpness(f):
         return f(th, u)
 
     u = _grid_golden(val, -2.0, 2.0, 0.25, 1e-6)
-    return _minimise(lambda t: f(t, u))
+    theta, se = _minimise(lambda t: f(t, u))
+    return theta, se, u
 
 
 _CACHE = {}
 
 
 def _score(pairs):
-    """theta and SE of one model's answers: theta and sharpness fitted, bias and fallback at the calibrated fleet's means."""
+    """theta, SE and log sharpness of one model's answers: theta and sharpness fitted, bias and fallback at the calibrated fleet's means."""
     key = tuple((i, tuple(p)) for i, p in pairs)
     if key in _CACHE:
         return _CACHE[key]
@@ -209,7 +210,7 @@ def _score(pairs):
                     tot -= q[k] * math.log(max(e[k] / tz, floor))
         return tot
 
-    out = _minimise_sharpness(f) if with_s else _minimise(f)
+    out = _minimise_sharpness(f) if with_s else _minimise(f) + (math.log(s0),)
     _CACHE[key] = out
     return out
 
@@ -239,13 +240,12 @@ def agg_theta_se(items):
 
 
 def agg_pred_acc(items):
-    """F(theta) + beta (a - T(theta)): a the run's accuracy on these items (see bank.json accuracy.overall.tiny)."""
+    """The package's accuracy estimator (bank.json accuracy.overall.estimator):
+    coef[0] + coef[1] F(theta) + coef[2] a + coef[3] log(sharpness), a the run's accuracy on these items."""
     bank, by_id = _bank()
     grid = bank["accuracy"]["grid"]
     curve = bank["accuracy"]["overall"]
-    theta = _score(items)[0]
-    pred = _interp(grid, curve["accuracy"], theta)
-    tiny = curve.get("tiny")
+    theta, _, u = _score(items)
     right = n = 0
     for item_id, probs in items:
         it = by_id.get(item_id)
@@ -257,7 +257,11 @@ def agg_pred_acc(items):
                 best = k
         right += 1 if best == it["key"] else 0
         n += 1
-    if tiny is not None and n > 0:
-        pred += tiny["beta"] * (right / n - _interp(grid, tiny["accuracy"], theta))
+    est = curve.get("estimator")
+    if est is not None and n > 0:
+        b = est["coef"]
+        pred = b[0] + b[1] * _interp(grid, curve["accuracy"], theta) + b[2] * (right / n) + b[3] * u
+    else:
+        pred = _interp(grid, curve["accuracy"], theta)
     return min(1.0, max(0.0, pred))
 `;

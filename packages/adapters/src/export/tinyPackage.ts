@@ -22,10 +22,13 @@ export interface TinyAccuracy {
   residualSd: number;
   llms: number;
   /**
-   * The regression estimator: accuracy = F(theta) + beta (a - T(theta)), a the run's accuracy on
-   * these items, T(theta) the calibrated LLMs' accuracy on them against theta; residualSd is that
-   * estimator's, over the calibrated LLMs.
+   * The accuracy estimator of a tiny run (analysis' `TinyAccuracyEstimator`):
+   * accuracy = coef[0] + coef[1] F(theta) + coef[2] a + coef[3] log(sharpness), a the run's argmax
+   * accuracy on these items, theta and sharpness its tiny-run scores; fitted over the calibrated LLMs
+   * scored as tiny runs of this package; the 90% interval is +/- 1.645 residualSd.
    */
+  estimator?: { coef: [number, number, number, number]; residualSd: number; llms: number };
+  /** Packages written before the estimator: F(theta) + beta (a - T(theta)). Read, no longer written. */
   tiny?: { accuracy: number[]; beta: number; residualSd: number };
 }
 
@@ -45,7 +48,7 @@ export interface TinyBank {
    * How the harness-side aggregation and `llm-nrm score` score a run: theta and sharpness (prior
    * log s ~ N(fleet.logSharpness, sharpnessSd^2)), bias and fallback at the fleet's means.
    */
-  scoring: { nuisance: 'sharpness'; thetaSd: number; sharpnessSd: number; pFloor: number; fleet: { sbar: number; delta: number[]; rho: number[]; logSharpness: number } };
+  scoring: { nuisance: 'sharpness' | 'fleet'; thetaSd: number; sharpnessSd: number; pFloor: number; fleet: { sbar: number; delta: number[]; rho: number[]; logSharpness: number } };
   /** Expected full-bank accuracy of an LLM of ability theta, per benchmark and overall. */
   accuracy: { grid: number[]; overall: TinyAccuracy; benchmarks: Record<string, TinyAccuracy> };
   /** The calibration bundle restricted to the selected items (all calibrated LLMs kept). */

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { RecordBatchReader } from 'apache-arrow';
@@ -27,29 +26,74 @@ export function readTidyRows(path: string, format: TidyFileFormat): AsyncGenerat
 /** JSON Lines, gunzipped when the file starts with the gzip magic; blank lines are skipped. */
 async function* readJsonlRows(path: string): AsyncGenerator<TidyRow> {
   const gz = isGzip(await fileHead(path, 2));
-  let stream: Readable = createReadStream(path);
+  let stream: Readable = createReadStream(path, { highWaterMark: 1 << 20 });
   if (gz) stream = stream.pipe(createGunzip());
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
   let line = 0;
   try {
-    for await (const raw of lines) {
-      line++;
-      // A UTF-8 byte order mark (Windows editors write one) is not part of the first record.
-      const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-      if (text.trim() === '') continue;
-      try {
-        yield { line, value: parseJsonLine(text) };
-      } catch (e) {
-        const reason = e instanceof SyntaxError ? e.message : String(e);
-        yield { line, error: new LlmNrmError('INVALID_RECORD', `malformed JSON (${reason}): ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`, { cause: e }) };
+    for await (const lines of splitLines(stream)) {
+      for (const raw of lines) {
+        line++;
+        // A UTF-8 byte order mark (Windows editors write one) is not part of the first record.
+        const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+        if (text.trim() === '') continue;
+        try {
+          yield { line, value: parseJsonLine(text) };
+        } catch (e) {
+          const reason = e instanceof SyntaxError ? e.message : String(e);
+          yield { line, error: new LlmNrmError('INVALID_RECORD', `malformed JSON (${reason}): ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`, { cause: e }) };
+        }
       }
     }
   } catch (e) {
     throw new LlmNrmError('IO', `cannot read ${path}${gz ? ' (gzip)' : ''}: ${(e as Error).message}`, { cause: e, file: path, line: line + 1 });
   } finally {
-    lines.close();
     stream.destroy();
   }
+}
+
+/**
+ * The lines of a byte stream, a chunk's worth at a time, split as node:readline splits them
+ * (`\n`, `\r\n` and a lone `\r` each end a line; a last line without an end counts), UTF-8
+ * decoded across chunk boundaries. Faster than readline's per-line async iteration: one await per
+ * chunk (1 MiB) instead of per line, which at 378,000 lines cost about 0.4 s of CPU.
+ */
+async function* splitLines(stream: Readable): AsyncGenerator<string[]> {
+  const decoder = new TextDecoder('utf-8');
+  let rest = '';
+  let pendingCr = false;
+  const split = (s: string, out: string[]): void => {
+    let at = 0;
+    if (pendingCr && s.charCodeAt(0) === 10) at = 1; // the \n of a \r\n cut between chunks
+    pendingCr = false;
+    // Next \n and \r at or after `at`, searched again only once passed (no \r: one search).
+    let n = s.indexOf('\n', at);
+    let r = s.indexOf('\r', at);
+    for (;;) {
+      if (n >= 0 && n < at) n = s.indexOf('\n', at);
+      if (r >= 0 && r < at) r = s.indexOf('\r', at);
+      if (n < 0 && r < 0) break;
+      if (r >= 0 && (n < 0 || r < n)) {
+        out.push(rest + s.slice(at, r));
+        rest = '';
+        if (r + 1 === s.length) pendingCr = true;
+        at = s.charCodeAt(r + 1) === 10 ? r + 2 : r + 1;
+      } else {
+        out.push(rest + s.slice(at, n));
+        rest = '';
+        at = n + 1;
+      }
+    }
+    rest += s.slice(at);
+  };
+  for await (const chunk of stream) {
+    const lines: string[] = [];
+    split(decoder.decode(chunk as Uint8Array, { stream: true }), lines);
+    if (lines.length > 0) yield lines;
+  }
+  const lines: string[] = [];
+  split(decoder.decode(), lines);
+  if (rest !== '') lines.push(rest);
+  if (lines.length > 0) yield lines;
 }
 
 /** Arrow IPC (file or stream format), one record batch at a time. */

@@ -1,7 +1,10 @@
 import type { FitLike } from './fitting.js';
 
-/** A copy of the calibrated parameters whose held-out LLMs carry the training LLMs' mean nuisance parameters. */
-export function neutralLlms(calib: FitLike, trainRows: Uint8Array): Float64Array {
+/**
+ * A copy of the calibrated parameters whose held-out LLMs (or the rows with `setRows[j]` = 1) carry
+ * the training LLMs' mean nuisance parameters.
+ */
+export function neutralLlms(calib: FitLike, trainRows: Uint8Array, setRows?: Uint8Array): Float64Array {
   const xs = Float64Array.from(calib.x);
   const L = calib.layout;
   if (L.kind !== 'llm-nrm') return xs;
@@ -20,7 +23,7 @@ export function neutralLlms(calib: FitLike, trainRows: Uint8Array): Float64Array
   }
   for (let t = 0; t < mean.length; t++) mean[t]! /= Math.max(1, n);
   for (let j = 0; j < J; j++) {
-    if (trainRows[j]) continue;
+    if (setRows ? !setRows[j] : trainRows[j]) continue;
     xs[L.sbar + j] = mean[0]!;
     for (let t = 0; t < Km; t++) {
       xs[L.delta + j * Km + t] = mean[1 + t]!;

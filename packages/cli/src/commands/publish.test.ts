@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankRecords, itemContentSha256, parseBundle, simulateFleet, type ResponseRecord } from '@llm-nrm/core';
 import { writeLmEvalHarness } from '@llm-nrm/adapters';
+import { fitTinyAccuracyEstimator, predictTinyAccuracy } from '@llm-nrm/analysis';
 import { repoRoot, tempDir } from '@llm-nrm/tooling/test';
 import { runCli } from '../../test/runCli.js';
 
@@ -41,7 +42,13 @@ beforeAll(async () => {
   expect(res.code).toBe(0);
 }, 60_000);
 
+const writeList = (name: string, lines: string[]) => {
+  const p = join(tmp.dir, name);
+  writeFileSync(p, lines.join('\n'));
+  return p;
+};
 const readJson = (p: string) => JSON.parse(readFileSync(p, 'utf8'));
+const argmax = (p: number[]) => p.indexOf(Math.max(...p));
 const items = () => readFileSync(join(pkg, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 const heldTiny = () => {
   const ids = new Set(items().map((it: { item_id: string }) => it.item_id));
@@ -137,6 +144,45 @@ describe('llm-nrm publish', () => {
     expect(pa.high).toBeGreaterThanOrEqual(pa.accuracy);
   });
 
+  it('--item-list publishes the listed items, and names the line of an unknown one', async () => {
+    const ids = ['sim/3', 'sim/10', 'sim/57', 'sim/99'];
+    const out = join(tmp.dir, 'listed');
+    const ok = await runCli(['publish', bundlePath, '--responses', calibration, '--item-list', writeList('list.txt', ['# chosen by hand', ...ids, '']), '--harness', 'lm-eval', '-o', out, '-q']);
+    expect(ok.err).toBe('');
+    expect(readFileSync(join(out, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).item_id).sort()).toEqual([...ids].sort());
+    const bad = await runCli(['publish', bundlePath, '--responses', calibration, '--item-list', writeList('bad.txt', ['sim/3', 'sim/nope']), '-o', join(tmp.dir, 'never2')]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/bad\.txt:2: item "sim\/nope" is not in the bundle/);
+    expect(existsSync(join(tmp.dir, 'never2'))).toBe(false);
+  });
+
+  it('predicts accuracy by the estimator fitted on the calibrated LLMs scored as tiny runs of the package', async () => {
+    const bank = readJson(join(pkg, 'bank.json'));
+    const est = bank.accuracy.overall.estimator;
+    expect(est.coef).toHaveLength(4);
+    expect(est.llms).toBe(29);
+    // The calibrated LLMs' answers to the package's items, scored as a run of it, and their full-bank accuracy.
+    const ids = new Set(items().map((it: { item_id: string }) => it.item_id));
+    const calib = records.filter((r) => r.model !== heldOut);
+    const scored = await scoreJson(pkg, write('calib-tiny.jsonl', calib.filter((r) => ids.has(r.item))));
+    expect(scored.code).toBe(0);
+    const right = (r: ResponseRecord) => (argmax(r.probs!) === r.key ? 1 : 0);
+    const full = new Map<string, [number, number]>();
+    for (const r of calib) full.set(r.model, [(full.get(r.model)?.[0] ?? 0) + right(r), (full.get(r.model)?.[1] ?? 0) + 1]);
+    const F = { grid: bank.accuracy.grid, accuracy: bank.accuracy.overall.accuracy };
+    const rows = scored.json.llms.map((l: { id: string; theta: number; sharpness: number; accuracy: number }) => ({
+      theta: l.theta, logSharpness: Math.log(l.sharpness), tinyAccuracy: l.accuracy, fullAccuracy: full.get(l.id)![0] / full.get(l.id)![1],
+    }));
+    const refit = fitTinyAccuracyEstimator(F, rows);
+    for (let t = 0; t < 4; t++) expect(Math.abs(refit.coef[t]! - est.coef[t])).toBeLessThan(1e-6);
+    // And a run's prediction is that linear form at its own scores.
+    for (const l of scored.json.llms.slice(0, 3)) {
+      const want = predictTinyAccuracy(F, est, { theta: l.theta, logSharpness: Math.log(l.sharpness), tinyAccuracy: l.accuracy });
+      expect(Math.abs(l.predictedAccuracy.overall.accuracy - want.accuracy)).toBeLessThan(1e-12);
+      expect(Math.abs(l.predictedAccuracy.overall.high - l.predictedAccuracy.overall.low - (want.high - want.low))).toBeLessThan(1e-12);
+    }
+  });
+
   it('bad input: an edited items.jsonl, the output of another task, answers to half of the items', async () => {
     const run = join(tmp.dir, 'lmeval-run');
     // Edited items: the package is refused before anything is scored.
@@ -186,7 +232,6 @@ describe('llm-nrm publish', () => {
     for (const s of ['json_dataset(os.path.join(HERE, "items.jsonl"))', 'multiple_choice()', 'scorer=choice()', 'GenerateConfig(logprobs=True, top_logprobs=20)']) expect(py).toContain(s);
     expect(py).not.toMatch(/shuffle\s*=\s*True|shuffle_choices\(|\.shuffle\(/);
     const tinyHeld = new Map(heldTiny().map((r) => [r.item, r]));
-    const argmax = (p: number[]) => p.indexOf(Math.max(...p));
     // Inspect: a legacy JSON log as `inspect eval` writes it for this task (logprobs of the answer letter).
     const rows = readFileSync(join(pkg, 'inspect/items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const samples = rows.map((row) => {

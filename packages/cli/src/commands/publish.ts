@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
@@ -5,10 +6,11 @@ import {
   type BundleItem, type CalibrationBundle, type ResponseRecord,
 } from '@llm-nrm/core';
 import { HARNESS_EXPORTERS, readAnyResponses, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
-import { accuracyAt, accuracyCurve, selectForRange, tinyAccuracyCorrection } from '@llm-nrm/analysis';
+import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
+import { TINY_NUISANCE, tinyRunRecords, tinyRunScores, type TinyRunScore } from '../tinyRunScores.js';
 
 interface PublishArgs {
   bundle: string;
@@ -19,6 +21,7 @@ interface PublishArgs {
   harness: string;
   name?: string;
   'render-prompt': boolean;
+  'item-list'?: string;
   output: string;
   force: boolean;
   json: boolean;
@@ -107,6 +110,32 @@ export function restrictBundle(bundle: CalibrationBundle, ids: Set<string>): Cal
   })), 'restricted bundle');
 }
 
+/** `--item-list`: item ids one a line (blank lines and # comments skipped), each in the bundle once, with a recorded prompt unless rendering. */
+async function readItemList(file: string, bundle: CalibrationBundle, forms: number, exact: Uint8Array | undefined): Promise<string[]> {
+  if (forms !== 1) throw new LlmNrmError('INVALID_OPTION', '--item-list gives one form: leave out --forms');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new LlmNrmError('IO', `cannot read --item-list ${file}: ${(e as Error).message}`, { cause: e, file });
+  }
+  const index = new Map(bundle.items.map((it, i) => [it.id, i]));
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  text.split('\n').forEach((raw, n) => {
+    const id = raw.trim();
+    if (id === '' || id.startsWith('#')) return;
+    const i = index.get(id);
+    if (i === undefined) throw new LlmNrmError('UNKNOWN_ITEM', `${file}:${n + 1}: item ${JSON.stringify(id)} is not in the bundle`, { file, line: n + 1 });
+    if (seen.has(id)) throw new LlmNrmError('INVALID_OPTION', `${file}:${n + 1}: item ${JSON.stringify(id)} is listed twice`, { file, line: n + 1 });
+    if (exact && !exact[i]) throw new LlmNrmError('INVALID_OPTION', `${file}:${n + 1}: item ${JSON.stringify(id)} has no recorded prompt and continuations (--render-prompt builds one)`, { file, line: n + 1 });
+    seen.add(id);
+    ids.push(id);
+  });
+  if (ids.length === 0) throw new LlmNrmError('INVALID_OPTION', `--item-list ${file} lists no item`, { file });
+  return ids;
+}
+
 export const publishCommand: CommandModule<object, PublishArgs> = {
   command: 'publish <bundle>',
   describe: 'Publish a tiny benchmark: select items that measure the whole ability range and export them as tasks your harness runs',
@@ -120,11 +149,13 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       .option('harness', { describe: `Harnesses to export, comma-separated (${[...HARNESS_EXPORTERS.keys()].join(', ')})`, type: 'string', default: [...HARNESS_EXPORTERS.keys()].join(',') })
       .option('name', { describe: 'Benchmark name: the tasks are tiny_<name> (default: the output folder name)', type: 'string', requiresArg: true })
       .option('render-prompt', { describe: 'Items without a recorded prompt get a standard one from question and options (flagged in the README)', type: 'boolean', default: false })
+      .option('item-list', { describe: 'Publish these items (a file of item ids, one a line) instead of selecting them: a subset chosen elsewhere, or a random baseline', type: 'string', requiresArg: true })
       .option('output', { alias: 'o', describe: 'Package folder to write (atomically)', type: 'string', demandOption: true, requiresArg: true })
       .option('force', { describe: 'Replace an existing output folder', type: 'boolean', default: false })
       .option('json', { describe: 'Print the summary as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No status on stderr', type: 'boolean', default: false })
       .example('$0 publish bundle.json --responses calib.jsonl --items 41 --name mmlu -o tiny-mmlu/', '41 items as lm-eval, Inspect and OpenAI-evals tasks')
+      .example('$0 publish bundle.json --responses calib.jsonl --item-list my-items.txt -o tiny-mine/', 'publish the items listed (one id a line) instead of selecting')
       .example('$0 publish bundle.json --responses calib.jsonl --items 100 --per-benchmark --forms 2 --harness lm-eval -o tiny/', 'two parallel 100-item forms, benchmark shares kept')
       .epilogue(
         'Items are chosen greedily to maximise the expected log test information over the calibrated LLMs\' abilities, so the ' +
@@ -149,7 +180,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     const exact = Uint8Array.from(bundle.items, (it) => (content.get(it.id)?.continuations?.length === it.nOptions ? 1 : 0));
     const nExact = exact.reduce((s, v) => s + v, 0);
     const need = argv.items * argv.forms;
-    if (!argv['render-prompt'] && nExact < need) {
+    if (!argv['render-prompt'] && nExact < need && argv['item-list'] === undefined) {
       throw new LlmNrmError(
         'INVALID_OPTION',
         `${bundle.items.length - nExact} of ${bundle.items.length} items have no recorded prompt and continuations in ${argv.responses} ` +
@@ -158,38 +189,36 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       );
     }
     const eligible = argv['render-prompt'] && nExact < need ? undefined : exact;
-    const sel = selectForRange(bank, layout, x, argv.items, {
-      abilities: bundle.llms.map((l) => l.theta), perBenchmark: argv['per-benchmark'], forms: argv.forms, ...(eligible ? { eligible } : {}),
-    });
+    const sel = argv['item-list'] !== undefined
+      ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)] }
+      : selectForRange(bank, layout, x, argv.items, {
+        abilities: bundle.llms.map((l) => l.theta), perBenchmark: argv['per-benchmark'], forms: argv.forms, ...(eligible ? { eligible } : {}),
+      });
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.
     const acc = accuracies(records, bundle);
     const thetas = bundle.llms.map((l) => l.theta);
-    const curveOf = (m: Map<string, number>, tinyM: Map<string, number> | undefined): TinyAccuracy => {
+    const curveOf = (m: Map<string, number>, run: { acc: Map<string, number> | undefined; scores: Map<string, TinyRunScore> }): TinyAccuracy => {
       const full = bundle.llms.map((l) => m.get(l.id) ?? NaN);
       const c = accuracyCurve(thetas, full);
       const out: TinyAccuracy = { accuracy: c.accuracy, residualSd: c.residualSd, llms: c.llms };
-      const tinyAcc = bundle.llms.map((l) => tinyM?.get(l.id) ?? NaN);
-      if (tinyAcc.filter(Number.isFinite).length >= 2) {
-        const corr = tinyAccuracyCorrection(thetas, full, tinyAcc, c);
-        let ss = 0;
-        let n = 0;
-        thetas.forEach((t, j) => {
-          const e = full[j]! - (accuracyAt(c, t) + corr.beta * (tinyAcc[j]! - accuracyAt(corr.tiny, t)));
-          if (Number.isFinite(e)) {
-            ss += e * e;
-            n++;
-          }
-        });
-        out.tiny = { accuracy: corr.tiny.accuracy, beta: corr.beta, residualSd: Math.sqrt(ss / Math.max(1, n)) };
+      // The estimator is fitted on the calibrated LLMs scored as tiny runs of this package.
+      const rows = bundle.llms.map((l, j) => {
+        const s = run.scores.get(l.id);
+        return { theta: s?.theta ?? NaN, logSharpness: s?.logSharpness ?? NaN, tinyAccuracy: run.acc?.get(l.id) ?? NaN, fullAccuracy: full[j]! };
+      });
+      if (rows.filter((r) => Number.isFinite(r.theta) && Number.isFinite(r.tinyAccuracy) && Number.isFinite(r.fullAccuracy)).length >= 2) {
+        out.estimator = fitTinyAccuracyEstimator(c, rows);
       }
       return out;
     };
     const grid = accuracyCurve(thetas, bundle.llms.map((l) => acc.overall.get(l.id) ?? NaN)).grid;
-    const curves = (tinyIds: Set<string>) => {
-      const t = accuracies(records.filter((r) => tinyIds.has(r.item)), bundle);
+    const curves = (tinyIds: Set<string>, restricted: CalibrationBundle) => {
+      const runRecords = tinyRunRecords(records, tinyIds);
+      const scores = tinyRunScores(restricted, runRecords, TINY_NUISANCE);
+      const t = accuracies(runRecords, bundle);
       const benchmarks: Record<string, TinyAccuracy> = {};
-      for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0]))) if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, t.byBench.get(b));
-      return { grid, overall: curveOf(acc.overall, t.overall), benchmarks };
+      for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0]))) if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, { acc: t.byBench.get(b), scores });
+      return { grid, overall: curveOf(acc.overall, { acc: t.overall, scores }), benchmarks };
     };
     const [bundleSha, responsesSha] = await Promise.all([sha256File(argv.bundle), sha256File(argv.responses).catch(() => undefined)]);
     const summaries: Record<string, unknown>[] = [];
@@ -214,13 +243,14 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         return { item_id: id, benchmark: it.benchmark ?? '', prompt, continuations, gold: it.key, options, source: c.source ?? it.source ?? null, content_sha256: sha };
       });
       const restricted = restrictBundle(bundle, new Set(ids));
+      info(argv.quiet, `scoring the ${bundle.llms.length} calibrated LLMs as tiny runs of ${ids.length} items (the accuracy estimator)`);
       const formName = String.fromCharCode(65 + f);
       const bank: Omit<TinyBank, 'itemsSha256'> = {
         format: 'llm-nrm-tiny', formatVersion: 1, name, task: `tiny_${name}${argv.forms > 1 ? `_${formName.toLowerCase()}` : ''}`,
         tool: { name: 'llm-nrm', version: toolVersion() },
         renderedPrompts: rendered,
-        scoring: { nuisance: 'sharpness', thetaSd: 3, sharpnessSd: restricted.priors?.sharpnessSd ?? 0.5, pFloor: SCORE_P_FLOOR, fleet: fleetNuisance(restricted) },
-        accuracy: curves(new Set(ids)),
+        scoring: { nuisance: TINY_NUISANCE, thetaSd: 3, sharpnessSd: restricted.priors?.sharpnessSd ?? 0.5, pFloor: SCORE_P_FLOOR, fleet: fleetNuisance(restricted) },
+        accuracy: curves(new Set(ids), restricted),
         bundle: restricted,
         ...(argv.forms > 1 ? { form: { name: formName, of: argv.forms } } : {}),
         provenance: {

@@ -6,7 +6,7 @@ import {
   type CalibrationBundle, type LlmScore, type RecordSource, type ResponseRecord,
 } from '@llm-nrm/core';
 import { isToolOutput, readAnyResponses, writeFileAtomic, type TinyBank } from '@llm-nrm/adapters';
-import { accuracyAt } from '@llm-nrm/analysis';
+import { accuracyAt, predictTinyAccuracy } from '@llm-nrm/analysis';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';
@@ -158,11 +158,28 @@ export function rankInterval(bundle: CalibrationBundle, theta: number, se: numbe
   return [above(theta + z) + 1, above(theta - z) + 1];
 }
 
-/** One accuracy prediction: the regression estimator where the run's accuracy on the items is known (TinyAccuracy.tiny), else the curve. */
-export function predictFromCurve(grid: number[], c: TinyBank['accuracy']['overall'], theta: number, se: number, tinyAcc: number | undefined): { accuracy: number; low: number; high: number } {
-  const s = Number.isFinite(se) ? se : 4;
+/** A tiny run as the accuracy estimator sees it: its scores and its argmax accuracy on the package's items. */
+export interface TinyRunFeatures {
+  theta: number;
+  se: number;
+  logSharpness: number;
+  /** Argmax accuracy on the items answered (of the benchmark, for a per-benchmark prediction). */
+  tinyAccuracy: number | undefined;
+}
+
+/**
+ * One accuracy prediction: the package's estimator (TinyAccuracy.estimator) where the run's accuracy
+ * on the items is known; packages written before it: F(theta) + beta (a - T(theta)); else the curve.
+ */
+export function predictFromCurve(grid: number[], c: TinyBank['accuracy']['overall'], run: TinyRunFeatures): { accuracy: number; low: number; high: number } {
+  const { theta, se, tinyAccuracy: tinyAcc } = run;
   const F = { grid, accuracy: c.accuracy };
-  const useTiny = c.tiny !== undefined && tinyAcc !== undefined && Number.isFinite(tinyAcc);
+  const known = tinyAcc !== undefined && Number.isFinite(tinyAcc);
+  if (c.estimator !== undefined && known && Number.isFinite(run.logSharpness)) {
+    return predictTinyAccuracy(F, c.estimator, { theta, logSharpness: run.logSharpness, tinyAccuracy: tinyAcc });
+  }
+  const s = Number.isFinite(se) ? se : 4;
+  const useTiny = c.tiny !== undefined && known;
   const at = (t: number) => (useTiny ? accuracyAt(F, t) + c.tiny!.beta * (tinyAcc! - accuracyAt({ grid, accuracy: c.tiny!.accuracy }, t)) : accuracyAt(F, t));
   const mid = at(theta);
   const spread = (at(theta + s) - at(theta - s)) / 2;
@@ -173,10 +190,11 @@ export function predictFromCurve(grid: number[], c: TinyBank['accuracy']['overal
 }
 
 /** Predicted full-bank accuracy, overall and per benchmark, each with a 90% interval. */
-function predictedAccuracy(bank: TinyBank, theta: number, se: number, tinyAcc: Map<string, number>): Record<string, { accuracy: number; low: number; high: number }> {
+function predictedAccuracy(bank: TinyBank, l: LlmScore, tinyAcc: Map<string, number>): Record<string, { accuracy: number; low: number; high: number }> {
   const out: Record<string, { accuracy: number; low: number; high: number }> = {};
-  out['overall'] = predictFromCurve(bank.accuracy.grid, bank.accuracy.overall, theta, se, tinyAcc.get(''));
-  for (const [b, c] of Object.entries(bank.accuracy.benchmarks)) out[b] = predictFromCurve(bank.accuracy.grid, c, theta, se, tinyAcc.get(b));
+  const run = (b: string): TinyRunFeatures => ({ theta: l.theta, se: l.se, logSharpness: Math.log(l.sharpness), tinyAccuracy: tinyAcc.get(b) });
+  out['overall'] = predictFromCurve(bank.accuracy.grid, bank.accuracy.overall, run(''));
+  for (const [b, c] of Object.entries(bank.accuracy.benchmarks)) out[b] = predictFromCurve(bank.accuracy.grid, c, run(b));
   return out;
 }
 
@@ -218,7 +236,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       .option('nuisance', {
         describe: `How sharpness, position bias and fallback are scored: fit them all with theta; fleet: hold them at the calibrated fleet's means ` +
           `(theta alone); sharpness: fit theta and sharpness, bias and fallback at the fleet's; auto: sharpness for an LLM that answered fewer than ` +
-          `${FLEET_NUISANCE_BELOW} items (tiny runs), else fit`,
+          `${FLEET_NUISANCE_BELOW} items (tiny runs), else fit; a tiny package's runs: as the package says (sharpness, what its lm-eval task computes)`,
         choices: ['auto', 'fit', 'fleet', 'sharpness'] as const, default: 'auto' as const,
       })
       .option('json', { describe: 'Print the scores as JSON', type: 'boolean', default: false })
@@ -313,8 +331,10 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
           `the bundle lacks; --skip-invalid scores the rest)`,
       );
     }
+    // A tiny package says how its runs are scored (what its lm-eval aggregation does too).
+    const nuisance = tiny && argv.nuisance === 'auto' ? tiny.bank.scoring.nuisance : argv.nuisance;
     const res = scoreResponses(bundle, records, {
-      sources, skipInvalid: argv['skip-invalid'], nuisance: argv.nuisance, engine: await loadEngine(argv.engine), onProgress: fitProgress(argv.quiet, 'score'),
+      sources, skipInvalid: argv['skip-invalid'], nuisance, engine: await loadEngine(argv.engine), onProgress: fitProgress(argv.quiet, 'score'),
     });
     const skippedInvalid = report.skipped.length + res.stats.skipped - unknown;
     info(argv.quiet, `scored ${res.llms.length} LLMs on ${res.stats.cells} cells against ${bundle.items.length} calibrated items (${bundle.model}, ${bundle.llms.length} calibrated LLMs)`);
@@ -327,7 +347,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     const scored = res.llms
       .map((l) => {
         const extra: Record<string, unknown> = { rankInterval: rankInterval(bundle, l.theta, l.se) };
-        if (tiny) extra['predictedAccuracy'] = predictedAccuracy(tiny.bank, l.theta, l.se, runAcc.get(l.id) ?? new Map());
+        if (tiny) extra['predictedAccuracy'] = predictedAccuracy(tiny.bank, l, runAcc.get(l.id) ?? new Map());
         if (l.items < bundle.items.length) warnings.push(`${l.id}: answered ${l.items} of the ${bundle.items.length} items; the SE (${l.se.toFixed(3)}) reflects the items answered`);
         if (l.theta < lo || l.theta > hi) warnings.push(`${l.id}: theta ${l.theta.toFixed(3)} lies outside the calibrated range [${lo.toFixed(3)}, ${hi.toFixed(3)}]: rank and accuracy are extrapolated`);
         return { ...l, ...place(bundle, l.theta), ...extra } as LlmScore & Placement & { rankInterval: [number, number]; predictedAccuracy?: Record<string, { accuracy: number; low: number; high: number }> };

@@ -99,9 +99,12 @@ export function checkDesign(bank: ResponseBank): DesignReport {
 
   // Identical response rows: same observed cells, same distributions.
   const width = bank.colOffsets[C]!;
-  const rowKey = (j: number): string => {
+  // The key of a row over its first `cells` observed cells (all by default). Rows with equal full
+  // keys have equal prefixes, so full keys (2.2 M toPrecision calls at 189 x 2,000) are built only
+  // for rows whose 8-cell prefix another row shares.
+  const rowKey = (j: number, cells = Infinity): string => {
     const parts: string[] = [];
-    for (let c = 0; c < C; c++) {
+    for (let c = 0; c < C && parts.length < cells; c++) {
       if (!bank.observed[j * C + c]) continue;
       const o = j * width + bank.colOffsets[c]!;
       const k = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
@@ -109,13 +112,28 @@ export function checkDesign(bank: ResponseBank): DesignReport {
     }
     return parts.join(';');
   };
-  const same = new Map<string, string[]>();
+  const byPrefix = new Map<string, number[]>();
   for (let j = 0; j < J; j++) {
-    const k = rowKey(j);
-    same.set(k, [...(same.get(k) ?? []), bank.models[j]!]);
+    const k = rowKey(j, 8);
+    const rows = byPrefix.get(k);
+    if (rows === undefined) byPrefix.set(k, [j]);
+    else rows.push(j);
   }
-  for (const ids of same.values()) {
-    if (ids.length < 2) continue;
+  // Groups of identical rows, in the order of their first row.
+  const same: number[][] = [];
+  for (const rows of byPrefix.values()) {
+    if (rows.length < 2) continue;
+    const full = new Map<string, number[]>();
+    for (const j of rows) {
+      const k = rowKey(j);
+      const g = full.get(k);
+      if (g === undefined) full.set(k, [j]);
+      else g.push(j);
+    }
+    for (const g of full.values()) if (g.length >= 2) same.push(g);
+  }
+  same.sort((a, b) => a[0]! - b[0]!);
+  for (const ids of same.map((g) => g.map((j) => bank.models[j]!))) {
     warnings.push({
       code: 'IDENTICAL_LLMS',
       message: `${ids.join(', ')} gave identical responses: their thetas are equal by construction and their order means nothing`,

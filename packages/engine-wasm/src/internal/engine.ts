@@ -3,7 +3,7 @@
 // pool per thread count, so however many engines and fits a program makes, it holds at most
 // threads - 1 workers per count (idle, unref'd); `disposeWasmThreads()` stops them.
 import {
-  binaryObjective, correctness, type Layout, type Objective, type Priors, type ResponseBank,
+  binaryObjective, correctness, type CurvatureBuilder, type Layout, type Objective, type Priors, type ResponseBank,
 } from '@llm-nrm/core';
 import { createWasmObjective, type WasmObjective } from './objective.js';
 import { sharedMemorySupported } from './module.js';
@@ -28,6 +28,11 @@ export interface WasmEngine {
    * a model family object that carries its layout).
    */
   objective(bank: ResponseBank, layout: Layout | { layout: Layout }, priors?: Priors): EngineObjective;
+  /**
+   * The curvature builder of an objective this engine made on the wasm kernel (its `curvature`,
+   * core's `Engine.curvature` seam), or null (binary layouts, objectives from elsewhere, wrappers).
+   */
+  curvature(objective: Objective): CurvatureBuilder | null;
   /** Dispose every objective this engine made that is still alive (their kernels leave the pool). */
   dispose(): void;
 }
@@ -52,6 +57,7 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
   const threads = options.pool?.threads ?? options.threads ?? 1;
   const usePool = options.pool !== undefined || (threads > 1 && platform !== null && sharedMemorySupported());
   const made = new Set<WeakRef<WasmObjective>>();
+  const mine = new WeakSet<Objective>();
   return {
     name: 'wasm',
     threads: usePool ? threads : 1,
@@ -68,7 +74,11 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
       const o: WasmObjective = createWasmObjective(bank, layout, priors, pool === undefined ? {} : { pool }, platform);
       for (const r of made) if (r.deref() === undefined) made.delete(r);
       made.add(new WeakRef(o));
+      mine.add(o);
       return Object.assign(o, { engine: 'wasm' as const });
+    },
+    curvature(objective) {
+      return mine.has(objective) ? (objective as WasmObjective).curvature : null;
     },
     dispose() {
       for (const r of made) r.deref()?.dispose();

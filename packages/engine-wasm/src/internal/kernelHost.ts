@@ -12,8 +12,14 @@ const H = {
   Q4: 10, MASK: 11, COL_ITEM: 12, COL_OFFSETS: 13, ITEM_OFFSETS: 14, COL_POS: 15, TH4: 16, S4: 17, DR4: 18,
   ACF: 20, BF: 22, GTH: 23, GS: 24, GDELTA: 25, GRHO: 26, BLOCK_SCALARS: 27, BLOCK_GB: 28,
   BLOCK_GAC: 29, SCRATCH: 30, ITEMS: 31, SUMK: 32, W0: 33, KAPPA: 34, OUT_GAC: 35, OUT_GB: 36, OUT_SCALARS: 37,
+  // The curvature passes (assembly/curvature.ts).
+  CV_X: 40, CV_B: 41, CV_HL: 42, CV_HG: 43, CV_S0: 44, CV_S1: 45, CV_S2: 46, CV_SQ: 47, CV_U1: 48, CV_U0: 49,
+  CV_HH: 50, CV_GB: 51, CV_ICOL_OFF: 52, CV_ICOL: 53, CV_ITEMS_PER_BLOCK: 54, CV_ROW: 55, CV_SCRATCH: 56,
+  L_THETA: 57, L_A: 58, L_C: 59, L_DELTA: 60, L_RHO: 61, L_W0: 62, L_KBAR: 63,
 } as const;
 const HEADER_SLOTS = 64;
+/** Curvature scratch bytes per block (assembly/curvature.ts CURV_SCRATCH, checked against its export). */
+const CURV_SCRATCH_BYTES = 2 * MAX_OPTIONS * 8 + MAX_OPTIONS * 4 + (2 + 2 * MAX_OPTIONS) * 8;
 /** Bytes kept free below the header (the module has no data, but leave the first page alone). */
 const BASE = 65536;
 const PAGE = 65536;
@@ -53,6 +59,13 @@ export class LlmNrmKernel {
   readonly outGac: Float64Array;
   readonly outGb: Float64Array;
   readonly outScalars: Float64Array;
+  /** Item blocks of the curvature's items pass (fixed by the bank, like `blocks`). */
+  readonly itemBlocks: number;
+  /** The curvature passes' inputs and cell sums (see curvatureSums). */
+  readonly cv: {
+    x: Float64Array; b: Float64Array; row: Float64Array; hl: Float64Array; hg: Float64Array;
+    s0: Float64Array; s1: Float64Array; s2: Float64Array; u1: Float64Array; u0: Float64Array; hh: Float64Array; gb: Float64Array;
+  };
   private readonly hdr: Int32Array;
   private readonly hdrF: Float32Array;
 
@@ -69,6 +82,15 @@ export class LlmNrmKernel {
     const gpb = options.groupsPerBlock ?? Math.max(1, Math.ceil(G / TARGET_BLOCKS));
     if (!(Number.isInteger(gpb) && gpb >= 1)) throw new LlmNrmError('INVALID_OPTION', `groupsPerBlock must be a positive integer, got ${gpb}`);
     const nB = Math.ceil(G / gpb);
+    const ipb = Math.max(1, Math.ceil(I / TARGET_BLOCKS));
+    const nIB = Math.ceil(I / ipb);
+    this.itemBlocks = nIB;
+    const P = 2 + 2 * kMax;
+    const sq = new Int32Array(I + 1);
+    for (let i = 0; i < I; i++) {
+      const K = bank.itemOffsets[i + 1]! - bank.itemOffsets[i]!;
+      sq[i + 1] = sq[i]! + K * K;
+    }
     this.groups = G;
     this.groupsPerBlock = gpb;
     this.blocks = nB;
@@ -104,6 +126,22 @@ export class LlmNrmKernel {
       outGac: alloc(sumK * 16),
       outGb: alloc(I * 8),
       outScalars: alloc(32),
+      cvX: alloc(layout.size * 8),
+      cvB: alloc(I * 8),
+      cvHL: alloc(J * P * P * 8),
+      cvHG: alloc(nB * 32),
+      cvS0: alloc(sq[I]! * 8),
+      cvS1: alloc(sq[I]! * 8),
+      cvS2: alloc(sq[I]! * 8),
+      cvSq: alloc((I + 1) * 4),
+      cvU1: alloc(sumK * 8),
+      cvU0: alloc(sumK * 8),
+      cvHH: alloc(I * 8),
+      cvGB: alloc(I * 8),
+      cvIcolOff: alloc((I + 1) * 4),
+      cvIcol: alloc(C * 4),
+      cvRow: alloc(J * 32),
+      cvScratch: alloc(Math.max(nB, nIB) * CURV_SCRATCH_BYTES),
     };
     this.bytes = at;
     const pages = Math.ceil(at / PAGE);
@@ -135,8 +173,35 @@ export class LlmNrmKernel {
       [H.GDELTA, p.gdelta], [H.GRHO, p.grho], [H.BLOCK_SCALARS, p.blockScalars], [H.BLOCK_GB, p.blockGb],
       [H.BLOCK_GAC, p.blockGac], [H.SCRATCH, p.scratch], [H.OUT_GAC, p.outGac], [H.OUT_GB, p.outGb],
       [H.OUT_SCALARS, p.outScalars],
+      [H.CV_X, p.cvX], [H.CV_B, p.cvB], [H.CV_HL, p.cvHL], [H.CV_HG, p.cvHG], [H.CV_S0, p.cvS0], [H.CV_S1, p.cvS1],
+      [H.CV_S2, p.cvS2], [H.CV_SQ, p.cvSq], [H.CV_U1, p.cvU1], [H.CV_U0, p.cvU0], [H.CV_HH, p.cvHH], [H.CV_GB, p.cvGB],
+      [H.CV_ICOL_OFF, p.cvIcolOff], [H.CV_ICOL, p.cvIcol], [H.CV_ROW, p.cvRow], [H.CV_SCRATCH, p.cvScratch],
+      [H.CV_ITEMS_PER_BLOCK, ipb], [H.L_THETA, layout.theta], [H.L_A, layout.a], [H.L_C, layout.c],
+      [H.L_DELTA, layout.delta], [H.L_RHO, layout.rho], [H.L_W0, layout.w0], [H.L_KBAR, layout.kbar],
     ];
     for (const [slot, ptr] of slots) h[slot] = ptr;
+    new Int32Array(buf, p.cvSq, I + 1).set(sq);
+    // The columns of each item (rotations give an item several), in column order.
+    const icolOff = new Int32Array(buf, p.cvIcolOff, I + 1);
+    for (let col = 0; col < C; col++) icolOff[bank.colItem[col]! + 1]!++;
+    for (let i = 0; i < I; i++) icolOff[i + 1]! += icolOff[i]!;
+    const icol = new Int32Array(buf, p.cvIcol, C);
+    const fillAt = Int32Array.from(icolOff.subarray(0, I));
+    for (let col = 0; col < C; col++) icol[fillAt[bank.colItem[col]!]!++] = col;
+    this.cv = {
+      x: new Float64Array(buf, p.cvX, layout.size),
+      b: new Float64Array(buf, p.cvB, I),
+      row: new Float64Array(buf, p.cvRow, 4 * J),
+      hl: new Float64Array(buf, p.cvHL, J * P * P),
+      hg: new Float64Array(buf, p.cvHG, 4 * nB),
+      s0: new Float64Array(buf, p.cvS0, sq[I]!),
+      s1: new Float64Array(buf, p.cvS1, sq[I]!),
+      s2: new Float64Array(buf, p.cvS2, sq[I]!),
+      u1: new Float64Array(buf, p.cvU1, sumK),
+      u0: new Float64Array(buf, p.cvU0, sumK),
+      hh: new Float64Array(buf, p.cvHH, I),
+      gb: new Float64Array(buf, p.cvGB, I),
+    };
 
     // Data: q interleaved by group, [group][entry][lane], zero where unobserved or past the last row;
     // mask[group][column] has bit `lane` set where that cell is observed.
@@ -179,6 +244,7 @@ export class LlmNrmKernel {
     const instance = new WebAssembly.Instance(kernelModule(variant), { env: { memory: this.memory } });
     this.exports = instance.exports as unknown as KernelExports;
     if (this.exports.scratchBytes() !== SCRATCH_BYTES) throw new Error(`engine-wasm: kernel scratch is ${this.exports.scratchBytes()} bytes, host assumed ${SCRATCH_BYTES}`);
+    if (this.exports.curvScratchBytes() !== CURV_SCRATCH_BYTES) throw new Error(`engine-wasm: curvature scratch is ${this.exports.curvScratchBytes()} bytes, host assumed ${CURV_SCRATCH_BYTES}`);
   }
 
   /** Set the row range and gate scalars of the next pass; returns the blocks it covers [b0, b1). */

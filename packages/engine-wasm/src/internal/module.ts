@@ -10,6 +10,22 @@ export interface KernelExports {
   runBlock(h: number, blk: number): void;
   reduce(h: number, b0: number, b1: number, t0: number, t1: number): void;
   scratchBytes(): number;
+  /** Curvature, rows pass: block `blk` of LLM rows. */
+  curvRows(h: number, blk: number): void;
+  /** Curvature, items pass: block `blk` of items. */
+  curvItems(h: number, blk: number): void;
+  curvScratchBytes(): number;
+}
+
+/** What a pool pass runs per block: the loss pass, or one of the curvature's two passes. */
+export const TASK = { LOSS: 0, CURV_ROWS: 1, CURV_ITEMS: 2 } as const;
+export type Task = (typeof TASK)[keyof typeof TASK];
+
+/** Run block `blk` of `task` on an instance. */
+export function runTask(k: KernelExports, task: Task, h: number, blk: number): void {
+  if (task === TASK.LOSS) k.runBlock(h, blk);
+  else if (task === TASK.CURV_ROWS) k.curvRows(h, blk);
+  else k.curvItems(h, blk);
 }
 
 const compiled = new Map<KernelVariant, WebAssembly.Module>();

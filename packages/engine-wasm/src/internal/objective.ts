@@ -4,11 +4,12 @@
 // around it: parameters in (f64 -> f32), the gate difficulties b_i and their backward pass (core's
 // `computeDifficulties` / `difficultyBackward`), the priors and the free mask.
 import {
-  DEFAULT_PRIORS, LlmNrmError, computeDifficulties, difficultyBackward, finishLlmNrmPass, freeMask, sigmoid, softplus,
-  type EvalScope, type LlmNrmLayout, type Objective, type Priors, type ResponseBank,
+  DEFAULT_PRIORS, LlmNrmError, computeDifficulties, difficultyBackward, finishLlmNrmPass, freeMask, getFamily,
+  llmNrmCurvatureFromSums, sigmoid, softplus,
+  type CurvatureAt, type CurvatureOptions, type EvalScope, type LlmNrmLayout, type Objective, type Priors, type ResponseBank,
 } from '@llm-nrm/core';
 import { LlmNrmKernel, type KernelLayoutOptions } from './kernelHost.js';
-import { kernelModule, sharedMemorySupported } from './module.js';
+import { TASK, kernelModule, runTask, sharedMemorySupported } from './module.js';
 import { BlockPool, type PoolPlatform } from './pool.js';
 
 export interface WasmObjectiveOptions extends KernelLayoutOptions {
@@ -30,6 +31,13 @@ export interface WasmObjective extends Objective {
   readonly blocks: number;
   /** Bytes of kernel memory (data, parameters, per-block partials). */
   readonly memoryBytes: number;
+  /**
+   * The block Gauss-Newton curvature at x (core's `llmNrmCurvature`, the preconditioner's refresh)
+   * with its cell sums on the kernel, parallel over fixed blocks of LLM rows and of items: the same
+   * blocks to float tolerance, the same bits for any thread count. `cross`, `itemInverse` and
+   * `itemZ` (the SEs' extras) are computed by core's TypeScript curvature.
+   */
+  curvature(x: Float64Array, free: Uint8Array, opts?: CurvatureOptions): CurvatureAt;
   /** Stop this objective's private workers and release its kernel from a shared pool. Idempotent. */
   dispose(): void;
 }
@@ -169,10 +177,43 @@ export function createWasmObjective(
     return finishLlmNrmPass(layout, x, g, free, lamItem, loss, scope);
   }
 
+  let tsCurvature: ((x: Float64Array, free: Uint8Array, opts?: CurvatureOptions) => CurvatureAt) | null = null;
+  const cv = kernel.cv;
+  const cvB = new Float64Array(I);
+
+  function curvature(x: Float64Array, freeAt: Uint8Array, opts: CurvatureOptions = {}): CurvatureAt {
+    if (opts.cross === true || opts.itemInverse !== undefined || opts.itemZ !== undefined) {
+      tsCurvature ??= getFamily('llm-nrm', layout.parts).curvature(bank, layout, priors);
+      return tsCurvature(x, freeAt, opts);
+    }
+    if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
+    if (x.length !== layout.size) throw new LlmNrmError('INVALID_OPTION', `curvature: x has ${x.length} parameters, the layout ${layout.size}`);
+    if (useFb) computeDifficulties(bank, x, A, Cc, cvB, aux, wts);
+    cv.x.set(x);
+    cv.b.set(cvB);
+    for (let j = 0; j < J; j++) {
+      const sb = useS ? x[layout.sbar + j]! : 0;
+      cv.row[4 * j] = x[layout.theta + j]!;
+      cv.row[4 * j + 1] = useS ? softplus(sb) : 1;
+      cv.row[4 * j + 2] = sigmoid(sb);
+    }
+    for (const [task, n] of [[TASK.CURV_ROWS, kernel.blocks], [TASK.CURV_ITEMS, kernel.itemBlocks]] as const) {
+      if (held.pool !== null) held.pool.run(held.id, kernel.header, 0, n, kernel.exports, task);
+      else for (let blk = 0; blk < n; blk++) runTask(kernel.exports, task, kernel.header, blk);
+    }
+    // The globals' partials, added in block order.
+    const globals = new Float64Array(4);
+    for (let blk = 0; blk < kernel.blocks; blk++) for (let t = 0; t < 4; t++) globals[t]! += cv.hg[4 * blk + t]!;
+    return llmNrmCurvatureFromSums(bank, layout, x, freeAt, priors, {
+      llm: cv.hl, s0: cv.s0, s1: cv.s1, s2: cv.s2, u1: cv.u1, u0: cv.u0, hh: cv.hh, gb: cv.gb, globals,
+    }, opts);
+  }
+
   const objective: WasmObjective = {
     layout,
     free,
     lossAndGrad,
+    curvature,
     threads: threaded ? held.pool!.threads : 1,
     blocks: kernel.blocks,
     memoryBytes: kernel.bytes,

@@ -8,10 +8,10 @@
 // Environment-free: the Node and browser entries pass a `spawn` that makes a worker from the
 // source text below (src/internal/workerSource.ts).
 import { LlmNrmError } from '@llm-nrm/core';
-import type { KernelExports } from './module.js';
+import { TASK, runTask, type KernelExports, type Task } from './module.js';
 
 /** Control slots (Int32Array over a SharedArrayBuffer). */
-export const CTRL = { GEN: 0, NEXT: 1, DONE: 2, COUNT: 3, KERNEL: 4, HEADER: 5, FIRST: 6, ERROR: 7 } as const;
+export const CTRL = { GEN: 0, NEXT: 1, DONE: 2, COUNT: 3, KERNEL: 4, HEADER: 5, FIRST: 6, ERROR: 7, TASK: 8 } as const;
 export const CTRL_SLOTS = 16;
 /** NEXT holds (generation tag << TAG_SHIFT) | next block index. */
 export const TAG_SHIFT = 20;
@@ -70,14 +70,15 @@ export class BlockPool {
 
   /**
    * Run blocks [b0, b1) of kernel `id` (header address `header`), the calling thread taking part
-   * through `local`; returns when every block is done.
+   * through `local`; returns when every block is done. `task`: the loss pass (default) or a
+   * curvature pass.
    */
-  run(id: number, header: number, b0: number, b1: number, local: KernelExports): void {
+  run(id: number, header: number, b0: number, b1: number, local: KernelExports, task: Task = TASK.LOSS): void {
     this.checkOpen();
     const n = b1 - b0;
     if (n <= 0) return;
     if (n === 1 || this.workers.length === 0) {
-      for (let b = b0; b < b1; b++) local.runBlock(header, b);
+      for (let b = b0; b < b1; b++) runTask(local, task, header, b);
       return;
     }
     if (n > INDEX_MASK) throw new LlmNrmError('INVALID_OPTION', `too many blocks for one pass: ${n}`);
@@ -89,6 +90,7 @@ export class BlockPool {
     c[CTRL.KERNEL] = id;
     c[CTRL.HEADER] = header;
     c[CTRL.FIRST] = b0;
+    c[CTRL.TASK] = task;
     Atomics.store(c, CTRL.ERROR, 0);
     Atomics.store(c, CTRL.DONE, 0);
     Atomics.store(c, CTRL.NEXT, tag << TAG_SHIFT);
@@ -100,7 +102,7 @@ export class BlockPool {
       const idx = v & INDEX_MASK;
       if (idx >= n) break;
       if (Atomics.compareExchange(c, CTRL.NEXT, v, v + 1) !== v) continue;
-      local.runBlock(header, b0 + idx);
+      runTask(local, task, header, b0 + idx);
       mine++;
       Atomics.add(c, CTRL.DONE, 1);
     }

@@ -33,9 +33,13 @@ function poolWorker(ctrlBuffer, listen) {
       if (k === undefined) break;
       const h = ctrl[C.HEADER];
       const b0 = ctrl[C.FIRST];
+      const task = ctrl[C.TASK];
       if (Atomics.compareExchange(ctrl, C.NEXT, v, v + 1) !== v) continue;
       try {
-        k.runBlock(h, b0 + (v & ((1 << TAG_SHIFT) - 1)));
+        const blk = b0 + (v & ((1 << TAG_SHIFT) - 1));
+        if (task === 0) k.runBlock(h, blk);
+        else if (task === 1) k.curvRows(h, blk);
+        else k.curvItems(h, blk);
       } catch (e) {
         Atomics.store(ctrl, C.ERROR, 1);
         console.error(e);

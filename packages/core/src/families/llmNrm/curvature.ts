@@ -4,6 +4,7 @@ import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
 import { Blocks } from '../../internal/blocks.js';
 import { llmParamIndices, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
+import { LlmNrmError } from '../../errors.js';
 import type { CurvatureAt, CurvatureOptions } from '../family.js';
 
 /** Block Gauss-Newton curvature of the LLM-NRM objective at x (see BlockPreconditioner). */
@@ -40,11 +41,7 @@ export function llmNrmCurvature(
   const kappa = useFb ? softplus(x[L.kbar]!) : 0;
   const dkappa = sigmoid(x[L.kbar]!);
   // Item accumulators: S_m = sum over cells of w^2 theta^m M (m = 0, 1, 2), K x K each.
-  const sq = new Int32Array(I + 1);
-  for (let i = 0; i < I; i++) {
-    const K = itemOffsets[i + 1]! - itemOffsets[i]!;
-    sq[i + 1] = sq[i]! + K * K;
-  }
+  const sq = itemSquareOffsets(bank);
   const S0 = new Float64Array(sq[I]!);
   const S1 = new Float64Array(sq[I]!);
   const S2 = new Float64Array(sq[I]!);
@@ -68,7 +65,6 @@ export function llmNrmCurvature(
   const EG = withCross ? new Float64Array(2 * I) : null;
   const JW = new Float64Array(Kmax);
   const hkb = new Float64Array(Kmax);
-  const itemGlobals: Float64Array[] = [];
   const llmItemGlobals: Float64Array[] = [];
   const itemZ = opts.itemZ;
   const JK = new Float64Array(Kmax);
@@ -100,7 +96,6 @@ export function llmNrmCurvature(
       tItem.push(t);
     }
   }
-  const itemGN: Float64Array[] = [];
   for (let j = 0; j < J; j++) {
     HL.fill(0);
     HX.fill(0);
@@ -326,13 +321,7 @@ export function llmNrmCurvature(
         Hg[2]! += Q * (gq01 - ug0 * ug1);
       }
     }
-    // Only the upper triangle was accumulated: mirror it.
-    for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) HL[c * P + r] = HL[r * P + c]!;
-    // Prior curvature: sharpness (GN of the log-normal prior); delta, rho lamLlm; theta's N(0, 1)
-    // only in the preconditioner's copy (the SEs add theta's prior per identification).
-    if (useS) HL[P + 1]! += lamS * (ds / s) * (ds / s);
-    if (usePos) for (let r = 2; r < 2 + Kmax; r++) HL[r * P + r]! += lamLlm;
-    if (useFb) for (let r = 2 + Kmax; r < P; r++) HL[r * P + r]! += lamLlm;
+    finishLlmHessian(HL, L, lamS, lamLlm, s, ds);
     llm.push(Float64Array.from(HL));
     if (withCross) llmGlobals.push(Float64Array.from(HX));
     if (Wb !== null) {
@@ -343,6 +332,67 @@ export function llmNrmCurvature(
     HL[0]! += 1;
     blocks.add(llmParamIndices(L, j), Float64Array.from(HL), free, 0, useFb ? LLM_STEP_CAP : Infinity);
   }
+  const itemGlobals: Float64Array[] = [];
+  const itemGN: Float64Array[] = [];
+  addItemBlocks(bank, L, x, free, lamItem, { sq, S0, S1, S2, U1, U0, HH, GB }, aux, wts, blocks, cross, withCross ? { IG: IG!, EG: EG!, itemGlobals } : null, itemGN);
+  const globals = Float64Array.from(Hg);
+  blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
+  const out: CurvatureAt = { blocks, llm };
+  if (withCross) Object.assign(out, { llmGlobals, globals, globalIndices: [L.w0, L.kbar], itemGlobals });
+  if (itemZ) out.llmItemGlobals = llmItemGlobals;
+  if (cross) out.itemGN = itemGN;
+  if (itemInverse) out.llmItem = llmItem;
+  return out;
+}
+
+/** The cell sums of the item blocks (see llmNrmCurvature). */
+interface ItemSums {
+  /** Offsets of each item's K x K square in s0, s1, s2 (itemSquareOffsets). */
+  sq: Int32Array;
+  S0: Float64Array;
+  S1: Float64Array;
+  S2: Float64Array;
+  U1: Float64Array;
+  U0: Float64Array;
+  HH: Float64Array;
+  GB: Float64Array;
+}
+
+/** Offsets of each item's K x K square (K its option count), I + 1 entries. */
+export function itemSquareOffsets(bank: ResponseBank): Int32Array {
+  const I = bank.items.length;
+  const sq = new Int32Array(I + 1);
+  for (let i = 0; i < I; i++) {
+    const K = bank.itemOffsets[i + 1]! - bank.itemOffsets[i]!;
+    sq[i + 1] = sq[i]! + K * K;
+  }
+  return sq;
+}
+
+/**
+ * Mirror an LLM's accumulated upper triangle and add its priors' curvature, in place: sharpness
+ * (GN of the log-normal prior); delta, rho lamLlm; theta's N(0, 1) only in the preconditioner's
+ * copy (the SEs add theta's prior per identification).
+ */
+function finishLlmHessian(HL: Float64Array, L: LlmNrmLayout, lamS: number, lamLlm: number, s: number, ds: number): void {
+  const Kmax = L.kMax;
+  const P = 2 + 2 * Kmax;
+  for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) HL[c * P + r] = HL[r * P + c]!;
+  if (L.parts.sharpness) HL[P + 1]! += lamS * (ds / s) * (ds / s);
+  if (L.parts.position) for (let r = 2; r < 2 + Kmax; r++) HL[r * P + r]! += lamLlm;
+  if (L.parts.fallback) for (let r = 2 + Kmax; r < P; r++) HL[r * P + r]! += lamLlm;
+}
+
+/** The item blocks from their cell sums: the gate's b_i terms, the item prior, into `blocks`. */
+function addItemBlocks(
+  bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free: Uint8Array, lamItem: number, sums: ItemSums,
+  aux: Float64Array, wts: Float64Array, blocks: Blocks, cross: boolean,
+  withCross: { IG: Float64Array; EG: Float64Array; itemGlobals: Float64Array[] } | null, itemGN: Float64Array[],
+): void {
+  const I = L.nItems;
+  const useFb = L.parts.fallback;
+  const { itemOffsets } = bank;
+  const { sq, S0, S1, S2, U1, U0, HH, GB } = sums;
   for (let i = 0; i < I; i++) {
     const io = itemOffsets[i]!;
     const K = itemOffsets[i + 1]! - io;
@@ -376,13 +426,14 @@ export function llmNrmCurvature(
       for (let r = 0; r < P2; r++) {
         for (let c = 0; c < P2; c++) H[r * P2 + c]! += uu[r]! * t[c]! + t[r]! * uu[c]! + hh * t[r]! * t[c]!;
       }
-      if (withCross) {
+      if (withCross !== null) {
+        const { IG, EG } = withCross;
         const ig = new Float64Array(2 * P2);
         for (let r = 0; r < P2; r++) {
-          ig[2 * r] = IG![2 * (2 * io) + 2 * r]! + t[r]! * EG![2 * i]!;
-          ig[2 * r + 1] = IG![2 * (2 * io) + 2 * r + 1]! + t[r]! * EG![2 * i + 1]!;
+          ig[2 * r] = IG[2 * (2 * io) + 2 * r]! + t[r]! * EG[2 * i]!;
+          ig[2 * r + 1] = IG[2 * (2 * io) + 2 * r + 1]! + t[r]! * EG[2 * i + 1]!;
         }
-        itemGlobals.push(ig);
+        withCross.itemGlobals.push(ig);
       }
       if (cross) {
         const gn = Float64Array.from(H);
@@ -430,14 +481,66 @@ export function llmNrmCurvature(
     for (let k = 0; k < K; k++) ix.push(L.c + io + k);
     blocks.add(ix, H, free, lamItem, useFb ? ITEM_STEP_CAP : Infinity);
   }
-  const globals = Float64Array.from(Hg);
-  blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
-  const out: CurvatureAt = { blocks, llm };
-  if (withCross) Object.assign(out, { llmGlobals, globals, globalIndices: [L.w0, L.kbar], itemGlobals });
-  if (itemZ) out.llmItemGlobals = llmItemGlobals;
-  if (cross) out.itemGN = itemGN;
-  if (itemInverse) out.llmItem = llmItem;
-  return out;
+}
+
+/**
+ * The cell sums of the preconditioner's blocks as an engine computes them (engine-wasm, parallel
+ * over LLM rows and items): what llmNrmCurvature accumulates over the cells before it adds the
+ * priors, the gate's b_i terms and factorises.
+ */
+export interface LlmNrmCurvatureSums {
+  /** Per LLM j at j P^2 (P = 2 + 2 kMax): sum over its cells of Q (J^T diag p J - u u^T), upper triangle (r <= c) only. */
+  llm: Float64Array;
+  /** Per item at itemSquareOffsets: S_m = sum over cells of ((1 - G) s)^2 theta^m M, upper triangle (k <= l). */
+  s0: Float64Array;
+  s1: Float64Array;
+  s2: Float64Array;
+  /** Per option entry: sum of (1 - G) s Q theta p (h - p.h), and the same without theta (the gate's u). */
+  u1: Float64Array;
+  u0: Float64Array;
+  /** Per item: h^T M h, and dL/db_i. */
+  hh: Float64Array;
+  gb: Float64Array;
+  /** The gate globals' (w0, kbar) 2 x 2 GN block. */
+  globals: Float64Array;
+}
+
+/**
+ * The preconditioner's curvature (no `cross`, `itemInverse` or `itemZ`: those stay with
+ * llmNrmCurvature) from cell sums an engine computed: the same blocks as llmNrmCurvature.
+ */
+export function llmNrmCurvatureFromSums(
+  bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free: Uint8Array, priors: Priors, sums: LlmNrmCurvatureSums,
+  opts: CurvatureOptions = {},
+): CurvatureAt {
+  if (opts.cross === true || opts.itemInverse !== undefined || opts.itemZ !== undefined) {
+    throw new LlmNrmError('INVALID_OPTION', 'llmNrmCurvatureFromSums: cross, itemInverse and itemZ need llmNrmCurvature');
+  }
+  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
+  const lamItem = 1 / (itemSd * itemSd);
+  const lamLlm = 1 / (llmSd * llmSd);
+  const lamS = 1 / (sharpnessSd * sharpnessSd);
+  const J = L.nModels;
+  const I = L.nItems;
+  const P = 2 + 2 * L.kMax;
+  const useFb = L.parts.fallback;
+  const aux = new Float64Array(3 * I);
+  const wts = new Float64Array(L.sumK);
+  if (useFb) computeDifficulties(bank, x, L.a, L.c, new Float64Array(I), aux, wts);
+  const blocks = new Blocks(L.size);
+  const llm: Float64Array[] = [];
+  for (let j = 0; j < J; j++) {
+    const HL = sums.llm.slice(j * P * P, (j + 1) * P * P);
+    const sb = x[L.sbar + j]!;
+    finishLlmHessian(HL, L, lamS, lamLlm, L.parts.sharpness ? softplus(sb) : 1, sigmoid(sb));
+    llm.push(Float64Array.from(HL));
+    HL[0]! += 1;
+    blocks.add(llmParamIndices(L, j), HL, free, 0, useFb ? LLM_STEP_CAP : Infinity);
+  }
+  const sq = itemSquareOffsets(bank);
+  addItemBlocks(bank, L, x, free, lamItem, { sq, S0: sums.s0, S1: sums.s1, S2: sums.s2, U1: sums.u1, U0: sums.u0, HH: sums.hh, GB: sums.gb }, aux, wts, blocks, false, null, []);
+  blocks.add([L.w0, L.kbar], Float64Array.from(sums.globals), free, 1e-6, opts.globalStepCap ?? Infinity);
+  return { blocks, llm };
 }
 
 /**

@@ -1,0 +1,44 @@
+import { scoreResponses, type CalibrationBundle, type ResponseRecord } from '@llm-nrm/core';
+
+/**
+ * How a tiny package's runs are scored, by `llm-nrm score <package>` and the lm-eval aggregation alike:
+ * theta and sharpness, bias and fallback at the fleet's means (robust from a handful of items).
+ */
+export const TINY_NUISANCE = 'sharpness' as const;
+
+/** A calibrated LLM scored as a tiny run of a package. */
+export interface TinyRunScore {
+  theta: number;
+  logSharpness: number;
+}
+
+const isIdentity = (pos: number[] | undefined) => pos === undefined || pos.every((p, k) => p === k);
+
+/**
+ * One presentation per (model, item) of the package's items, as a tiny run shows them: the
+ * content-order one where the calibration had several (rotations), else the first.
+ */
+export function tinyRunRecords(records: readonly ResponseRecord[], ids: ReadonlySet<string>): ResponseRecord[] {
+  const pick = new Map<string, ResponseRecord>();
+  for (const r of records) {
+    if (!ids.has(r.item)) continue;
+    const k = `${r.model}\u0000${r.item}`;
+    const had = pick.get(k);
+    if (had === undefined || (!isIdentity(had.position) && isIdentity(r.position))) pick.set(k, r);
+  }
+  return [...pick.values()];
+}
+
+/**
+ * The calibrated LLMs' answers to a package's items scored as `llm-nrm score <package>` scores a
+ * run (the package's `scoring.nuisance`): the tiny-run estimates the accuracy estimator is fitted on.
+ */
+export function tinyRunScores(restricted: CalibrationBundle, runRecords: ResponseRecord[], nuisance: 'sharpness' | 'fleet'): Map<string, TinyRunScore> {
+  const calibrated = new Set(restricted.llms.map((l) => l.id));
+  const res = scoreResponses(
+    restricted,
+    runRecords.filter((r) => calibrated.has(r.model)),
+    { nuisance, skipInvalid: true },
+  );
+  return new Map(res.llms.map((l) => [l.id, { theta: l.theta, logSharpness: Math.log(l.sharpness) }]));
+}
