@@ -164,6 +164,20 @@ describe('leaderboard site (NAEP, headless Chromium)', () => {
     const it0 = full.bundle.items.find((i) => i.id === xssItem.id)!;
     await visit(w, full.server.url, `#/item/${xssItem.b}/${xssItem.s}/${encodeURIComponent(xssItem.id)}`, 'item-xss');
     expect(await w.page.$$eval('#occ svg g[aria-label="line"] path', (ps) => ps.length)).toBe(it0.nOptions);
+    // One label per option, and no two overprint (history/0: three distractor curves start
+    // together at the left edge), as laid out by the browser's own text metrics.
+    const boxes = await w.page.$$eval('#occ svg g[aria-label="text"] text', (ts) => ts.map((t) => {
+      const r = (t as SVGGraphicsElement).getBoundingClientRect();
+      return { text: t.textContent ?? '', x0: r.left, x1: r.right, y0: r.top, y1: r.bottom };
+    }));
+    expect(boxes.map((b) => b.text[0]).sort()).toEqual(Array.from({ length: it0.nOptions }, (_, k) => String.fromCharCode(65 + k)));
+    for (const p of boxes) {
+      for (const q of boxes) {
+        if (p === q) continue;
+        const apart = p.x1 <= q.x0 || q.x1 <= p.x0 || p.y1 <= q.y0 || q.y1 <= p.y0;
+        expect(apart, `labels ${JSON.stringify(p.text)} and ${JSON.stringify(q.text)} overlap`).toBe(true);
+      }
+    }
     const texts = await w.page.$$eval('ul.options li .txt', (els) => els.map((e) => e.textContent));
     expect(texts).toEqual(it0.options);
     expect(await w.page.$$eval('img', (els) => els.length)).toBe(0);

@@ -21,7 +21,8 @@ export { rankAgreement, type RankAgreement, type RankAgreementRow } from './rank
 export { cellFolds, foldMask, llmFolds } from './cellFolds.js';
 export { ABLATIONS, modelSpecs, type ModelSpec } from './modelSpec.js';
 export {
-  crossValidate, type CrossValidateOptions, type CrossValidation, type CvFoldMetrics, type CvRow, type MeanSd,
+  crossValidate, crossValidateFold, crossValidationOf, crossValidationPlan,
+  type CrossValidateOptions, type CrossValidation, type CvFoldMetrics, type CvFoldOptions, type CvRow, type CvTask, type MeanSd,
 } from './crossValidate.js';
 export {
   llmCrossValidate, type LlmCrossValidateOptions, type LlmCrossValidation, type LlmCvRow, type ThetaEstimator,

@@ -28,6 +28,28 @@ describe('llm-nrm evaluate', () => {
     expect(out).toMatch(/0\.\d{4} ±0\.\d{4}/);
   });
 
+  it('--cv gives the same table on worker threads as in one thread (only the seconds differ)', async () => {
+    const args = ['evaluate', file, '--cv', '3', '--models', 'llm-nrm,nrm,2pl,3pl', '--max-iterations', '30', '--json', '-q'];
+    const one = await run([...args, '--workers', '1']);
+    const three = await run([...args, '--workers', '3']);
+    expect(one.code).toBe(0);
+    expect(three.code).toBe(0);
+    const strip = (out: string) => {
+      const cv = JSON.parse(out).cv as { rows: { seconds: number; folds: { fitSeconds: number }[] }[] };
+      for (const r of cv.rows) {
+        r.seconds = 0;
+        for (const f of r.folds) f.fitSeconds = 0;
+      }
+      return cv;
+    };
+    const a = strip(one.out);
+    expect(a.rows.map((r) => (r as unknown as { name: string }).name)).toEqual(['llm-nrm', 'nrm', '2pl', '3pl']);
+    expect(strip(three.out)).toEqual(a);
+    const bad = await run([...args, '--workers', '0']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('invalid --workers value: 0');
+  });
+
   it('--by-llm and --compression --json give machine output', async () => {
     const { code, out } = await run(['evaluate', file, '--by-llm', '3', '--compression', '5,25', '--max-iterations', '30', '--json', '-q']);
     expect(code).toBe(0);

@@ -2,10 +2,11 @@ import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, MODEL_NAMES, type FitOptions, type ModelName } from '@llm-nrm/core';
 import { loadBank } from '@llm-nrm/adapters';
 import {
-  calibrationCurve, compression, crossValidate, llmCrossValidate,
+  calibrationCurve, compression, llmCrossValidate,
   type CalibrationCurve, type Compression, type CrossValidation, type LlmCrossValidation, type MeanSd,
 } from '@llm-nrm/analysis';
 import { engineOption, loadEngine } from '../engines.js';
+import { crossValidateParallel } from './evaluateWorkers.js';
 import { formatTable, info, printJson, progress } from '../output.js';
 
 interface EvaluateArgs {
@@ -20,6 +21,7 @@ interface EvaluateArgs {
   seed: number;
   engine: string;
   'max-iterations'?: number;
+  workers?: number;
   json: boolean;
   quiet: boolean;
 }
@@ -51,6 +53,7 @@ export function cvTable(res: CrossValidation): string {
     r.name, ms(r.option.accuracy), ms(r.option.logLoss), ms(r.correctness.accuracy), ms(r.correctness.logLoss),
     ms(r.correctness.brier), r.seconds.toFixed(1),
   ]);
+  // Folds on worker threads overlap: a row's seconds are its fits' times added up.
   return (
     `Held-out prediction, ${res.folds}-fold CV over ${res.cells} cells (seed ${res.seed}); mean ±SD over folds\n` +
     formatTable(['model', 'option acc', 'option log-loss', 'correct acc', 'correct log-loss', 'correct Brier', 'seconds'], rows)
@@ -97,14 +100,19 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       .option('models', { describe: 'Models for --cv and --calibration, comma-separated', type: 'string', default: DEFAULT_MODELS })
       .option('ablations', { describe: 'Add LLM-NRM without sharpness / position / fallback, and soft NRM, to --cv', type: 'boolean', default: false })
       .option('seed', { describe: 'Seed of folds and draws', type: 'number', default: 1 })
+      .option('workers', { describe: 'Worker threads for the --cv fits (default: one per core; 1: this thread). The result does not depend on it', type: 'number', requiresArg: true })
       .option('max-iterations', { describe: 'Cap on optimizer iterations per fit (default: core\'s)', type: 'number', requiresArg: true })
       .option('json', { describe: 'Print results as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress on stderr', type: 'boolean', default: false })
       .example('$0 evaluate responses.jsonl --cv 5 --ablations', 'Table 1 with every model and the ablation rows')
+      .example('$0 evaluate responses.jsonl --cv 5 --workers 1', 'the same table, every fit in one thread')
       .example('$0 evaluate responses.jsonl --by-llm 5', 'Table 3: ability from errors alone')
       .example('$0 evaluate responses.jsonl --compression 10,41,100 --calibration 5,10', 'Fig. 3a and 3b'),
   handler: async (argv) => {
     const tick = progress(argv.quiet);
+    if (argv.workers !== undefined && !(Number.isInteger(argv.workers) && argv.workers >= 1)) {
+      throw new LlmNrmError('INVALID_OPTION', `invalid --workers value: ${JSON.stringify(argv.workers)} (a positive integer)`);
+    }
     const models = parseModels(argv.models);
     const seed = argv.seed;
     const fitOptions: FitOptions = { engine: await loadEngine(argv.engine) };
@@ -116,7 +124,11 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
     const text: string[] = [];
     const cvK = argv.cv ?? (none ? 5 : undefined);
     if (cvK !== undefined) {
-      const res = crossValidate(bank, { models, ablations: argv.ablations, folds: cvK, seed, fitOptions, onProgress: tick });
+      const res = await crossValidateParallel(bank, {
+        models, ablations: argv.ablations, folds: cvK, seed, engine: argv.engine, onProgress: tick,
+        ...(argv['max-iterations'] !== undefined ? { maxIterations: argv['max-iterations'] } : {}),
+        ...(argv.workers !== undefined ? { workers: argv.workers } : {}),
+      });
       out['cv'] = res;
       text.push(cvTable(res));
     }

@@ -2,6 +2,7 @@ import { informationSplit } from '@llm-nrm/analysis';
 import { chart, Plot } from '../charts.js';
 import { fmt, h, howTo, optionLabel } from '../dom.js';
 import { itemShard, leaderboard, manifest } from '../data.js';
+import { placeCurveLabels } from '../labelPlacement.js';
 import { ACCENT, WARN, optionColor, optionDash } from '../palette.js';
 import type { ItemEntry } from '../../site/types.js';
 
@@ -43,6 +44,9 @@ function infoAt(it: ItemEntry, theta: number): [number, number, number] {
   return [I, I, 0];
 }
 
+/** Advance of one character of the labels (style.css: 11px sans-serif, weight 600), a little generous. */
+const LABEL_CHAR_WIDTH = 7.2;
+
 const short = (t: string, n = 28) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
 
 export async function itemPage(view: HTMLElement, args: string[]): Promise<void> {
@@ -65,25 +69,15 @@ export async function itemPage(view: HTMLElement, args: string[]): Promise<void>
       x: 'theta', y: 'p', stroke: optionColor(k), strokeWidth: k === it.key ? 3.5 : 2, ...(optionDash(k) ? { strokeDasharray: optionDash(k) } : {}),
     });
   });
-  // Each curve labelled at its peak (distinct places for distinct options), anchored to stay inside.
-  const labels = Array.from({ length: K }, (_, k) => {
-    let best = 0;
-    let bp = -1;
-    grid.forEach((th, t) => {
-      const p = optionProbs(it, th)[k]!;
-      if (p > bp + 1e-9) {
-        bp = p;
-        best = t;
-      }
-    });
-    const at = best / (grid.length - 1);
-    return { theta: grid[best]!, p: bp, label: `${optionLabel(k)}${k === it.key ? ' ✓' : ''} ${short(text(k), 22)}`, k, anchor: at < 0.15 ? 'start' : at > 0.85 ? 'end' : 'middle' };
-  });
-  // Labels at one edge would overprint: stack them at least a line apart, highest first.
-  for (const anchor of ['start', 'end']) {
-    const group = labels.filter((l) => l.anchor === anchor).sort((x, y) => y.p - x.p);
-    for (let t = 1; t < group.length; t++) group[t]!.p = Math.min(group[t]!.p, group[t - 1]!.p - 0.06);
-  }
+  // Each curve labelled on itself where the label covers no other label and stays clear of the
+  // other curves, as near its peak as that allows (curves that start together at an edge would
+  // overprint there: NAEP history/0).
+  const frame = { width: 900, height: 380, marginTop: 30, marginRight: 20, marginBottom: 30, marginLeft: 50 };
+  const labelText = Array.from({ length: K }, (_, k) => `${optionLabel(k)}${k === it.key ? ' ✓' : ''} ${short(text(k), 22)}`);
+  const labels = placeCurveLabels(grid, Array.from({ length: K }, (_, k) => ({ ys: grid.map((th) => optionProbs(it, th)[k]!), text: labelText[k]! })), {
+    left: frame.marginLeft, right: frame.width - frame.marginRight, top: frame.marginTop, bottom: frame.height - frame.marginBottom,
+    x: [lo, hi], y: [0, 1.02], charWidth: LABEL_CHAR_WIDTH, lineHeight: 13,
+  }).map((l) => ({ ...l, label: labelText[l.k]! }));
 
   // The calibrated LLMs at their theta, coloured by the option they preferred (from their responses),
   // or, without responses, by the option the curves make most likely at their theta.
@@ -131,11 +125,15 @@ export async function itemPage(view: HTMLElement, args: string[]): Promise<void>
       it.informative.includes(k) ? h('span', { class: 'tag' }, 'informative distractor') : null,
     ))),
     chart({
-      width: 900, height: 380, marginTop: 30, marginRight: 20, marginLeft: 50,
+      ...frame,
       x: { label: 'Ability θ', domain: [lo, hi] },
       y: { label: 'Probability of the option', domain: [0, 1.02], grid: true },
-      marks: [...curveMarks, ...pointMarks, ...(['start', 'middle', 'end'] as const).map((anchor) => Plot.text(labels.filter((l) => l.anchor === anchor), {
-        x: 'theta', y: 'p', text: 'label', textAnchor: anchor, dy: -9, fill: (d: { k: number }) => optionColor(d.k), fontWeight: 600, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke',
+      // A label set off its curve is joined to its point by a leader; Plot's textAnchor is one value
+      // per mark, so one text mark per anchor in use.
+      marks: [...curveMarks, ...pointMarks,
+        Plot.ruleX(labels.filter((l) => l.leaderTo !== null), { x: 'x', y1: 'y', y2: 'leaderTo', stroke: (d: { k: number }) => optionColor(d.k), strokeWidth: 1 }),
+        ...(['start', 'middle', 'end'] as const).map((anchor) => Plot.text(labels.filter((l) => l.anchor === anchor), {
+        x: 'x', y: 'textY', text: 'label', textAnchor: anchor, fill: (d: { k: number }) => optionColor(d.k), fontWeight: 600, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke',
       }))],
     }, { title: 'Option characteristic curves', description: curveDesc }, 'occ'),
     chart({

@@ -1,10 +1,17 @@
 import type { ResponseBank } from '../../bank.js';
-import { freeMask, sigmoid, type BinaryLayout } from '../../layout.js';
+import { freeMask, type BinaryLayout } from '../../layout.js';
 import { DEFAULT_PRIORS, checkFinite, type EvalScope, type Objective, type Priors } from '../../objective.js';
 
 /**
- * Binary IRT kernel (1PL-4PL) on correctness y_ji = [argmax q_ji = g_i] (paper.md, baselines).
+ * Binary IRT kernel (1PL-4PL) on correctness y_ji = [argmax q_ji = g_i] (paper.md, baselines):
+ * P_ji = lo_i + (hi_i - lo_i) sigmoid(a_i theta_j + beta_i), lo = sigmoid(guess) (3PL+),
+ * hi = 1 - sigmoid(slip) (4PL), and L = -sum [y log P + (1 - y) log(1 - P)] + priors.
  * `y` is J x C with 255 for unobserved cells (see `correctness`).
+ *
+ * Speed: everything that depends on the item alone (a, beta, lo, hi) is read once per pass into
+ * per-item arrays; a cell then costs one exp and one log (the old kernel took three sigmoids, each
+ * up to two exps, per cell). Every sum is formed as before, in the same order: the same loss and
+ * gradient bit for bit.
  */
 export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uint8Array, priors: Priors = {}): Objective {
   const free = freeMask(layout);
@@ -15,26 +22,52 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
   const nC = bank.colItem.length;
   const { colItem } = bank;
   const pl = layout.pl;
+  // Per-item values at x, and per-item gradient sums (reused across passes).
+  const A = new Float64Array(I);
+  const B = new Float64Array(I);
+  const LO = new Float64Array(I);
+  const RANGE = new Float64Array(I);
+  // sigmoid(guess) and sigmoid(slip) (= 1 - hi).
+  const SG = new Float64Array(I);
+  const SS = new Float64Array(I);
+  const gA = new Float64Array(I);
+  const gB = new Float64Array(I);
+  const gLo = new Float64Array(I); // dL/dguess
+  const gHi = new Float64Array(I); // dL/dslip
 
   function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
     const r0 = scope.rowStart ?? 0;
     const r1 = scope.rowEnd ?? J;
     const tp = scope.thetaPrior === false ? 0 : 1;
     g.fill(0);
+    for (let i = 0; i < I; i++) {
+      A[i] = pl >= 2 ? x[layout.slope + i]! : 1;
+      B[i] = x[layout.intercept + i]!;
+      const lo = pl >= 3 ? logistic(x[layout.guess + i]!) : 0;
+      const ss = pl >= 4 ? logistic(x[layout.slip + i]!) : 0;
+      const hi = 1 - ss;
+      SG[i] = lo;
+      SS[i] = ss;
+      LO[i] = lo;
+      RANGE[i] = hi - lo;
+    }
+    gA.fill(0);
+    gB.fill(0);
+    gLo.fill(0);
+    gHi.fill(0);
     let loss = 0;
     for (let j = r0; j < r1; j++) {
       const th = x[layout.theta + j]!;
       let gth = 0;
+      const row = j * nC;
       for (let col = 0; col < nC; col++) {
-        const yy = y[j * nC + col]!;
+        const yy = y[row + col]!;
         if (yy === 255) continue;
         const i = colItem[col]!;
-        const a = pl >= 2 ? x[layout.slope + i]! : 1;
-        const eta = a * th + x[layout.intercept + i]!;
-        const sg = sigmoid(eta);
-        const lo = pl >= 3 ? sigmoid(x[layout.guess + i]!) : 0;
-        const hi = pl >= 4 ? 1 - sigmoid(x[layout.slip + i]!) : 1;
-        const P = lo + (hi - lo) * sg;
+        const a = A[i]!;
+        const sg = logistic(a * th + B[i]!);
+        const range = RANGE[i]!;
+        const P = LO[i]! + range * sg;
         // dL/dP for L = -[y log P + (1 - y) log(1 - P)]; clamp keeps log finite at the edges.
         const Pc = P < 1e-300 ? 1e-300 : P > 1 - 1e-16 ? 1 - 1e-16 : P;
         let dP: number;
@@ -45,23 +78,29 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
           loss -= Math.log1p(-Pc);
           dP = 1 / (1 - Pc);
         }
-        const deta = dP * (hi - lo) * sg * (1 - sg);
+        const deta = dP * range * sg * (1 - sg);
         gth += deta * a;
-        g[layout.intercept + i]! += deta;
-        if (pl >= 2) g[layout.slope + i]! += deta * th;
+        gB[i]! += deta;
+        gA[i]! += deta * th;
+        // dP/dguess = (1 - sg) lo (1 - lo), dP/dslip = -sg ss (1 - ss), in the old per-cell order
+        // of the products (the same bits as before).
         if (pl >= 3) {
-          const gl = x[layout.guess + i]!;
-          const sl = sigmoid(gl);
-          g[layout.guess + i]! += dP * (1 - sg) * sl * (1 - sl);
+          const sl = SG[i]!;
+          gLo[i]! += dP * (1 - sg) * sl * (1 - sl);
         }
         if (pl >= 4) {
-          const gs = x[layout.slip + i]!;
-          const ss = sigmoid(gs);
-          g[layout.slip + i]! += -dP * sg * ss * (1 - ss);
+          const ss = SS[i]!;
+          gHi[i]! += -dP * sg * ss * (1 - ss);
         }
       }
       loss += 0.5 * tp * th * th;
       g[layout.theta + j]! += gth + tp * th;
+    }
+    for (let i = 0; i < I; i++) {
+      g[layout.intercept + i] = gB[i]!;
+      if (pl >= 2) g[layout.slope + i] = gA[i]!;
+      if (pl >= 3) g[layout.guess + i] = gLo[i]!;
+      if (pl >= 4) g[layout.slip + i] = gHi[i]!;
     }
     if (scope.itemPrior !== false) {
       for (let i = 0; i < I; i++) {
@@ -90,4 +129,11 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
     return checkFinite(loss);
   }
   return { layout, free, lossAndGrad };
+}
+
+/** 1 / (1 + e^-v) with one exp, overflow-free on both sides (the same values as layout's sigmoid). */
+function logistic(v: number): number {
+  if (v >= 0) return 1 / (1 + Math.exp(-v));
+  const e = Math.exp(v);
+  return e / (1 + e);
 }
