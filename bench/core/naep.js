@@ -14,7 +14,9 @@ const report = newReport();
 const records = [];
 for await (const r of readNaepRotations(dir, { report })) records.push(r);
 const { bank, stats } = core.bankFromRecords(records);
-console.log(`NAEP: ${bank.models.length} LLMs x ${bank.items.length} items, ${bank.colItem.length} presentations, ${stats.cells} cells (skipped ${report.skipped.length})`);
+console.log(
+  `NAEP: ${bank.models.length} LLMs x ${bank.items.length} items, ${bank.colItem.length} presentations, ${stats.cells} cells (skipped ${report.skipped.length})`,
+);
 const rows = [];
 const fits = {};
 for (const [name, model, parts] of [
@@ -36,20 +38,35 @@ for (const [name, model, parts] of [
   rows.push([name, r.loss.toFixed(2), r.iterations, r.passes, r.seconds.toFixed(1), r.converged, r.reason, rises, worst.toFixed(3)]);
 }
 console.log('\nmodel                  loss        iters passes seconds converged reason      rises max-rise');
-for (const r of rows) console.log(`${r[0].padEnd(22)} ${String(r[1]).padStart(10)} ${String(r[2]).padStart(6)} ${String(r[3]).padStart(6)} ${String(r[4]).padStart(7)} ${String(r[5]).padStart(9)} ${String(r[6]).padEnd(11)} ${String(r[7]).padStart(5)} ${r[8]}`);
+for (const r of rows)
+  console.log(
+    `${r[0].padEnd(22)} ${String(r[1]).padStart(10)} ${String(r[2]).padStart(6)} ${String(r[3]).padStart(6)} ${String(r[4]).padStart(7)} ${String(r[5]).padStart(9)} ${String(r[6]).padEnd(11)} ${String(r[7]).padStart(5)} ${r[8]}`,
+  );
 const full = fits['LLM-NRM'];
 const nrm = fits['soft NRM'];
-console.log(`\nLLM-NRM training loss ${full.loss < nrm.loss ? 'is lower' : 'is NOT lower'} than soft NRM's: ${full.loss.toFixed(2)} vs ${nrm.loss.toFixed(2)} (${(((nrm.loss - full.loss) / nrm.loss) * 100).toFixed(2)}% lower)`);
+console.log(
+  `\nLLM-NRM training loss ${full.loss < nrm.loss ? 'is lower' : 'is NOT lower'} than soft NRM's: ${full.loss.toFixed(2)} vs ${nrm.loss.toFixed(2)} (${(((nrm.loss - full.loss) / nrm.loss) * 100).toFixed(2)}% lower)`,
+);
 const L = full.layout;
 const b = core.toBundle(full, { version: 'bench' });
 // SEs of theta as fit reports them ('quasi': measured dispersion phi plus the priors' bias) and the
 // Fisher ones (one multinomial draw per cell).
 const seq = core.thetaStandardErrors(full.family, full.bank, L, full.x, core.freeMask(L), full.priors, 0, { profileItems: true, errorModel: 'quasi' });
 const seOf = new Map(full.bank.models.map((m, j) => [m, j]));
-console.log('\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) (Fisher SE, dispersion phi_j):');
+console.log(
+  '\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) (Fisher SE, dispersion phi_j):',
+);
 for (const l of [...b.llms].sort((p, q) => q.theta - p.theta)) {
   const j = seOf.get(l.id);
   const se = `se ${seq.se[j].toFixed(3)} (Fisher ${(1 / Math.sqrt(seq.information[j])).toFixed(3)}, phi ${seq.dispersion[j].toFixed(3)})`;
-  console.log(`  ${l.id.padEnd(14)} theta ${l.theta.toFixed(2).padStart(6)}  ${se}  s ${l.sharpness.toFixed(2)}  delta ${l.positionBias.slice(0, 4).map((v) => v.toFixed(2).padStart(6)).join(' ')}  fallback ${l.fallback.slice(0, 4).map((v) => v.toFixed(2).padStart(6)).join(' ')}`);
+  console.log(
+    `  ${l.id.padEnd(14)} theta ${l.theta.toFixed(2).padStart(6)}  ${se}  s ${l.sharpness.toFixed(2)}  delta ${l.positionBias
+      .slice(0, 4)
+      .map((v) => v.toFixed(2).padStart(6))
+      .join(' ')}  fallback ${l.fallback
+      .slice(0, 4)
+      .map((v) => v.toFixed(2).padStart(6))
+      .join(' ')}`,
+  );
 }
 console.log(`globals: w0 ${b.globals.w0.toFixed(3)}, kappa ${b.globals.kappa.toFixed(3)}; layout kMax ${L.kMax}`);

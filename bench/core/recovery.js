@@ -14,7 +14,7 @@ const seed = opt('seed', 1);
 function ranks(xs) {
   const idx = xs.map((_, i) => i).sort((a, b) => xs[a] - xs[b]);
   const r = new Array(xs.length);
-  for (let i = 0; i < idx.length; ) {
+  for (let i = 0; i < idx.length;) {
     let j = i;
     while (j + 1 < idx.length && xs[idx[j + 1]] === xs[idx[i]]) j++;
     for (let k = i; k <= j; k++) r[idx[k]] = (i + j) / 2 + 1;
@@ -26,7 +26,9 @@ function pearson(a, b) {
   const n = a.length;
   const ma = a.reduce((s, v) => s + v, 0) / n;
   const mb = b.reduce((s, v) => s + v, 0) / n;
-  let sab = 0, saa = 0, sbb = 0;
+  let sab = 0,
+    saa = 0,
+    sbb = 0;
   for (let i = 0; i < n; i++) {
     sab += (a[i] - ma) * (b[i] - mb);
     saa += (a[i] - ma) ** 2;
@@ -75,7 +77,8 @@ for (let j = 0; j < J; j++) if (Math.abs(theta[j] - thetaTrue[j]) <= 1.96 * r.se
 {
   const mt = thetaTrue.reduce((p, v) => p + v, 0) / J;
   const mf = theta.reduce((p, v) => p + v, 0) / J;
-  let sxy = 0, sxx = 0;
+  let sxy = 0,
+    sxx = 0;
   for (let j = 0; j < J; j++) {
     sxy += (theta[j] - mf) * (thetaTrue[j] - mt);
     sxx += (theta[j] - mf) ** 2;
@@ -88,12 +91,18 @@ for (let j = 0; j < J; j++) if (Math.abs(theta[j] - thetaTrue[j]) <= 1.96 * r.se
   }
   var alignSlope = slope;
 }
-console.log(`Recovery at ${models} LLMs x ${items} items (seed ${seed}); fit ${r.seconds.toFixed(1)} s, ${r.iterations} iterations, ${r.passes} passes, ${r.reason}; with SEs ${((Date.now() - t) / 1000).toFixed(1)} s`);
+console.log(
+  `Recovery at ${models} LLMs x ${items} items (seed ${seed}); fit ${r.seconds.toFixed(1)} s, ${r.iterations} iterations, ${r.passes} passes, ${r.reason}; with SEs ${((Date.now() - t) / 1000).toFixed(1)} s`,
+);
 console.log(`  Spearman(theta, truth)           ${spearman(theta, thetaTrue).toFixed(4)}   (target >= 0.98)`);
 console.log(`  Pearson(a_ik, truth), centred    ${pearson(a, aTrue).toFixed(4)}   (target >= 0.9)`);
 console.log(`  Pearson(c_ik, truth), centred    ${pearson(c, cTrue).toFixed(4)}`);
 console.log(`  Spearman(sharpness, truth)       ${spearman(s, sTrue).toFixed(4)}`);
 console.log(`  Pearson(position bias, truth)    ${pearson(d, dTrue).toFixed(4)}`);
 console.log(`  Pearson(fallback rho, truth)     ${pearson(rho, rhoTrue).toFixed(4)}`);
-console.log(`  mean SE(theta) ${se.toFixed(4)}; 95% intervals covering the true theta: ${cover}/${J} raw, ${aligned}/${J} after a linear alignment (slope ${alignSlope.toFixed(3)})`);
-console.log(`  w0 ${r.x[L.w0].toFixed(3)} (true ${T[L.w0].toFixed(3)}), kappa ${core.softplus(r.x[L.kbar]).toFixed(3)} (true ${core.softplus(T[L.kbar]).toFixed(3)})`);
+console.log(
+  `  mean SE(theta) ${se.toFixed(4)}; 95% intervals covering the true theta: ${cover}/${J} raw, ${aligned}/${J} after a linear alignment (slope ${alignSlope.toFixed(3)})`,
+);
+console.log(
+  `  w0 ${r.x[L.w0].toFixed(3)} (true ${T[L.w0].toFixed(3)}), kappa ${core.softplus(r.x[L.kbar]).toFixed(3)} (true ${core.softplus(T[L.kbar]).toFixed(3)})`,
+);

@@ -58,7 +58,10 @@ async function kernel(models, items) {
     pc.refresh(x);
     tr.push(performance.now() - t);
   }
-  const rows = [['fused TypeScript kernel (loss + gradient)', median(ts)], ['block Gauss-Newton refresh', median(tr)]];
+  const rows = [
+    ['fused TypeScript kernel (loss + gradient)', median(ts)],
+    ['block Gauss-Newton refresh', median(tr)],
+  ];
   try {
     const { createTfjsObjective } = await import('@llm-nrm/engine-tfjs');
     const small = core.simulateFleet({ models: Math.min(models, 40), items: Math.min(items, 200), seed: 1 });
@@ -78,7 +81,10 @@ async function kernel(models, items) {
       tfu.push(performance.now() - t);
     }
     const cellsSmall = Math.min(models, 40) * Math.min(items, 200);
-    rows.push([`tfjs autograd (${tf.backend}) at ${Math.min(models, 40)} x ${Math.min(items, 200)}, scaled per cell`, (median(tt) / cellsSmall) * models * items]);
+    rows.push([
+      `tfjs autograd (${tf.backend}) at ${Math.min(models, 40)} x ${Math.min(items, 200)}, scaled per cell`,
+      (median(tt) / cellsSmall) * models * items,
+    ]);
     rows.push([`fused TypeScript at ${Math.min(models, 40)} x ${Math.min(items, 200)}, scaled per cell`, (median(tfu) / cellsSmall) * models * items]);
   } catch (e) {
     rows.push([`tfjs baseline unavailable: ${e.message}`, NaN]);
@@ -98,7 +104,11 @@ function adam(models, items) {
   const d = core.fit(f.bank, { standardErrors: false, tolerance: 1e-10, maxIterations: 3000 });
   log(`default: loss ${d.loss.toFixed(2)}, ${d.iterations} iterations, ${d.passes} passes, ${d.seconds.toFixed(1)} s (${d.reason})`);
   log('fitting with Adam, lr 0.05, 2500 steps (the paper recipe) ...');
-  const a = core.fit(f.bank, { optimizer: 'adam', standardErrors: false, onProgress: (p) => p.iteration % 250 < 10 && log(`  adam step ${p.iteration} loss ${p.loss.toFixed(1)}`) });
+  const a = core.fit(f.bank, {
+    optimizer: 'adam',
+    standardErrors: false,
+    onProgress: (p) => p.iteration % 250 < 10 && log(`  adam step ${p.iteration} loss ${p.loss.toFixed(1)}`),
+  });
   const excess = a.loss / d.loss - 1;
   const hit = firstReach(d, a.loss * 1.001);
   const hitExact = firstReach(d, a.loss);
@@ -130,14 +140,17 @@ function paper(items, excess) {
     standardErrors: false,
     tolerance: 1e-9,
     maxIterations: 2000,
-    onProgress: (p) => log(`  it ${p.iteration} passes ${p.passes} loss ${p.loss.toFixed(1)} ${p.seconds.toFixed(0)} s rss ${mb(process.memoryUsage().rss)} MB`),
+    onProgress: (p) =>
+      log(`  it ${p.iteration} passes ${p.passes} loss ${p.loss.toFixed(1)} ${p.seconds.toFixed(0)} s rss ${mb(process.memoryUsage().rss)} MB`),
   });
   console.log(`\nDefault fit at 189 x ${items}:`);
   console.log(`  converged loss ${d.loss.toFixed(2)} after ${d.iterations} iterations, ${d.passes} passes, ${d.seconds.toFixed(1)} s (${d.reason})`);
   console.log(`  Adam-2500 level = optimum x (1 + ${(excess * 100).toFixed(4)}%) (excess measured by \`adam\` at 189 x 2000)`);
   for (const tol of [0.001, 0.0001, 0.00001, 0]) {
     const lv = firstReach(d, d.loss * (1 + excess + tol));
-    console.log(`  within ${(tol * 100).toFixed(3)}% of that level: ${lv ? `iteration ${lv.iteration}, ${lv.passes} passes, ${lv.seconds.toFixed(1)} s` : 'never'}`);
+    console.log(
+      `  within ${(tol * 100).toFixed(3)}% of that level: ${lv ? `iteration ${lv.iteration}, ${lv.passes} passes, ${lv.seconds.toFixed(1)} s` : 'never'}`,
+    );
   }
   console.log(`  peak RSS ${mb(peakRss())} MB`);
 }

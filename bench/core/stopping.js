@@ -66,6 +66,8 @@ for (let i = 0; i < I; i++) {
   }
 }
 console.log(`${J} x ${I}, seed ${seed}`);
-console.log(`default:   loss ${def.loss.toFixed(2)}, ${def.iterations} iterations, ${def.passes} passes, ${defSec.toFixed(1)} s (SEs ${seSec.toFixed(1)} s of it), stop ${def.reason}, distance ${def.distance.toPrecision(2)} SE`);
+console.log(
+  `default:   loss ${def.loss.toFixed(2)}, ${def.iterations} iterations, ${def.passes} passes, ${defSec.toFixed(1)} s (SEs ${seSec.toFixed(1)} s of it), stop ${def.reason}, distance ${def.distance.toPrecision(2)} SE`,
+);
 console.log(`reference: loss ${ref.loss.toFixed(2)}, ${ref.iterations} iterations, ${ref.passes} passes, ${refSec.toFixed(1)} s, stop ${ref.reason}`);
 console.log(`largest |theta - theta_ref| / SE: ${worstTheta.toFixed(4)}; largest |a - a_ref| / SE(a): ${worstA.toFixed(4)}`);

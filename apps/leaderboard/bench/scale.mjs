@@ -45,9 +45,24 @@ try {
   // thetaStandardErrors, take a pass per parameter per LLM, minutes at this size).
   const se = Float64Array.from(llmParameterErrors(fleet.bank, fleet.layout, fleet.truth), (e) => e.theta);
   const result = {
-    model: 'llm-nrm', parts: fleet.options.parts, layout: fleet.layout, x: fleet.truth, se, loss: 0, iterations: 0, passes: 0, seconds: 0,
-    converged: true, reason: 'simulated true parameters (no fit)', optimizer: 'lbfgs', engine: 'none', trace: [], traceSeconds: [], tracePasses: [],
-    bank: fleet.bank, priors: {},
+    model: 'llm-nrm',
+    parts: fleet.options.parts,
+    layout: fleet.layout,
+    x: fleet.truth,
+    se,
+    loss: 0,
+    iterations: 0,
+    passes: 0,
+    seconds: 0,
+    converged: true,
+    reason: 'simulated true parameters (no fit)',
+    optimizer: 'lbfgs',
+    engine: 'none',
+    trace: [],
+    traceSeconds: [],
+    tracePasses: [],
+    bank: fleet.bank,
+    priors: {},
   };
   const bundle = toBundle(result, { version: 'bench', seed });
   const bundleFile = join(dir, 'bundle.json');
@@ -65,7 +80,9 @@ try {
     const cpu = process.cpuUsage(cpu0);
     builds.push((performance.now() - t) / 1000);
     buildCpu.push((cpu.user + cpu.system) / 1e6);
-    say(`build ${r + 1}: ${builds.at(-1).toFixed(1)} s wall, ${buildCpu.at(-1).toFixed(1)} s CPU (data ${res.seconds.data.toFixed(1)} s, write ${res.seconds.write.toFixed(1)} s), ${res.files} files, ${(res.bytes / 1e6).toFixed(0)} MB`);
+    say(
+      `build ${r + 1}: ${builds.at(-1).toFixed(1)} s wall, ${buildCpu.at(-1).toFixed(1)} s CPU (data ${res.seconds.data.toFixed(1)} s, write ${res.seconds.write.toFixed(1)} s), ${res.files} files, ${(res.bytes / 1e6).toFixed(0)} MB`,
+    );
   }
   // 2. The CLI from the bundle file (no responses).
   const cliRuns = [];
@@ -79,32 +96,48 @@ try {
   // 3. Page timings.
   const pages = {};
   if (!skipPages) {
-  const server = await serveSite(join(dir, 'site'));
-  const profile = mkdtempSync(join(tmpdir(), 'llm-nrm-chromium-'));
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
-  const firstItem = bundle.items[0].id;
-  const routes = { leaderboard: '#/', model: '#/model/94', item: `#/item/0/0/${encodeURIComponent(firstItem)}`, benchmark: '#/benchmark/all' };
-  for (const [name, hash] of Object.entries(routes)) {
-    const times = [];
-    for (let r = 0; r < runs; r++) {
-      const page = await browser.newPage();
-      await page.goto(`${server.url}${hash}`);
-      await page.waitForSelector(`body[data-ready="${hash}"]`, { timeout: 120_000 });
-      times.push(await page.evaluate(() => performance.getEntriesByName('llm-nrm-ready')[0].startTime));
-      await page.close();
+    const server = await serveSite(join(dir, 'site'));
+    const profile = mkdtempSync(join(tmpdir(), 'llm-nrm-chromium-'));
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      viewport: { width: 1280, height: 900 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    });
+    const firstItem = bundle.items[0].id;
+    const routes = { leaderboard: '#/', model: '#/model/94', item: `#/item/0/0/${encodeURIComponent(firstItem)}`, benchmark: '#/benchmark/all' };
+    for (const [name, hash] of Object.entries(routes)) {
+      const times = [];
+      for (let r = 0; r < runs; r++) {
+        const page = await browser.newPage();
+        await page.goto(`${server.url}${hash}`);
+        await page.waitForSelector(`body[data-ready="${hash}"]`, { timeout: 120_000 });
+        times.push(await page.evaluate(() => performance.getEntriesByName('llm-nrm-ready')[0].startTime));
+        await page.close();
+      }
+      pages[name] = { medianMs: Math.round(median(times)), runsMs: times.map(Math.round) };
+      say(`${name}: interactive at ${pages[name].medianMs} ms (median of ${runs}: ${pages[name].runsMs.join(', ')})`);
     }
-    pages[name] = { medianMs: Math.round(median(times)), runsMs: times.map(Math.round) };
-    say(`${name}: interactive at ${pages[name].medianMs} ms (median of ${runs}: ${pages[name].runsMs.join(', ')})`);
-  }
-  await browser.close();
-  rmSync(profile, { recursive: true, force: true });
-  await server.close();
+    await browser.close();
+    rmSync(profile, { recursive: true, force: true });
+    await server.close();
   }
   const out = {
-    models, items, seed, cores: cpus().length, node: process.version, loadavg: loadavg(),
+    models,
+    items,
+    seed,
+    cores: cpus().length,
+    node: process.version,
+    loadavg: loadavg(),
     build: { medianSeconds: median(builds), runs: builds, medianCpuSeconds: median(buildCpu), cpuRuns: buildCpu, files: res.files, megabytes: res.bytes / 1e6 },
     cliBuildBundleOnly: cliRuns.length > 0 ? { medianSeconds: median(cliRuns), runs: cliRuns } : null,
     pages,

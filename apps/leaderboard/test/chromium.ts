@@ -21,8 +21,16 @@ export async function launchChromium(): Promise<Launched> {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--no-first-run', '--disable-quic'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
   return {
     browser,
@@ -56,9 +64,11 @@ export async function watchedPage(browser: BrowserContext, origin: string): Prom
     const u = r.url();
     if (!u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:')) problems.push(`request leaving the page: ${u}`);
   });
-  page.on('worker', (w) => w.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`worker console error: ${m.text()}`);
-  }));
+  page.on('worker', (w) =>
+    w.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`worker console error: ${m.text()}`);
+    }),
+  );
   // The page reports its own CSP violations to the console, where the listener above sees them.
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => console.log(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));

@@ -135,10 +135,14 @@ describe('leaderboard site (NAEP, headless Chromium)', () => {
   it('shows all 18 LLMs in theta order, each with its 95% interval', async () => {
     const w = await watchedPage(chrome.browser, full.server.url);
     await openRoute(w.page, full.server.url, '#/');
-    const rows = await w.page.$$eval('#board tbody tr', (trs) => trs.map((tr) => ({
-      id: tr.getAttribute('data-model'), theta: Number(tr.getAttribute('data-theta')), text: tr.textContent ?? '',
-      interval: tr.querySelector('svg.interval line.ci') !== null,
-    })));
+    const rows = await w.page.$$eval('#board tbody tr', (trs) =>
+      trs.map((tr) => ({
+        id: tr.getAttribute('data-model'),
+        theta: Number(tr.getAttribute('data-theta')),
+        text: tr.textContent ?? '',
+        interval: tr.querySelector('svg.interval line.ci') !== null,
+      })),
+    );
     const expected = full.bundle.llms.slice().sort((a, b) => b.theta - a.theta);
     expect(rows.map((r) => r.id)).toEqual(expected.map((l) => l.id));
     expect(rows.length).toBe(18);
@@ -166,10 +170,12 @@ describe('leaderboard site (NAEP, headless Chromium)', () => {
     expect(await w.page.$$eval('#occ svg g[aria-label="line"] path', (ps) => ps.length)).toBe(it0.nOptions);
     // One label per option, and no two overprint (history/0: three distractor curves start
     // together at the left edge), as laid out by the browser's own text metrics.
-    const boxes = await w.page.$$eval('#occ svg g[aria-label="text"] text', (ts) => ts.map((t) => {
-      const r = (t as SVGGraphicsElement).getBoundingClientRect();
-      return { text: t.textContent ?? '', x0: r.left, x1: r.right, y0: r.top, y1: r.bottom };
-    }));
+    const boxes = await w.page.$$eval('#occ svg g[aria-label="text"] text', (ts) =>
+      ts.map((t) => {
+        const r = (t as SVGGraphicsElement).getBoundingClientRect();
+        return { text: t.textContent ?? '', x0: r.left, x1: r.right, y0: r.top, y1: r.bottom };
+      }),
+    );
     expect(boxes.map((b) => b.text[0]).sort()).toEqual(Array.from({ length: it0.nOptions }, (_, k) => String.fromCharCode(65 + k)));
     for (const p of boxes) {
       for (const q of boxes) {
@@ -220,9 +226,16 @@ describe('leaderboard site (NAEP, headless Chromium)', () => {
     // All three now sit on the board, marked as the visitor's, in theta order among the 17.
     await w.page.click('#see-board');
     await w.page.waitForSelector('body[data-ready="#/"]');
-    const rows = await w.page.$$eval('#board tbody tr', (trs) => trs.map((tr) => ({ id: tr.getAttribute('data-model'), theta: Number(tr.getAttribute('data-theta')), mine: tr.classList.contains('mine') })));
+    const rows = await w.page.$$eval('#board tbody tr', (trs) =>
+      trs.map((tr) => ({ id: tr.getAttribute('data-model'), theta: Number(tr.getAttribute('data-theta')), mine: tr.classList.contains('mine') })),
+    );
     expect(rows.length).toBe(20);
-    expect(rows.filter((r) => r.mine).map((r) => r.id).sort()).toEqual([evil, HELD_OUT, HELD_OUT].sort());
+    expect(
+      rows
+        .filter((r) => r.mine)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([evil, HELD_OUT, HELD_OUT].sort());
     expect(await w.page.$$eval('img', (els) => els.length)).toBe(0);
     expect(rows.map((r) => r.theta)).toEqual(rows.map((r) => r.theta).sort((a, b) => b - a));
     await w.page.screenshot({ path: join(shots, 'leaderboard-with-yours.png'), fullPage: true });

@@ -28,7 +28,9 @@ console.log(`fuzz: ${cases} cases per reader, seed ${seed}, ${((Date.now() - sta
 console.log('| reader | cases | seconds | cases/s | all records out | loss listed | typed error | valid shorter input |');
 console.log('|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  console.log(`| ${r.target} | ${r.cases} | ${r.seconds.toFixed(1)} | ${(r.cases / r.seconds).toFixed(0)} | ${r.clean} | ${r.listedLoss} | ${r.typedErrors} | ${r.validShorter} |`);
+  console.log(
+    `| ${r.target} | ${r.cases} | ${r.seconds.toFixed(1)} | ${(r.cases / r.seconds).toFixed(0)} | ${r.clean} | ${r.listedLoss} | ${r.typedErrors} | ${r.validShorter} |`,
+  );
 }
 if (res.status !== 0) {
   const all = (res.stdout + res.stderr).split('\n');

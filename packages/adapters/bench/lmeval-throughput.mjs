@@ -39,9 +39,12 @@ async function child(method, file) {
 async function generate(file, sizeMb) {
   // Deterministic pseudo-random (LCG): no Math.random.
   let seed = 12345;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const fewshot = 'The following are multiple choice questions (with answers) about economics.\n\n'.repeat(1) +
-    Array.from({ length: 5 }, (_, i) => `Question ${i}: what is the effect of a ${i}% tax on widgets?\nA. up\nB. down\nC. same\nD. none\nAnswer: B\n\n`).join('');
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const fewshot =
+    'The following are multiple choice questions (with answers) about economics.\n\n'.repeat(1) +
+    Array.from({ length: 5 }, (_, i) => `Question ${i}: what is the effect of a ${i}% tax on widgets?\nA. up\nB. down\nC. same\nD. none\nAnswer: B\n\n`).join(
+      '',
+    );
   const out = createWriteStream(file);
   const target = sizeMb * 1024 * 1024;
   let bytes = 0;
@@ -52,11 +55,21 @@ async function generate(file, sizeMb) {
     const args = {};
     letters.forEach((l, i) => (args[`gen_args_${i}`] = { arg_0: fewshot + q, arg_1: ` ${l}` }));
     const pairs = letters.map(() => [String(-rnd() * 10), 'False']);
-    const line = JSON.stringify({
-      doc_id: id, doc: { question: q, choices: letters.map((l) => `option ${l} of ${id}`), answer: id % k },
-      target: String(id % k), arguments: args, resps: pairs.map((p) => [p]), filtered_resps: pairs, filter: 'none', metrics: ['acc'],
-      doc_hash: 'f'.repeat(64), prompt_hash: 'e'.repeat(64), target_hash: 'd'.repeat(64), acc: 0.0,
-    }) + '\n';
+    const line =
+      JSON.stringify({
+        doc_id: id,
+        doc: { question: q, choices: letters.map((l) => `option ${l} of ${id}`), answer: id % k },
+        target: String(id % k),
+        arguments: args,
+        resps: pairs.map((p) => [p]),
+        filtered_resps: pairs,
+        filter: 'none',
+        metrics: ['acc'],
+        doc_hash: 'f'.repeat(64),
+        prompt_hash: 'e'.repeat(64),
+        target_hash: 'd'.repeat(64),
+        acc: 0.0,
+      }) + '\n';
     bytes += Buffer.byteLength(line);
     if (!out.write(line)) await new Promise((r) => out.once('drain', r));
   }

@@ -24,7 +24,9 @@ describe('writeFileAtomic: outputs never replace what they should write through'
     execFileSync('mkfifo', [fifo]);
     const got = new Promise<string>((res) => {
       let s = '';
-      createReadStream(fifo).on('data', (c) => (s += c)).on('end', () => res(s));
+      createReadStream(fifo)
+        .on('data', (c) => (s += c))
+        .on('end', () => res(s));
     });
     await writeFileAtomic(fifo, 'through the pipe');
     expect(await got).toBe('through the pipe');

@@ -165,7 +165,11 @@ export async function assertOutputIsNotInput(output: string, inputs: readonly st
     const same = resolve(input) === resolve(output);
     const st = out ? await stat(input).catch(() => undefined) : undefined;
     if (same || (out !== undefined && st !== undefined && st.isFile() && out.isFile() && st.dev === out.dev && st.ino === out.ino)) {
-      throw new LlmNrmError('INVALID_OPTION', `${flag} ${output} is also an input: writing it would overwrite the data being read; choose another output file`, { file: output });
+      throw new LlmNrmError(
+        'INVALID_OPTION',
+        `${flag} ${output} is also an input: writing it would overwrite the data being read; choose another output file`,
+        { file: output },
+      );
     }
   }
 }

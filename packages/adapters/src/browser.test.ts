@@ -35,7 +35,9 @@ describe('browser entry', () => {
 
   it('names the file and line of a bad sample and throws on a file with none', () => {
     const text = '{"doc_id": 0, "arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": " A"}}}\nnot json\n';
-    expect(() => parseLmEvalSamplesText(text, { file: 'samples_x_2024-01-01T00-00-00.jsonl', model: 'm' })).toThrow(/samples_x_2024-01-01T00-00-00\.jsonl:1: no multiple-choice lm-eval samples: 1 request: not multiple choice/);
+    expect(() => parseLmEvalSamplesText(text, { file: 'samples_x_2024-01-01T00-00-00.jsonl', model: 'm' })).toThrow(
+      /samples_x_2024-01-01T00-00-00\.jsonl:1: no multiple-choice lm-eval samples: 1 request: not multiple choice/,
+    );
     const report = newReport();
     const ok = readFileSync(samples, 'utf8').split('\n')[0]!;
     const got = parseLmEvalSamplesText(`${ok}\nnot json\n`, { file: 'samples_winogrande_2024-12-23T14-45-44.jsonl', model: 'm', report });

@@ -96,8 +96,14 @@ export function parseLmEvalSamplesText(text: string, options: LmEvalTextOptions)
   }
   if (others > 0) report.notes.push(`${file}: kept filter '${picked}', left out ${others} samples of other filters`);
   if (out.records.length === 0) {
-    const why = report.skipped.reduce<ReadReport['skipped'][number] | undefined>((a, b) => (a === undefined || (b.line ?? 0) < (a.line ?? 0) ? b : a), undefined);
-    throw new LlmNrmError('FORMAT', `no multiple-choice lm-eval samples${why ? `: ${why.reason}` : ''}`, { file, ...(why?.line !== undefined ? { line: why.line } : {}) });
+    const why = report.skipped.reduce<ReadReport['skipped'][number] | undefined>(
+      (a, b) => (a === undefined || (b.line ?? 0) < (a.line ?? 0) ? b : a),
+      undefined,
+    );
+    throw new LlmNrmError('FORMAT', `no multiple-choice lm-eval samples${why ? `: ${why.reason}` : ''}`, {
+      file,
+      ...(why?.line !== undefined ? { line: why.line } : {}),
+    });
   }
   return out;
 }
@@ -127,7 +133,9 @@ export function parseTidyJsonlText(text: string, options: TidyTextOptions): Pars
       try {
         value = parseJsonLine(n === 0 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
       } catch (e) {
-        throw new LlmNrmError('INVALID_RECORD', `malformed JSON (${(e as Error).message}): ${line.length > 80 ? `${line.slice(0, 77)}...` : line}`, { cause: e });
+        throw new LlmNrmError('INVALID_RECORD', `malformed JSON (${(e as Error).message}): ${line.length > 80 ? `${line.slice(0, 77)}...` : line}`, {
+          cause: e,
+        });
       }
       record = parseResponseRecord(value);
     } catch (e) {

@@ -43,15 +43,15 @@ describe('convertPaths', () => {
 
   it('converts every fixture folder in one call, each through its own reader', async () => {
     // Two lm-eval files hold records broken across lines: damage, an error naming file and line...
-    await expect(all(convertPaths([fixturesDir], { score: 'chars' }).records)).rejects.toThrow(/samples_bbh_cot_fewshot_boolean_expressions_.*\.jsonl:6: record broken across lines 6-10/);
+    await expect(all(convertPaths([fixturesDir], { score: 'chars' }).records)).rejects.toThrow(
+      /samples_bbh_cot_fewshot_boolean_expressions_.*\.jsonl:6: record broken across lines 6-10/,
+    );
     // ...and listed, the rest converted, under skipInvalid.
     const { records, summary } = convertPaths([fixturesDir], { score: 'chars', skipInvalid: true });
     let n = 0;
     for await (const _ of records) n++;
     expect(n).toBe(summary.records);
-    expect(new Set(summary.inputs.map((i) => i.format))).toEqual(
-      new Set(['helm', 'inspect', 'lm-eval-harness', 'openai-evals', 'naep-rotations']),
-    );
+    expect(new Set(summary.inputs.map((i) => i.format))).toEqual(new Set(['helm', 'inspect', 'lm-eval-harness', 'openai-evals', 'naep-rotations']));
     const benches = new Set(summary.byModelBenchmark.map((r) => r.benchmark));
     expect(benches.size).toBeGreaterThan(5);
     // The OpenAI-evals log holds no events: listed, not an error.
@@ -97,7 +97,9 @@ describe('convertPaths', () => {
     READERS.tidy = async () => fake;
     try {
       const path = join(tmp.dir, 'bad.jsonl');
-      await expect(all(convertPaths([path]).records)).rejects.toThrow(/invalid record from the tidy reader \(item "x\/2"\): invalid probability at option 1: NaN/);
+      await expect(all(convertPaths([path]).records)).rejects.toThrow(
+        /invalid record from the tidy reader \(item "x\/2"\): invalid probability at option 1: NaN/,
+      );
       const { records, summary } = convertPaths([path], { skipInvalid: true });
       expect(await all(records)).toHaveLength(2);
       expect(summary.skipped).toHaveLength(1);

@@ -2,8 +2,17 @@ import { stat } from 'node:fs/promises';
 import { describeValue, LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import { detectInputs, type DetectedInput } from './detect.js';
 import { isStdinPath, spoolStdin } from './internal/stdin.js';
-import { issueKind, newReport, type FormatName, type ReplicatePolicy, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
-
+import {
+  issueKind,
+  newReport,
+  type FormatName,
+  type ReplicatePolicy,
+  type OptionScoring,
+  type ReadIssue,
+  type ReadOptions,
+  type ReadReport,
+  type Reader,
+} from './reader.js';
 
 /**
  * The reader of each format, loaded on first use so that converting one harness's output does not
@@ -126,7 +135,8 @@ export function convertSourced(paths: readonly string[], options: ConvertOptions
       const issue = report.skipped[checked]!;
       if (skipInvalid || issueKind(issue) !== 'damage') continue;
       throw new LlmNrmError('FORMAT', `${issue.reason} (--skip-invalid goes on without it and lists what was lost)`, {
-        file: shownFile(issue.file), ...(issue.line !== undefined ? { line: issue.line } : {}),
+        file: shownFile(issue.file),
+        ...(issue.line !== undefined ? { line: issue.line } : {}),
       });
     }
   };
@@ -161,7 +171,11 @@ export function convertSourced(paths: readonly string[], options: ConvertOptions
     summary.inputs.push(...inputs);
     for (const input of inputs) {
       if (input.format === 'naep-rotations' && !(await stat(input.path)).isDirectory()) {
-        throw new LlmNrmError('FORMAT', 'NAEP rotation data is read from a folder holding naep-*-items.jsonl and the naep-*-responses-*.jsonl files; pass that folder', { file: input.path });
+        throw new LlmNrmError(
+          'FORMAT',
+          'NAEP rotation data is read from a folder holding naep-*-items.jsonl and the naep-*-responses-*.jsonl files; pass that folder',
+          { file: input.path },
+        );
       }
       // skipInvalid reaches the tidy reader (bad lines); the harness readers report their own skips.
       const readOptions: ReadOptions & { skipInvalid?: boolean; includeBaselines?: boolean } = { report, skipInvalid };
@@ -211,9 +225,10 @@ export function convertSourced(paths: readonly string[], options: ConvertOptions
 /** The error for inputs with no usable record: what was looked at and what was skipped. */
 function nothingUsable(paths: readonly string[], report: ReadReport): LlmNrmError {
   const first = report.skipped[0];
-  const why = first !== undefined
-    ? `; ${report.skipped.length} unit${report.skipped.length === 1 ? '' : 's'} skipped, the first: ${first.file}${first.line !== undefined ? `:${first.line}` : ''}: ${first.reason}`
-    : '';
+  const why =
+    first !== undefined
+      ? `; ${report.skipped.length} unit${report.skipped.length === 1 ? '' : 's'} skipped, the first: ${first.file}${first.line !== undefined ? `:${first.line}` : ''}: ${first.reason}`
+      : '';
   return new LlmNrmError('EMPTY', `no usable multiple-choice response in ${paths.join(', ')}${why}`);
 }
 

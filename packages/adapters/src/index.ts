@@ -2,14 +2,30 @@
 export { parseResponseRecord } from '@llm-nrm/core';
 export { TEMP_FILE_NAME, excludeFromWalks, folderEntries, isToolOutput, walkFiles, type WalkOptions } from './walk.js';
 export { STDOUT_PATH, assertOutputIsNotInput, removeStaleTemps, writeFileAtomic, writeStreamAtomic } from './atomic.js';
-export { issueKind, newReport, type IssueKind, type ReplicatePolicy, type FormatName, type OptionScoring, type ReadIssue, type ReadOptions, type ReadReport, type Reader } from './reader.js';
+export {
+  issueKind,
+  newReport,
+  type IssueKind,
+  type ReplicatePolicy,
+  type FormatName,
+  type OptionScoring,
+  type ReadIssue,
+  type ReadOptions,
+  type ReadReport,
+  type Reader,
+} from './reader.js';
 export { readLmEvalHarness, readLmEvalStream, LFS_POINTER_REASON, type LmEvalReadOptions } from './lmeval/readLmEvalHarness.js';
 export { lmEvalFileMeta, type LmEvalFileMeta } from './lmeval/lmEvalFileMeta.js';
 export { writeLmEvalHarness, lmEvalDateStamp, sanitizeModelName, type WriteLmEvalOptions, type WriteLmEvalResult } from './lmeval/writeLmEvalHarness.js';
 export { readNaepRotations, NAEP_BASELINES, type NaepReadOptions } from './naep/readNaepRotations.js';
 export {
-  optionDistributionFromTopLogprobs, letterLabels, tokenLabel,
-  type OptionDistribution, type OptionDistributionOptions, type TopLogprob, type TopLogprobs,
+  optionDistributionFromTopLogprobs,
+  letterLabels,
+  tokenLabel,
+  type OptionDistribution,
+  type OptionDistributionOptions,
+  type TopLogprob,
+  type TopLogprobs,
 } from './extract/optionDistributionFromTopLogprobs.js';
 export { softmaxOptionLogprobs } from './extract/softmaxOptionLogprobs.js';
 export { readHelm, helmBenchmark, helmJointChoice } from './helm/readHelm.js';
@@ -17,9 +33,20 @@ export { readOpenAIEvals } from './openai/readOpenAIEvals.js';
 export { readInspect } from './inspect/readInspect.js';
 export { openZip, type ZipArchive, type ZipEntry } from './inspect/openZip.js';
 export {
-  formatResponseRecord, loadBank, readResponses, readResponsesWithSources, tidyFileFormat,
-  tidyFormatFromExtension, writeResponses, TIDY_COLUMNS,
-  type LoadBankOptions, type ReadResponsesOptions, type SourcedRecord, type TidyColumnType, type TidyFileFormat, type WriteResponsesOptions,
+  formatResponseRecord,
+  loadBank,
+  readResponses,
+  readResponsesWithSources,
+  tidyFileFormat,
+  tidyFormatFromExtension,
+  writeResponses,
+  TIDY_COLUMNS,
+  type LoadBankOptions,
+  type ReadResponsesOptions,
+  type SourcedRecord,
+  type TidyColumnType,
+  type TidyFileFormat,
+  type WriteResponsesOptions,
 } from './tidy/index.js';
 export { FORMAT_NAMES, detectFormat, detectInputs, firstObjectKeys, formatFromKeys, type DetectOptions, type DetectedInput } from './detect.js';
 export { readAnyResponses, type AnyResponses, type ReadAnyOptions } from './readAnyResponses.js';

@@ -1,7 +1,13 @@
 import { stat } from 'node:fs/promises';
 import {
-  LlmNrmError, duplicateRows, resolveItemVersions,
-  type DuplicateRows, type ItemVersionConflict, type ItemVersionPolicy, type RecordSource, type ResponseRecord,
+  LlmNrmError,
+  duplicateRows,
+  resolveItemVersions,
+  type DuplicateRows,
+  type ItemVersionConflict,
+  type ItemVersionPolicy,
+  type RecordSource,
+  type ResponseRecord,
 } from '@llm-nrm/core';
 import { convertSourced, type ConvertOptions, type ConvertSummary } from './convert.js';
 import { isStdinPath } from './internal/stdin.js';
@@ -40,7 +46,9 @@ export async function readAnyResponses(paths: string | readonly string[], option
     if (isStdinPath(p)) continue;
     const st = await stat(p).catch(() => undefined);
     if (st?.isFile() && (await isToolOutput(p))) {
-      throw new LlmNrmError('INVALID_OPTION', 'this is an llm-nrm output (a calibration bundle or score summary), not responses: were the arguments swapped?', { file: p });
+      throw new LlmNrmError('INVALID_OPTION', 'this is an llm-nrm output (a calibration bundle or score summary), not responses: were the arguments swapped?', {
+        file: p,
+      });
     }
   }
   const { records: stream, summary } = convertSourced(list, options);

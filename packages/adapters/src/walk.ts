@@ -34,7 +34,10 @@ export interface WalkOptions {
  * temporary files), `node_modules` and this run's outputs are left out. Symbolic links to files
  * count as files; links to folders are not followed (no cycles).
  */
-export async function folderEntries(dir: string, exclude: ReadonlySet<string> = outputsOfThisRun): Promise<{ name: string; path: string; kind: 'file' | 'dir' }[]> {
+export async function folderEntries(
+  dir: string,
+  exclude: ReadonlySet<string> = outputsOfThisRun,
+): Promise<{ name: string; path: string; kind: 'file' | 'dir' }[]> {
   let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -92,6 +95,5 @@ export async function isToolOutput(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-  return /^\uFEFF?\s*\{\s*"schemaVersion"\s*:\s*\d+\s*,\s*"model"\s*:/.test(head) ||
-    /^\uFEFF?\s*\{\s*"bundle"\s*:\s*"[^"]*"\s*,\s*"responses"\s*:/.test(head);
+  return /^\uFEFF?\s*\{\s*"schemaVersion"\s*:\s*\d+\s*,\s*"model"\s*:/.test(head) || /^\uFEFF?\s*\{\s*"bundle"\s*:\s*"[^"]*"\s*,\s*"responses"\s*:/.test(head);
 }

@@ -26,6 +26,9 @@ times.sort((a, b) => a - b);
 console.log(`median of ${runs}: ${times[Math.floor(runs / 2)].toFixed(1)} s`);
 console.log('model\toption acc\toption log-loss\tcorrect acc\tcorrect log-loss\tbrier');
 for (const row of last.rows) {
-  console.log([row.name, row.option.accuracy.mean, row.option.logLoss.mean, row.correctness.accuracy.mean, row.correctness.logLoss.mean, row.correctness.brier.mean]
-    .map((v) => (typeof v === 'number' ? v.toFixed(4) : v)).join('\t'));
+  console.log(
+    [row.name, row.option.accuracy.mean, row.option.logLoss.mean, row.correctness.accuracy.mean, row.correctness.logLoss.mean, row.correctness.brier.mean]
+      .map((v) => (typeof v === 'number' ? v.toFixed(4) : v))
+      .join('\t'),
+  );
 }

@@ -25,8 +25,24 @@ if (what === 'merge') {
   const parts = process.argv.slice(3).map((f) => JSON.parse(readFileSync(f, 'utf8')));
   const p0 = parts[0];
   const pick = (key) => Float64Array.from(p0[key], (_, j) => parts.map((p) => p[key][j]).find((v) => v !== null && Number.isFinite(v)) ?? NaN);
-  const merged = Object.fromEntries(Object.keys(p0.est).map((k) => [k, Object.fromEntries(['t', 'a', 'low', 'high'].map((f) => [f, Float64Array.from(p0.est[k][f], (_, j) => parts.map((p) => p.est[k][f][j]).find((v) => v !== null && Number.isFinite(v)) ?? NaN)]))]));
-  printTable(`${p0.label}, scored from exported-then-read-back files: ${p0.J} LLMs, ${p0.I} items, ${parts.length} runs of 5 LLM folds (${parts.map((p) => p.seconds).join(' + ')} s)`, p0.budgets, new Map(Object.entries(merged)), pick('full'), pick('fullAcc'));
+  const merged = Object.fromEntries(
+    Object.keys(p0.est).map((k) => [
+      k,
+      Object.fromEntries(
+        ['t', 'a', 'low', 'high'].map((f) => [
+          f,
+          Float64Array.from(p0.est[k][f], (_, j) => parts.map((p) => p.est[k][f][j]).find((v) => v !== null && Number.isFinite(v)) ?? NaN),
+        ]),
+      ),
+    ]),
+  );
+  printTable(
+    `${p0.label}, scored from exported-then-read-back files: ${p0.J} LLMs, ${p0.I} items, ${parts.length} runs of 5 LLM folds (${parts.map((p) => p.seconds).join(' + ')} s)`,
+    p0.budgets,
+    new Map(Object.entries(merged)),
+    pick('full'),
+    pick('fullAcc'),
+  );
   process.exit(0);
 }
 const budgets = (process.env.BUDGETS ?? '10,20,41,100').split(',').map(Number);
@@ -78,12 +94,13 @@ const cli = async (...args) => {
     throw new Error(`llm-nrm ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
   }
 };
-const writeJsonl = (file, rows) => new Promise((resolve, reject) => {
-  const s = createWriteStream(file);
-  s.on('error', reject);
-  for (const r of rows) s.write(`${JSON.stringify(r)}\n`);
-  s.end(resolve);
-});
+const writeJsonl = (file, rows) =>
+  new Promise((resolve, reject) => {
+    const s = createWriteStream(file);
+    s.on('error', reject);
+    for (const r of rows) s.write(`${JSON.stringify(r)}\n`);
+    s.end(resolve);
+  });
 const hasPrompts = records.some((r) => typeof r.prompt === 'string' && Array.isArray(r.continuations));
 const J = bank.models.length;
 const I = bank.items.length;
@@ -104,7 +121,14 @@ const fullAcc = Float64Array.from({ length: J }, (_, j) => {
   return right / cnt;
 });
 const METHODS = ['shipping', 'random', '2pl', 'accuracy'];
-const est = new Map(METHODS.flatMap((me) => budgets.map((b) => [`${me}@${b}`, { t: new Float64Array(J).fill(NaN), a: new Float64Array(J).fill(NaN), low: new Float64Array(J).fill(NaN), high: new Float64Array(J).fill(NaN) }])));
+const est = new Map(
+  METHODS.flatMap((me) =>
+    budgets.map((b) => [
+      `${me}@${b}`,
+      { t: new Float64Array(J).fill(NaN), a: new Float64Array(J).fill(NaN), low: new Float64Array(J).fill(NaN), high: new Float64Array(J).fill(NaN) },
+    ]),
+  ),
+);
 const full = new Float64Array(J).fill(NaN);
 const work = mkdtempSync(join(tmpdir(), 'llm-nrm-tiny-study-'));
 const llm = { name: 'llm-nrm', model: 'llm-nrm' };
@@ -126,13 +150,19 @@ try {
     const bundleFile = join(dir, 'bundle.json');
     writeFileSync(bundleFile, JSON.stringify(bundleOf(fold.calib, trainIds)));
     const calibFile = join(dir, 'calibration.jsonl');
-    await writeJsonl(calibFile, records.filter((r) => trainIds.has(r.model)));
+    await writeJsonl(
+      calibFile,
+      records.filter((r) => trainIds.has(r.model)),
+    );
     const held = records.filter((r) => heldIds.has(r.model));
     say(`study fold ${f + 1}/5: calibrating 2PL`);
     const c2 = fit(withObserved(bank, maskRows(fold.trainRows)), { model: '2pl', standardErrors: false, ...fitOptions });
     const bundle2 = join(dir, 'bundle-2pl.json');
     writeFileSync(bundle2, JSON.stringify(bundleOf(c2, trainIds)));
-    const curve2 = accuracyCurve(fold.trainList.map((j) => c2.x[c2.layout.theta + j]), fold.trainList.map((j) => fullAcc[j]));
+    const curve2 = accuracyCurve(
+      fold.trainList.map((j) => c2.x[c2.layout.theta + j]),
+      fold.trainList.map((j) => fullAcc[j]),
+    );
     for (const b of budgets) {
       const size = Math.min(b, I);
       // Score the held-out LLMs' lm-eval samples of a package (or plain bundle) back through the CLI.
@@ -148,9 +178,31 @@ try {
       const viaPackage = async (method, extra) => {
         const pkg = join(dir, `pkg-${method}-${size}`);
         say(`study fold ${f + 1}/5: ${size} items, ${method}: publish, lm-eval samples, score back`);
-        await cli('publish', bundleFile, '--responses', calibFile, '--items', String(size), '--harness', 'lm-eval', '--name', `${method}${size}`,
-          ...(hasPrompts ? [] : ['--render-prompt']), ...extra, '-o', pkg, '-q', '--force');
-        const items = new Map(readFileSync(join(pkg, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((it) => [it.item_id, it]));
+        await cli(
+          'publish',
+          bundleFile,
+          '--responses',
+          calibFile,
+          '--items',
+          String(size),
+          '--harness',
+          'lm-eval',
+          '--name',
+          `${method}${size}`,
+          ...(hasPrompts ? [] : ['--render-prompt']),
+          ...extra,
+          '-o',
+          pkg,
+          '-q',
+          '--force',
+        );
+        const items = new Map(
+          readFileSync(join(pkg, 'items.jsonl'), 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l))
+            .map((it) => [it.item_id, it]),
+        );
         const task = JSON.parse(readFileSync(join(pkg, 'bank.json'), 'utf8')).task;
         return scoreBack(pkg, new Set(items.keys()), task, items);
       };
@@ -189,13 +241,27 @@ function maskRows(rows) {
 
 if (process.env.DUMP) {
   const arr = (v) => Array.from(v, (x) => (Number.isFinite(x) ? x : null));
-  writeFileSync(process.env.DUMP, JSON.stringify({ label, J, I, budgets, seconds: secs(), full: arr(full), fullAcc: arr(fullAcc), est: Object.fromEntries([...est].map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, a]) => [f, arr(a)]))])) }));
+  writeFileSync(
+    process.env.DUMP,
+    JSON.stringify({
+      label,
+      J,
+      I,
+      budgets,
+      seconds: secs(),
+      full: arr(full),
+      fullAcc: arr(fullAcc),
+      est: Object.fromEntries([...est].map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, a]) => [f, arr(a)]))])),
+    }),
+  );
 }
 printTable(`${label}, scored from exported-then-read-back files: ${J} LLMs, ${I} items, 5 LLM folds (${secs()} s)`, budgets, est, full, fullAcc);
 
 function printTable(title, budgets, est, full, fullAcc) {
   console.log(title);
-  console.log(`| method | ${budgets.map((b) => `Kendall @${b}`).join(' | ')} | ${budgets.map((b) => `acc MAE @${b}`).join(' | ')} | 90% coverage @${budgets.join('/')} |`);
+  console.log(
+    `| method | ${budgets.map((b) => `Kendall @${b}`).join(' | ')} | ${budgets.map((b) => `acc MAE @${b}`).join(' | ')} | 90% coverage @${budgets.join('/')} |`,
+  );
   console.log(`|---|${budgets.map(() => '---').join('|')}|${budgets.map(() => '---').join('|')}|---|`);
   for (const method of ['shipping', 'random', '2pl', 'accuracy']) {
     const cells = budgets.map((b) => {
@@ -215,6 +281,8 @@ function printTable(title, budgets, est, full, fullAcc) {
       }
       return { k: kendallTau(s.t, full), mae: (100 * err) / cnt, cov: ncov ? `${((100 * cov) / ncov).toFixed(0)}%` : '-' };
     });
-    console.log(`| ${method} | ${cells.map((c) => c.k.toFixed(3)).join(' | ')} | ${cells.map((c) => c.mae.toFixed(2)).join(' | ')} | ${cells.map((c) => c.cov).join('/')} |`);
+    console.log(
+      `| ${method} | ${cells.map((c) => c.k.toFixed(3)).join(' | ')} | ${cells.map((c) => c.mae.toFixed(2)).join(' | ')} | ${cells.map((c) => c.cov).join('/')} |`,
+    );
   }
 }

@@ -1,6 +1,4 @@
-import {
-  LlmNrmError, argmaxAt, predictor, randomSource, type ModelName, type ResponseBank,
-} from '@llm-nrm/core';
+import { LlmNrmError, argmaxAt, predictor, randomSource, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn } from './internal/fitting.js';
 import { rowMask } from './internal/masks.js';
 import { P_FLOOR, meanSd } from './internal/stats.js';
@@ -73,10 +71,11 @@ export function calibrationCurve(bank: ResponseBank, options: CalibrationCurveOp
     // Score half / evaluation half of each held-out LLM's cells.
     const scoreMask = new Uint8Array(bank.observed.length);
     const evalMask = new Uint8Array(bank.observed.length);
-    for (const j of held) for (let c = 0; c < nC; c++) {
-      if (!bank.observed[j * nC + c]) continue;
-      (rng.uniform() < 0.5 ? scoreMask : evalMask)[j * nC + c] = 1;
-    }
+    for (const j of held)
+      for (let c = 0; c < nC; c++) {
+        if (!bank.observed[j * nC + c]) continue;
+        (rng.uniform() < 0.5 ? scoreMask : evalMask)[j * nC + c] = 1;
+      }
     sizes.forEach((n, si) => {
       const calRows = new Uint8Array(J);
       for (let t = 0; t < n; t++) calRows[rest[t]!] = 1; // `rest` is already a random order
@@ -87,25 +86,28 @@ export function calibrationCurve(bank: ResponseBank, options: CalibrationCurveOp
         const pred = predictor(bank, scored.layout, scored.x);
         let ll = 0;
         let cnt = 0;
-        for (const j of held) for (let c = 0; c < nC; c++) {
-          if (!evalMask[j * nC + c]) continue;
-          const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
-          const g = bank.key[bank.colItem[c]!]!;
-          const y = argmaxAt(bank.q, j * width + bank.colOffsets[c]!, K) === g;
-          pred.cell(j, c, p);
-          let W = 0;
-          for (let kk = 0; kk < K; kk++) if (kk !== g) W += p[kk]!;
-          ll -= Math.log(Math.max(y ? p[g]! : W, P_FLOOR));
-          cnt++;
-        }
+        for (const j of held)
+          for (let c = 0; c < nC; c++) {
+            if (!evalMask[j * nC + c]) continue;
+            const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+            const g = bank.key[bank.colItem[c]!]!;
+            const y = argmaxAt(bank.q, j * width + bank.colOffsets[c]!, K) === g;
+            pred.cell(j, c, p);
+            let W = 0;
+            for (let kk = 0; kk < K; kk++) if (kk !== g) W += p[kk]!;
+            ll -= Math.log(Math.max(y ? p[g]! : W, P_FLOOR));
+            cnt++;
+          }
         losses[mi]![si]!.push(ll / cnt);
       });
     });
   }
   const points: CalibrationPoint[] = [];
-  specs.forEach((spec, mi) => sizes.forEach((n, si) => {
-    const per = losses[mi]![si]!;
-    points.push({ name: spec.name, model: spec.model, n, logLoss: meanSd(per), perRepeat: per });
-  }));
+  specs.forEach((spec, mi) =>
+    sizes.forEach((n, si) => {
+      const per = losses[mi]![si]!;
+      points.push({ name: spec.name, model: spec.model, n, logLoss: meanSd(per), perRepeat: per });
+    }),
+  );
   return { sizes, repeats, heldOut: nHeld, seed, points };
 }

@@ -87,7 +87,14 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
   const selected: string[][][] = budgets.map(() => []);
   const foldTau: number[][] = budgets.map(() => []);
   const doRandom = options.random ?? true;
-  for (const fold of calibratedLlmFolds(bank, spec, { folds: k, seed, ...(options.fitOptions ? { fitOptions: options.fitOptions } : {}), ...(options.fit ? { fit: options.fit } : {}), onProgress: say, label: 'compression fold' })) {
+  for (const fold of calibratedLlmFolds(bank, spec, {
+    folds: k,
+    seed,
+    ...(options.fitOptions ? { fitOptions: options.fitOptions } : {}),
+    ...(options.fit ? { fit: options.fit } : {}),
+    onProgress: say,
+    label: 'compression fold',
+  })) {
     const { calib, trainRows, trainList, heldList, perm } = fold;
     const f = fold.index;
     const thetaOnly = options.scoring === 'theta-only' && calib.layout.kind === 'llm-nrm';
@@ -105,19 +112,25 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
     };
     score(allCols, full);
     const maxBudget = Math.min(I, Math.max(...budgets));
-    const ranked = (options.selection ?? 'range') === 'range'
-      ? (() => {
-        const r = selectForRange(bank, calib.layout, calib.x, maxBudget, { rows: trainList });
-        return { items: r.forms[0]!, ids: r.ids[0]! };
-      })()
-      : selectItems(bank, calib.layout, calib.x, I, { rows: trainList, information: options.information ?? 'nrm' });
+    const ranked =
+      (options.selection ?? 'range') === 'range'
+        ? (() => {
+            const r = selectForRange(bank, calib.layout, calib.x, maxBudget, { rows: trainList });
+            return { items: r.forms[0]!, ids: r.ids[0]! };
+          })()
+        : selectItems(bank, calib.layout, calib.x, I, { rows: trainList, information: options.information ?? 'nrm' });
     budgets.forEach((n, b) => {
       say(`compression fold ${f + 1}/${k}: ${n} items`);
       const pick = new Uint8Array(I);
       for (let t = 0; t < Math.min(n, I); t++) pick[ranked.items[t]!] = 1;
       selected[b]!.push(ranked.ids.slice(0, Math.min(n, I)));
       score(columnsOfItems(bank, pick), thetas[b]!);
-      foldTau[b]!.push(kendallTau(heldList.map((j) => thetas[b]![j]!), heldList.map((j) => full[j]!)));
+      foldTau[b]!.push(
+        kendallTau(
+          heldList.map((j) => thetas[b]![j]!),
+          heldList.map((j) => full[j]!),
+        ),
+      );
       if (doRandom) {
         const rpick = new Uint8Array(I);
         for (let t = 0; t < Math.min(n, I); t++) rpick[perm[t]!] = 1;

@@ -1,6 +1,4 @@
-import {
-  argmaxAt, fit as coreFit, predictor, wrongOptionShares, type FitOptions, type ModelName, type ResponseBank,
-} from '@llm-nrm/core';
+import { argmaxAt, fit as coreFit, predictor, wrongOptionShares, type FitOptions, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { cellFolds, foldMask } from './cellFolds.js';
 import { fitOnMask } from './internal/fitting.js';
 import { P_FLOOR, meanSd } from './internal/stats.js';
@@ -127,8 +125,14 @@ export function crossValidateFold(bank: ResponseBank, folds: Uint8Array, task: C
     }
   }
   return {
-    cells: n, optionAccuracy: oAcc / n, optionLogLoss: oLL / n, correctAccuracy: cAcc / n,
-    correctLogLoss: cLL / n, correctBrier: brier / n, fitSeconds, converged: res.converged,
+    cells: n,
+    optionAccuracy: oAcc / n,
+    optionLogLoss: oLL / n,
+    correctAccuracy: cAcc / n,
+    correctLogLoss: cLL / n,
+    correctBrier: brier / n,
+    fitSeconds,
+    converged: res.converged,
   };
 }
 
@@ -138,7 +142,10 @@ export function crossValidateFold(bank: ResponseBank, folds: Uint8Array, task: C
  * the folds ran in parallel, the sum of their times, not the wall time).
  */
 export function crossValidationOf(
-  plan: { specs: ModelSpec[]; folds: Uint8Array; tasks: CvTask[] }, seed: number, metrics: readonly CvFoldMetrics[], seconds?: readonly number[],
+  plan: { specs: ModelSpec[]; folds: Uint8Array; tasks: CvTask[] },
+  seed: number,
+  metrics: readonly CvFoldMetrics[],
+  seconds?: readonly number[],
 ): CrossValidation {
   let cells = 0;
   for (let t = 0; t < plan.folds.length; t++) if (plan.folds[t] !== 255) cells++;

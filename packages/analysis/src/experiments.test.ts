@@ -37,7 +37,7 @@ describe('compression (Fig. 3a)', () => {
     expect(Number.isFinite(p5!.kendallRandom)).toBe(true);
   });
 
-  it("theta-only scoring also reproduces the full ranking from all items", () => {
+  it('theta-only scoring also reproduces the full ranking from all items', () => {
     const { bank } = simulateFleet({ models: 16, items: 30, seed: 9 });
     const res = compression(bank, { budgets: [8, 30], folds: 4, seed: 2, scoring: 'theta-only', random: false, fitOptions });
     expect(res.scoring).toBe('theta-only');

@@ -2,9 +2,7 @@
 // Pure TypeScript (no node: imports) so the leaderboard can run it in a browser.
 export { gaussHermite } from './gaussHermite.js';
 export { informationSplit } from './informationSplit.js';
-export {
-  abilityGrid, binaryInformation, itemInformation, type Abilities, type ItemInformation, type ItemInformationOptions,
-} from './itemInformation.js';
+export { abilityGrid, binaryInformation, itemInformation, type Abilities, type ItemInformation, type ItemInformationOptions } from './itemInformation.js';
 export { llmInformation, type LlmInformation, type LlmInformationOptions } from './llmInformation.js';
 export { fleetInformation } from './fleetInformation.js';
 export { testInformation, type TestInformation } from './testInformation.js';
@@ -21,24 +19,27 @@ export { rankAgreement, type RankAgreement, type RankAgreementRow } from './rank
 export { cellFolds, foldMask, llmFolds } from './cellFolds.js';
 export { ABLATIONS, modelSpecs, type ModelSpec } from './modelSpec.js';
 export {
-  crossValidate, crossValidateFold, crossValidationOf, crossValidationPlan,
-  type CrossValidateOptions, type CrossValidation, type CvFoldMetrics, type CvFoldOptions, type CvRow, type CvTask, type MeanSd,
+  crossValidate,
+  crossValidateFold,
+  crossValidationOf,
+  crossValidationPlan,
+  type CrossValidateOptions,
+  type CrossValidation,
+  type CvFoldMetrics,
+  type CvFoldOptions,
+  type CvRow,
+  type CvTask,
+  type MeanSd,
 } from './crossValidate.js';
-export {
-  llmCrossValidate, type LlmCrossValidateOptions, type LlmCrossValidation, type LlmCvRow, type ThetaEstimator,
-} from './llmCrossValidate.js';
+export { llmCrossValidate, type LlmCrossValidateOptions, type LlmCrossValidation, type LlmCvRow, type ThetaEstimator } from './llmCrossValidate.js';
 export { selectItems, type ItemSelection, type SelectItemsOptions } from './selectItems.js';
 export { selectForRange, type RangeSelection, type SelectForRangeOptions } from './selectForRange.js';
 export { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve, type AccuracyCurveOptions } from './accuracyCurve.js';
 export { fitTinyAccuracyEstimator, predictTinyAccuracy, type TinyAccuracyEstimator, type TinyRunRow } from './tinyAccuracyEstimator.js';
-export {
-  STUDY_METHODS, selectionStudy, type SelectionStudy, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod,
-} from './selectionStudy.js';
+export { STUDY_METHODS, selectionStudy, type SelectionStudy, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod } from './selectionStudy.js';
 export { calibratedLlmFolds, heldOutThetas, type CalibratedLlmFold, type CalibratedLlmFoldsOptions } from './calibratedLlmFolds.js';
 export { compression, type Compression, type CompressionOptions, type CompressionPoint } from './compression.js';
-export {
-  calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint,
-} from './calibrationCurve.js';
+export { calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint } from './calibrationCurve.js';
 export type { ExperimentFitOptions, FitFn, FitLike } from './internal/fitting.js';
 export { rankIntervals, type RankIntervalOptions, type RankIntervals } from './rankIntervals.js';
 export { llmParameterErrors, type LlmParameterErrors } from './llmParameterErrors.js';

@@ -101,7 +101,7 @@ describe('informationSplit', () => {
   it('is never negative over many random items, including near-degenerate ones', () => {
     const out = new Float64Array(3);
     let s = 12345;
-    const u = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const u = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
     for (let t = 0; t < 5000; t++) {
       const K = 2 + Math.floor(u() * 9);
       const v = Array.from({ length: K }, () => (u() - 0.5) * (t % 2 ? 80 : 6));
@@ -131,7 +131,11 @@ describe('itemInformation over the prior', () => {
   it('a binary 2PL item has information a^2 P (1 - P)', async () => {
     const { binaryLayout } = await import('@llm-nrm/core');
     const bank = {
-      items: [{ id: 'i', key: 0, nOptions: 2 }], models: ['m'], kMax: 2, itemOffsets: Int32Array.of(0, 2), key: Int32Array.of(0),
+      items: [{ id: 'i', key: 0, nOptions: 2 }],
+      models: ['m'],
+      kMax: 2,
+      itemOffsets: Int32Array.of(0, 2),
+      key: Int32Array.of(0),
     } as unknown as ResponseBank;
     const L = binaryLayout(bank, 2);
     const x = new Float64Array(L.size);

@@ -14,16 +14,7 @@
  *
  * Reads v[vo..vo+K) and d[dOff..dOff+K); writes [total, binary, wrong] into out[oo..oo+3).
  */
-export function informationSplit(
-  v: ArrayLike<number>,
-  d: ArrayLike<number>,
-  K: number,
-  key: number,
-  out: Float64Array,
-  vo = 0,
-  dOff = 0,
-  oo = 0,
-): void {
+export function informationSplit(v: ArrayLike<number>, d: ArrayLike<number>, K: number, key: number, out: Float64Array, vo = 0, dOff = 0, oo = 0): void {
   let m = -Infinity;
   for (let k = 0; k < K; k++) if (v[vo + k]! > m) m = v[vo + k]!;
   // Unnormalised probabilities e_k = exp(v_k - max): the sum is >= 1, so no division by 0.

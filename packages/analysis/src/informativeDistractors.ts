@@ -6,12 +6,7 @@ import type { Layout, ResponseBank } from '@llm-nrm/core';
  * component p = softmax(a theta + c). Returns option indices (content order) per item; binary layouts
  * carry no option curves, so every list is empty.
  */
-export function informativeDistractors(
-  bank: ResponseBank,
-  layout: Layout,
-  x: Float64Array,
-  options: { grid?: ArrayLike<number> } = {},
-): number[][] {
+export function informativeDistractors(bank: ResponseBank, layout: Layout, x: Float64Array, options: { grid?: ArrayLike<number> } = {}): number[][] {
   const grid = options.grid ?? Float64Array.from({ length: 161 }, (_, t) => -4 + 0.05 * t);
   const out: number[][] = [];
   for (let i = 0; i < bank.items.length; i++) {

@@ -14,10 +14,18 @@ import { testInformation } from './testInformation.js';
 // item 2: flat: a = (0.05, 0, -0.05), c = (0, 2, 0): option 1 dominates everywhere on [-4, 4].
 function handBank(): { bank: ResponseBank; x: Float64Array; layout: ReturnType<typeof llmNrmLayout> } {
   const bank = {
-    models: ['m'], items: [0, 1, 2].map((i) => ({ id: `i${i}`, key: 0, nOptions: 3, benchmark: i < 2 ? 'A' : 'B' })),
-    itemOffsets: Int32Array.of(0, 3, 6, 9), key: Int32Array.of(0, 0, 0), kMax: 3,
-    colItem: Int32Array.of(0, 1, 2), colOffsets: Int32Array.of(0, 3, 6, 9), colPosition: null,
-    q: new Float32Array(9), observed: Uint8Array.of(1, 1, 1), hard: new Uint8Array(3), leakage: null,
+    models: ['m'],
+    items: [0, 1, 2].map((i) => ({ id: `i${i}`, key: 0, nOptions: 3, benchmark: i < 2 ? 'A' : 'B' })),
+    itemOffsets: Int32Array.of(0, 3, 6, 9),
+    key: Int32Array.of(0, 0, 0),
+    kMax: 3,
+    colItem: Int32Array.of(0, 1, 2),
+    colOffsets: Int32Array.of(0, 3, 6, 9),
+    colPosition: null,
+    q: new Float32Array(9),
+    observed: Uint8Array.of(1, 1, 1),
+    hard: new Uint8Array(3),
+    leakage: null,
   } as ResponseBank;
   const layout = llmNrmLayout(bank, { sharpness: false, position: false, fallback: false });
   const x = new Float64Array(layout.size);

@@ -74,10 +74,11 @@ export function itemQuality(bank: ResponseBank, layout: Layout, x: Float64Array,
     }
     let dom = -1;
     let dm = 0;
-    for (let k = 0; k < K; k++) if (k !== g && mass[k]! > dm) {
-      dm = mass[k]!;
-      dom = k;
-    }
+    for (let k = 0; k < K; k++)
+      if (k !== g && mass[k]! > dm) {
+        dm = mass[k]!;
+        dom = k;
+      }
     const flags: ItemFlag[] = [];
     if (top !== g) flags.push('possible-wrong-key');
     if (slope < 0) flags.push('falling-key');

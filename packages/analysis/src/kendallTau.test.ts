@@ -13,15 +13,16 @@ function bruteTauB(x: number[], y: number[]): number {
   let tx = 0;
   let ty = 0;
   const n = x.length;
-  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
-    const sx = Math.sign(x[i]! - x[j]!);
-    const sy = Math.sign(y[i]! - y[j]!);
-    if (sx === 0 && sy === 0) continue;
-    if (sx === 0) tx++;
-    else if (sy === 0) ty++;
-    else if (sx === sy) C++;
-    else D++;
-  }
+  for (let i = 0; i < n; i++)
+    for (let j = i + 1; j < n; j++) {
+      const sx = Math.sign(x[i]! - x[j]!);
+      const sy = Math.sign(y[i]! - y[j]!);
+      if (sx === 0 && sy === 0) continue;
+      if (sx === 0) tx++;
+      else if (sy === 0) ty++;
+      else if (sx === sy) C++;
+      else D++;
+    }
   return (C - D) / Math.sqrt((C + D + tx) * (C + D + ty));
 }
 
@@ -50,7 +51,7 @@ describe('kendallTau', () => {
 
   it('matches the O(n^2) definition on random data with many ties', () => {
     let s = 7;
-    const u = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+    const u = () => (s = (s * 16807) % 2147483647) / 2147483647;
     for (let t = 0; t < 50; t++) {
       const n = 2 + Math.floor(u() * 60);
       const x = Array.from({ length: n }, () => Math.floor(u() * 6));
@@ -81,7 +82,14 @@ describe('spearmanRho', () => {
 describe('bootstrapSd, parseRanking, rankAgreement', () => {
   it('bootstrap SD is seeded, 0 for a perfectly monotone relation, positive for a noisy one', () => {
     const x = Array.from({ length: 30 }, (_, i) => i);
-    expect(bootstrapSd(x, x.map((v) => v * v), spearmanRho, { seed: 3 })).toBe(0);
+    expect(
+      bootstrapSd(
+        x,
+        x.map((v) => v * v),
+        spearmanRho,
+        { seed: 3 },
+      ),
+    ).toBe(0);
     const y = x.map((v, i) => v + ((i * 7) % 11) * 3);
     const a = bootstrapSd(x, y, spearmanRho, { seed: 3, samples: 200 });
     expect(a).toBeGreaterThan(0);

@@ -23,13 +23,13 @@ export function kendallTau(x: ArrayLike<number>, y: ArrayLike<number>): number {
   const n0 = (n * (n - 1)) / 2;
   let n1 = 0;
   let n3 = 0;
-  for (let s = 0; s < n; ) {
+  for (let s = 0; s < n;) {
     let e = s + 1;
     while (e < n && xs[e] === xs[s]) e++;
     const t = e - s;
     n1 += (t * (t - 1)) / 2;
     // Within an x-tie run, ys are sorted: count joint ties.
-    for (let u = s; u < e; ) {
+    for (let u = s; u < e;) {
       let w = u + 1;
       while (w < e && ys[w] === ys[u]) w++;
       n3 += ((w - u) * (w - u - 1)) / 2;
@@ -39,7 +39,7 @@ export function kendallTau(x: ArrayLike<number>, y: ArrayLike<number>): number {
   }
   const D = mergeCount(ys);
   let n2 = 0;
-  for (let s = 0; s < n; ) {
+  for (let s = 0; s < n;) {
     let e = s + 1;
     while (e < n && ys[e] === ys[s]) e++;
     n2 += ((e - s) * (e - s - 1)) / 2;

@@ -130,11 +130,22 @@ export function llmCrossValidate(bank: ResponseBank, options: LlmCrossValidateOp
     }
   }
   const row = (estimator: ThetaEstimator, est: Float64Array): LlmCvRow => ({
-    estimator, pearson: pearson(est, full), spearman: spearmanRho(est, full), n: J,
+    estimator,
+    pearson: pearson(est, full),
+    spearman: spearmanRho(est, full),
+    n: J,
   });
   return {
-    folds: k, seed, model: spec.model, models: bank.models.slice(), fold, full, correctness, incorrectOnly,
-    options: optionsTheta, wrongCells,
+    folds: k,
+    seed,
+    model: spec.model,
+    models: bank.models.slice(),
+    fold,
+    full,
+    correctness,
+    incorrectOnly,
+    options: optionsTheta,
+    wrongCells,
     rows: [row('correctness', correctness), row('incorrect-only', incorrectOnly), row('options', optionsTheta)],
   };
 }

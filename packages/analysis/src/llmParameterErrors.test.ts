@@ -3,7 +3,7 @@ import { fit, inverseFirstDiagonal, llmParamIndices, modelObjective, simulateFle
 import { llmParameterErrors } from './llmParameterErrors.js';
 
 describe('llmParameterErrors', () => {
-  it('gives theta SEs near fit\'s (observed information) and finite centred bias and fallback SEs that shrink with more items', () => {
+  it("gives theta SEs near fit's (observed information) and finite centred bias and fallback SEs that shrink with more items", () => {
     const small = simulateFleet({ models: 12, items: 60, seed: 5, rotations: 4, optionWeights: { 4: 1 } });
     const big = simulateFleet({ models: 12, items: 240, seed: 5, rotations: 4, optionWeights: { 4: 1 } });
     const errs = (fleet: typeof small) => {

@@ -1,6 +1,4 @@
-import {
-  DEFAULT_PRIORS, freeMask, itemDifficulties, llmParamIndices, sigmoid, softplus, type Layout, type Priors, type ResponseBank,
-} from '@llm-nrm/core';
+import { DEFAULT_PRIORS, freeMask, itemDifficulties, llmParamIndices, sigmoid, softplus, type Layout, type Priors, type ResponseBank } from '@llm-nrm/core';
 import { llmInformation } from './llmInformation.js';
 
 /** Standard errors of one LLM's parameters, items held fixed (NaN where a part is off). */
@@ -63,7 +61,12 @@ function invert(H: Float64Array, P: number): Float64Array {
  * to zero in the bundle), with the variance of the centred contrast e_k' C Sigma C e_k,
  * C = I - 11'/K. `rows` (default all) are the LLMs to report, in that order.
  */
-export function llmParameterErrors(bank: ResponseBank, layout: Layout, x: Float64Array, options: { rows?: number[]; priors?: Priors } = {}): LlmParameterErrors[] {
+export function llmParameterErrors(
+  bank: ResponseBank,
+  layout: Layout,
+  x: Float64Array,
+  options: { rows?: number[]; priors?: Priors } = {},
+): LlmParameterErrors[] {
   const J = layout.nModels;
   const list = options.rows ?? Array.from({ length: J }, (_, j) => j);
   if (layout.kind !== 'llm-nrm') {
@@ -173,7 +176,7 @@ export function llmParameterErrors(bank: ResponseBank, layout: Layout, x: Float6
       for (let c = 0; c < P0; c++) H[r * P0 + c]! -= r === c ? U[r * P0 + c]! : U[r * P0 + c]! + U[c * P0 + r]!;
     }
     // Priors' curvature (theta carries none: the calibration standardises it instead).
-    if (useS) H[1 * P0 + 1]! += (ds / s) * (ds / s) / (sharpnessSd * sharpnessSd);
+    if (useS) H[1 * P0 + 1]! += ((ds / s) * (ds / s)) / (sharpnessSd * sharpnessSd);
     for (let k = 0; k < K0; k++) {
       H[(2 + k) * P0 + 2 + k]! += 1 / (llmSd * llmSd);
       H[(2 + K0 + k) * P0 + 2 + K0 + k]! += 1 / (llmSd * llmSd);
@@ -184,16 +187,23 @@ export function llmParameterErrors(bank: ResponseBank, layout: Layout, x: Float6
     const P = keep.length;
     const Hs = new Float64Array(P * P);
     keep.forEach((r, a) => keep.forEach((c, bb) => (Hs[a * P + bb] = H[r * P0 + c]!)));
-    return blockErrors(layout, j, keep.map((r) => full[r]!), Hs, P);
+    return blockErrors(
+      layout,
+      j,
+      keep.map((r) => full[r]!),
+      Hs,
+      P,
+    );
   });
 }
 
 function blockErrors(layout: Layout, j: number, idx: number[], H: Float64Array, P: number): LlmParameterErrors {
-  for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) {
-    const m = 0.5 * (H[r * P + c]! + H[c * P + r]!);
-    H[r * P + c] = m;
-    H[c * P + r] = m;
-  }
+  for (let r = 0; r < P; r++)
+    for (let c = r + 1; c < P; c++) {
+      const m = 0.5 * (H[r * P + c]! + H[c * P + r]!);
+      H[r * P + c] = m;
+      H[c * P + r] = m;
+    }
   const S = invert(H, P);
   const at = new Map(idx.map((t, p) => [t, p]));
   const cov = (a: number, b: number) => {
@@ -208,11 +218,12 @@ function blockErrors(layout: Layout, j: number, idx: number[], H: Float64Array, 
     // Var(d_k - mean d) = S_kk - 2/K sum_l S_kl + 1/K^2 sum_lm S_lm.
     let tot = 0;
     const row = new Float64Array(K);
-    for (let k = 0; k < K; k++) for (let l = 0; l < K; l++) {
-      const s = cov(ids[k]!, ids[l]!);
-      row[k]! += s;
-      tot += s;
-    }
+    for (let k = 0; k < K; k++)
+      for (let l = 0; l < K; l++) {
+        const s = cov(ids[k]!, ids[l]!);
+        row[k]! += s;
+        tot += s;
+      }
     for (let k = 0; k < K; k++) {
       const v = cov(ids[k]!, ids[k]!) - (2 / K) * row[k]! + tot / (K * K);
       out[k] = v > 0 ? Math.sqrt(v) : 0;

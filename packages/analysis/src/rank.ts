@@ -8,7 +8,7 @@ export function rank(values: ArrayLike<number>): Float64Array {
   const idx: number[] = [];
   for (let i = 0; i < n; i++) if (!Number.isNaN(values[i]!)) idx.push(i);
   idx.sort((a, b) => values[a]! - values[b]!);
-  for (let s = 0; s < idx.length; ) {
+  for (let s = 0; s < idx.length;) {
     let e = s + 1;
     while (e < idx.length && values[idx[e]!] === values[idx[s]!]) e++;
     const r = (s + 1 + e) / 2; // mean of ranks s+1 .. e

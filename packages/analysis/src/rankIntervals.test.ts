@@ -15,9 +15,21 @@ describe('rankIntervals', () => {
 
   it('is deterministic for a seed, and an interval widens with the SE', () => {
     const theta = Array.from({ length: 30 }, (_, j) => j / 10);
-    const small = rankIntervals(theta, theta.map(() => 0.01), { seed: 7 });
-    const big = rankIntervals(theta, theta.map(() => 0.5), { seed: 7 });
-    const again = rankIntervals(theta, theta.map(() => 0.5), { seed: 7 });
+    const small = rankIntervals(
+      theta,
+      theta.map(() => 0.01),
+      { seed: 7 },
+    );
+    const big = rankIntervals(
+      theta,
+      theta.map(() => 0.5),
+      { seed: 7 },
+    );
+    const again = rankIntervals(
+      theta,
+      theta.map(() => 0.5),
+      { seed: 7 },
+    );
     expect(Array.from(big.lo)).toEqual(Array.from(again.lo));
     const width = (x: typeof small) => x.hi.reduce((s, h, j) => s + h - x.lo[j]!, 0);
     expect(width(small)).toBe(0);

@@ -15,11 +15,14 @@ describe('selectForRange', () => {
     const n = 20;
     const range = selectForRange(bank, layout, truth, n);
     const top = selectItems(bank, layout, truth, n, { abilities: thetas });
-    const testInfo = (items: ArrayLike<number>) => selectForRange(bank, layout, truth, 1, { abilities: sorted }).abilities.map((_, t) => {
-      let s = 0;
-      for (const i of Array.from(items)) s += selectForRange(bank, layout, truth, 1, { abilities: [sorted[t]!], eligible: Uint8Array.from(bank.items, (_, k) => (k === i ? 1 : 0)) }).testInformation[0]![0]!;
-      return s;
-    });
+    const testInfo = (items: ArrayLike<number>) =>
+      selectForRange(bank, layout, truth, 1, { abilities: sorted }).abilities.map((_, t) => {
+        let s = 0;
+        for (const i of Array.from(items))
+          s += selectForRange(bank, layout, truth, 1, { abilities: [sorted[t]!], eligible: Uint8Array.from(bank.items, (_, k) => (k === i ? 1 : 0)) })
+            .testInformation[0]![0]!;
+        return s;
+      });
     const r = testInfo(range.forms[0]!);
     const t = testInfo(top.items);
     // The weakest-measured ability (an end of the range) is measured better by the range selection.

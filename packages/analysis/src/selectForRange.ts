@@ -112,11 +112,12 @@ export function selectForRange(bank: ResponseBank, layout: Layout, x: Float64Arr
     for (let i = 0; i < I; i++) if (options.eligible[i]) pool++;
   }
   if (n * F > pool) throw new LlmNrmError('INVALID_OPTION', `${F} form(s) of ${n} items need ${n * F} items; ${pool} of the bank's ${I} can be selected`);
-  const abilities = options.abilities !== undefined
-    ? Float64Array.from(options.abilities)
-    : options.rows !== undefined
-      ? Float64Array.from(options.rows, (j) => x[layout.theta + j]!)
-      : x.slice(layout.theta, layout.theta + layout.nModels);
+  const abilities =
+    options.abilities !== undefined
+      ? Float64Array.from(options.abilities)
+      : options.rows !== undefined
+        ? Float64Array.from(options.rows, (j) => x[layout.theta + j]!)
+        : x.slice(layout.theta, layout.theta + layout.nModels);
   const M = abilities.length;
   if (M === 0) throw new LlmNrmError('INVALID_OPTION', 'no abilities to select items for');
   const tau = options.priorPrecision ?? 1 / 9;

@@ -5,8 +5,23 @@ import { selectionStudy } from './selectionStudy.js';
 describe('selectionStudy', () => {
   it('scores held-out LLMs from tiny tests by every asked method, with Kendall and accuracy error', () => {
     const { bank } = simulateFleet({ models: 30, items: 120, seed: 11 });
-    const res = selectionStudy(bank, { budgets: [10, 40], folds: 3, seed: 1, methods: ['range+sharp', 'range+sharp+acc', 'random+sharp', 'accuracy'], fitOptions: { maxIterations: 150 } });
-    expect(res.rows.map((r) => `${r.method}@${r.budget}`)).toEqual(['range+sharp@10', 'range+sharp@40', 'range+sharp+acc@10', 'range+sharp+acc@40', 'random+sharp@10', 'random+sharp@40', 'accuracy@10', 'accuracy@40']);
+    const res = selectionStudy(bank, {
+      budgets: [10, 40],
+      folds: 3,
+      seed: 1,
+      methods: ['range+sharp', 'range+sharp+acc', 'random+sharp', 'accuracy'],
+      fitOptions: { maxIterations: 150 },
+    });
+    expect(res.rows.map((r) => `${r.method}@${r.budget}`)).toEqual([
+      'range+sharp@10',
+      'range+sharp@40',
+      'range+sharp+acc@10',
+      'range+sharp+acc@40',
+      'random+sharp@10',
+      'random+sharp@40',
+      'accuracy@10',
+      'accuracy@40',
+    ]);
     for (const r of res.rows) {
       expect(r.kendall).toBeGreaterThan(0.4);
       expect(r.kendall).toBeLessThanOrEqual(1);

@@ -23,7 +23,19 @@ export type StudyMethod =
   | '2pl' // a 2PL bank, its own range selection and fixed-item 2PL scoring
   | 'accuracy'; // plain accuracy on the range-selected items
 
-export const STUDY_METHODS: readonly StudyMethod[] = ['range+sharp', 'range+sharp+acc', 'random+sharp', 'random+sharp+acc', 'range+fleet', 'range+fit', 'info+fit', 'random+fleet', 'random+fit', '2pl', 'accuracy'];
+export const STUDY_METHODS: readonly StudyMethod[] = [
+  'range+sharp',
+  'range+sharp+acc',
+  'random+sharp',
+  'random+sharp+acc',
+  'range+fleet',
+  'range+fit',
+  'info+fit',
+  'random+fleet',
+  'random+fit',
+  '2pl',
+  'accuracy',
+];
 
 export interface SelectionStudyOptions {
   budgets?: number[];
@@ -103,7 +115,7 @@ function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: num
   const p = new Float64Array(bank.kMax);
   return minimiseTheta((theta) => {
     xs[layout.theta + j] = theta;
-    let s = theta * theta / 18;
+    let s = (theta * theta) / 18;
     for (const c of list) {
       const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
       const qo = j * width + bank.colOffsets[c]!;
@@ -118,7 +130,15 @@ function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: num
 }
 
 /** Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in `xs`. */
-function thetaSharp(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array, u0: number, sd: number): { theta: number; se: number; u: number } {
+function thetaSharp(
+  bank: ResponseBank,
+  layout: Layout,
+  xs: Float64Array,
+  j: number,
+  cols: Uint8Array,
+  u0: number,
+  sd: number,
+): { theta: number; se: number; u: number } {
   if (layout.kind !== 'llm-nrm') return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
   const pred = predictor(bank, layout, xs);
   const nC = bank.colItem.length;
@@ -129,7 +149,7 @@ function thetaSharp(bank: ResponseBank, layout: Layout, xs: Float64Array, j: num
   return minimiseThetaSharpness((theta, u) => {
     xs[layout.theta + j] = theta;
     xs[layout.sbar + j] = softplusInv(Math.exp(u));
-    let s = theta * theta / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd);
+    let s = (theta * theta) / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd);
     for (const c of list) {
       const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
       const qo = j * width + bank.colOffsets[c]!;
@@ -177,7 +197,11 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
     const f = fold.index;
     const allFit = heldOutThetas(bank, fold, llm, undefined, options.fitOptions, options.fit);
     for (const j of heldList) full[j] = allFit[j]!;
-    const curveOf = (c: FitLike) => accuracyCurve(trainList.map((j) => c.x[c.layout.theta + j]!), trainList.map((j) => fullAcc[j]!));
+    const curveOf = (c: FitLike) =>
+      accuracyCurve(
+        trainList.map((j) => c.x[c.layout.theta + j]!),
+        trainList.map((j) => fullAcc[j]!),
+      );
     const curve = curveOf(calib);
     // Held-out LLMs with the fleet's nuisances; and every LLM so, for training LLMs scored as tiny runs.
     const xs = neutralLlms(calib, trainRows);
@@ -206,7 +230,13 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       const m = Math.min(n, I);
       say(`study fold ${f + 1}/${k}: ${m} items`);
       const range = selectForRange(bank, calib.layout, calib.x, m, { rows: trainList }).forms[0]!;
-      const scoreFit = (items: ArrayLike<number>, c: FitLike, spec: typeof llm | typeof twoPl, into: { t: Float64Array; a: Float64Array }, cv: ReturnType<typeof accuracyCurve>) => {
+      const scoreFit = (
+        items: ArrayLike<number>,
+        c: FitLike,
+        spec: typeof llm | typeof twoPl,
+        into: { t: Float64Array; a: Float64Array },
+        cv: ReturnType<typeof accuracyCurve>,
+      ) => {
         const t = heldOutThetas(bank, fold, spec, tinyColumns(bank, items), options.fitOptions, options.fit, c);
         for (const j of heldList) {
           into.t[j] = t[j]!;
@@ -226,10 +256,13 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         const runs = heldList.map((j) => sharpOf(xs, j, cols));
         // The accuracy estimator `publish` writes: fitted on the training LLMs scored as tiny runs.
         const e = estimator
-          ? fitTinyAccuracyEstimator(curve, trainList.map((j) => {
-            const r = sharpOf(xsAll, j, cols);
-            return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols), fullAccuracy: fullAcc[j]! };
-          }))
+          ? fitTinyAccuracyEstimator(
+              curve,
+              trainList.map((j) => {
+                const r = sharpOf(xsAll, j, cols);
+                return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols), fullAccuracy: fullAcc[j]! };
+              }),
+            )
           : null;
         heldList.forEach((j, h) => {
           into.t[j] = runs[h]!.theta;

@@ -43,7 +43,12 @@ const cpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 };
-console.log(`machine: ${os.cpus()[0]?.model} x ${os.cpus().length}, node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+console.log(
+  `machine: ${os.cpus()[0]?.model} x ${os.cpus().length}, node ${process.version}, load average ${os
+    .loadavg()
+    .map((v) => v.toFixed(1))
+    .join(' ')}`,
+);
 console.log(`code: ${root}; bank: ${bank.models.length} LLMs x ${bank.items.length} items (${file})`);
 
 const median = (v) => {
@@ -59,7 +64,10 @@ for (let r = 0; r < runs; r++) {
   for (const m of models) {
     const marks = [];
     const res = crossValidate(bank, {
-      models: [m], folds: 5, seed: 1, fitOptions: { engine },
+      models: [m],
+      folds: 5,
+      seed: 1,
+      fitOptions: { engine },
       // Each fold announces itself first (`cv <model>: fold f/k`): CPU time between announcements.
       onProgress: (msg) => {
         if (/: fold \d+\/\d+$/.test(msg)) marks.push(cpu());
@@ -69,11 +77,15 @@ for (let r = 0; r < runs; r++) {
     byModel.push(marks.slice(1).map((t, f) => t - marks[f]));
     rows.push(res.rows[0]);
     const f = byModel[byModel.length - 1];
-    console.log(`  run ${r + 1} ${m}: CPU ${f.reduce((a, b) => a + b, 0).toFixed(1)} s (${f.map((v) => v.toFixed(1)).join(' ')}), wall ${res.rows[0].seconds.toFixed(1)} s, load ${os.loadavg()[0].toFixed(1)}`);
+    console.log(
+      `  run ${r + 1} ${m}: CPU ${f.reduce((a, b) => a + b, 0).toFixed(1)} s (${f.map((v) => v.toFixed(1)).join(' ')}), wall ${res.rows[0].seconds.toFixed(1)} s, load ${os.loadavg()[0].toFixed(1)}`,
+    );
   }
   perRun.push(byModel);
   table = rows;
-  console.log(`run ${r + 1}: CPU ${byModel.map((f, i) => `${models[i]} ${f.reduce((a, b) => a + b, 0).toFixed(1)}`).join(', ')} (load ${os.loadavg()[0].toFixed(1)})`);
+  console.log(
+    `run ${r + 1}: CPU ${byModel.map((f, i) => `${models[i]} ${f.reduce((a, b) => a + b, 0).toFixed(1)}`).join(', ')} (load ${os.loadavg()[0].toFixed(1)})`,
+  );
 }
 const foldCpu = models.map((_, i) => Array.from({ length: 5 }, (_, f) => median(perRun.map((run) => run[i][f]))));
 console.log(`\nCPU seconds per model (median over ${runs} runs of each fold), and its folds:`);
@@ -93,12 +105,17 @@ for (const t of tasks) {
   const w = free[0] <= free[1] ? 0 : 1;
   free[w] += t.s;
 }
-console.log(`fits on 2 idle cores under evaluate's schedule: ${Math.max(...free).toFixed(1)} s (workers busy ${free.map((v) => v.toFixed(1)).join(' / ')} s), plus loading the file`);
+console.log(
+  `fits on 2 idle cores under evaluate's schedule: ${Math.max(...free).toFixed(1)} s (workers busy ${free.map((v) => v.toFixed(1)).join(' / ')} s), plus loading the file`,
+);
 
 console.log('\nmodel\toption acc\toption log-loss\tcorrect acc\tcorrect log-loss\tbrier');
 for (const row of table) {
-  console.log([row.name, row.option.accuracy.mean, row.option.logLoss.mean, row.correctness.accuracy.mean, row.correctness.logLoss.mean, row.correctness.brier.mean]
-    .map((v) => (typeof v === 'number' ? v.toFixed(4) : v)).join('\t'));
+  console.log(
+    [row.name, row.option.accuracy.mean, row.option.logLoss.mean, row.correctness.accuracy.mean, row.correctness.logLoss.mean, row.correctness.brier.mean]
+      .map((v) => (typeof v === 'number' ? v.toFixed(4) : v))
+      .join('\t'),
+  );
 }
 
 if (wallRuns > 0) {
@@ -106,10 +123,15 @@ if (wallRuns > 0) {
   const walls = [];
   for (let r = 0; r < wallRuns; r++) {
     const t0 = performance.now();
-    const out = execFileSync(process.execPath, [bin, 'evaluate', file, '--cv', '5', '--models', models.join(','), '--json', '-q'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    const out = execFileSync(process.execPath, [bin, 'evaluate', file, '--cv', '5', '--models', models.join(','), '--json', '-q'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
     walls.push((performance.now() - t0) / 1000);
     const same = strip(JSON.parse(out).cv.rows) === strip(table);
-    console.log(`evaluate --cv 5 (2 workers) run ${r + 1}: ${walls[r].toFixed(1)} s wall, load ${os.loadavg()[0].toFixed(1)}; table ${same ? 'identical to' : 'DIFFERS from'} the one-thread one`);
+    console.log(
+      `evaluate --cv 5 (2 workers) run ${r + 1}: ${walls[r].toFixed(1)} s wall, load ${os.loadavg()[0].toFixed(1)}; table ${same ? 'identical to' : 'DIFFERS from'} the one-thread one`,
+    );
   }
   console.log(`median wall of ${wallRuns}: ${median(walls).toFixed(1)} s`);
 }

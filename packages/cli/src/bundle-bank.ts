@@ -30,9 +30,18 @@ export function bundleBank(bundle: CalibrationBundle): { bank: ResponseBank; lay
   });
   const J = bundle.llms.length;
   const bank: ResponseBank = {
-    models: bundle.llms.map((l) => l.id), items, itemOffsets, key, kMax,
-    colItem: Int32Array.from({ length: I }, (_, i) => i), colOffsets: itemOffsets.slice(), colPosition: null,
-    q: new Float32Array(J * itemOffsets[I]!), observed: new Uint8Array(J * I), hard: new Uint8Array(J * I), leakage: null,
+    models: bundle.llms.map((l) => l.id),
+    items,
+    itemOffsets,
+    key,
+    kMax,
+    colItem: Int32Array.from({ length: I }, (_, i) => i),
+    colOffsets: itemOffsets.slice(),
+    colPosition: null,
+    q: new Float32Array(J * itemOffsets[I]!),
+    observed: new Uint8Array(J * I),
+    hard: new Uint8Array(J * I),
+    leakage: null,
   };
   const { layout, x } = bundleParameters(bundle, bank);
   return { bank, layout, x };

@@ -60,7 +60,9 @@ LOADERS.auto = async () => {
       const use = wasm !== null && entries >= AUTO_WASM_ENTRIES ? wasm : tsEngine;
       const objective = use.objective(bank, family, priors);
       // The bundle records the engine that ran, not 'auto' (engine-wasm names its own fallbacks).
-      return objective.engine === undefined ? { layout: objective.layout, free: objective.free, engine: use.name, lossAndGrad: objective.lossAndGrad.bind(objective) } : objective;
+      return objective.engine === undefined
+        ? { layout: objective.layout, free: objective.free, engine: use.name, lossAndGrad: objective.lossAndGrad.bind(objective) }
+        : objective;
     },
     curvature: (bank, family, priors, objective) => wasm?.curvature?.(bank, family, priors, objective) ?? null,
   };
@@ -78,7 +80,8 @@ export async function loadEngine(name: string): Promise<Engine> {
 /** The `--engine` option, shared by every command that fits. */
 export function engineOption<T>(y: Argv<T>): Argv<T & { engine: string }> {
   return y.option('engine', {
-    describe: 'What computes loss and gradient: auto (wasm for large banks, else ts), ts (fused TypeScript kernels), wasm (WebAssembly SIMD), tfjs (TensorFlow.js: GPU with tfjs-node-gpu, else tfjs-node, else pure JS)',
+    describe:
+      'What computes loss and gradient: auto (wasm for large banks, else ts), ts (fused TypeScript kernels), wasm (WebAssembly SIMD), tfjs (TensorFlow.js: GPU with tfjs-node-gpu, else tfjs-node, else pure JS)',
     choices: ENGINE_NAMES as string[],
     default: DEFAULT_ENGINE,
   }) as Argv<T & { engine: string }>;

@@ -6,7 +6,8 @@ import type { Argv } from 'yargs';
 export function identityOptions<T>(y: Argv<T>): Argv<T & { 'item-versions': ItemVersionPolicy; replicates: ReplicatePolicy }> {
   return y
     .option('item-versions', {
-      describe: 'An item id whose content (option texts, count, key) differs between records: split gives each version its own id <id>#<hash>; majority keeps the version most LLMs answered',
+      describe:
+        'An item id whose content (option texts, count, key) differs between records: split gives each version its own id <id>#<hash>; majority keeps the version most LLMs answered',
       choices: ['split', 'majority'] as ItemVersionPolicy[],
       default: 'split' as ItemVersionPolicy,
     })

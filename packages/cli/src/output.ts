@@ -23,7 +23,10 @@ export function formatTable(header: string[], rows: (string | number)[][]): stri
   const widths = header.map((_, c) => Math.max(...cells.map((r) => String(r[c] ?? '').length)));
   const numeric = header.map((_, c) => rows.length > 0 && rows.every((r) => typeof r[c] === 'number'));
   const line = (r: (string | number)[]) =>
-    r.map((v, c) => (numeric[c] ? String(v).padStart(widths[c]!) : String(v).padEnd(widths[c]!))).join('  ').trimEnd();
+    r
+      .map((v, c) => (numeric[c] ? String(v).padStart(widths[c]!) : String(v).padEnd(widths[c]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n') + '\n';
 }
 

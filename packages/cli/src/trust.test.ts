@@ -79,7 +79,10 @@ describe('inputs are never overwritten, outputs never read back', () => {
     expect(res.stderr).toBe('');
     expect(res.status).toBe(0);
     expect(res.stdout.trim().split('\n')).toHaveLength(simLines.length);
-    const bad = spawnSync(process.execPath, [bin, 'fit', '-', '-o', join(tmp.dir, 'stdin.json')], { input: simLines[0] + '\n{"model": "m", "item"\n', encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, [bin, 'fit', '-', '-o', join(tmp.dir, 'stdin.json')], {
+      input: simLines[0] + '\n{"model": "m", "item"\n',
+      encoding: 'utf8',
+    });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/^llm-nrm: -:2: malformed JSON/);
   });
@@ -128,7 +131,14 @@ describe('harness output straight into fit; the design must support the ranking'
   });
 
   it('an Inspect .eval archive is read as convert reads it, not as "malformed JSON"', async () => {
-    const res = await runCli(['fit', fixture('inspect/inspect_ai-tests/mmlu-summary-choices.eval'), '-o', join(tmp.dir, 'eval.json'), '--max-iterations', '20']);
+    const res = await runCli([
+      'fit',
+      fixture('inspect/inspect_ai-tests/mmlu-summary-choices.eval'),
+      '-o',
+      join(tmp.dir, 'eval.json'),
+      '--max-iterations',
+      '20',
+    ]);
     expect(res.err).not.toMatch(/malformed JSON/);
     expect(res.code).toBe(0);
     expect(res.out).toMatch(/leaderboard/);
@@ -141,7 +151,10 @@ describe('harness output straight into fit; the design must support the ranking'
     mkdirSync(join(dir, 'llama'));
     const gpt = fixture('lm-eval-harness/kt-lm-evaluation-harness/output/gpt-4o/samples_winogrande_2024-12-23T14-29-31.806745.jsonl');
     symlinkSync(gpt, join(dir, 'gpt-4o', 'samples_winogrande_2024-12-23T14-29-31.806745.jsonl'));
-    symlinkSync(fixture('lm-eval-harness/lm-eval-pr1567-slurmevals/SlurmEvals/llama13/winogrande_write_out_info.json'), join(dir, 'llama', 'winogrande_write_out_info.json'));
+    symlinkSync(
+      fixture('lm-eval-harness/lm-eval-pr1567-slurmevals/SlurmEvals/llama13/winogrande_write_out_info.json'),
+      join(dir, 'llama', 'winogrande_write_out_info.json'),
+    );
     const b = join(tmp.dir, 'wino.json');
     // gpt-4o left some generated answers unparsable: --drop-empty leaves those items out.
     const res = await runCli(['fit', dir, '-o', b, '--max-iterations', '30', '--drop-empty']);
@@ -161,7 +174,10 @@ describe('harness output straight into fit; the design must support the ranking'
 describe('messages', () => {
   it('an LLM with every answer missing names the --drop-empty flag', async () => {
     const f = join(tmp.dir, 'empty-llm.jsonl');
-    writeFileSync(f, [...simLines, JSON.stringify({ model: 'mute', item: 'sim/0', key: 0, choice: null, nOptions: fleet.bank.items[0]!.nOptions })].join('\n') + '\n');
+    writeFileSync(
+      f,
+      [...simLines, JSON.stringify({ model: 'mute', item: 'sim/0', key: 0, choice: null, nOptions: fleet.bank.items[0]!.nOptions })].join('\n') + '\n',
+    );
     const res = await runCli(['fit', f, '-o', join(tmp.dir, 'e.json')]);
     expect(res.code).toBe(1);
     expect(res.err).toMatch(/model "mute" has no observed cell .*--drop-empty/);
@@ -193,4 +209,3 @@ describe('messages', () => {
     expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
-

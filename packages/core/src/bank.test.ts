@@ -57,10 +57,9 @@ describe('bankFromRecords', () => {
   });
 
   it('counts and skips invalid records when asked, losing nothing silently', () => {
-    const { bank, stats } = bankFromRecords(
-      [rec('m', 'a', { probs: [1, 0] }), rec('m', 'b', { probs: [-1, 2] }), rec('m', 'c', { probs: [0.2, 0.8] })],
-      { skipInvalid: true },
-    );
+    const { bank, stats } = bankFromRecords([rec('m', 'a', { probs: [1, 0] }), rec('m', 'b', { probs: [-1, 2] }), rec('m', 'c', { probs: [0.2, 0.8] })], {
+      skipInvalid: true,
+    });
     expect(bank.items.map((i) => i.id)).toEqual(['a', 'c']);
     expect(stats.skipped).toBe(1);
     expect(stats.skippedReasons[0]).toContain('line 2');

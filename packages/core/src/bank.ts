@@ -180,13 +180,17 @@ function checkPosition(pos: number[], k: number): string {
  * counted and skipped under `skipInvalid`. A repeated (model, item, display order) becomes a further
  * replicate column, so epochs and repeated trials are kept apart rather than averaged.
  */
-export function bankFromRecords(
-  records: Iterable<ResponseRecord>,
-  options: BankFromRecordsOptions = {},
-): { bank: ResponseBank; stats: BankStats } {
+export function bankFromRecords(records: Iterable<ResponseRecord>, options: BankFromRecordsOptions = {}): { bank: ResponseBank; stats: BankStats } {
   const stats: BankStats = {
-    records: 0, cells: 0, soft: 0, hard: 0, missingAnswers: 0, skipped: 0, skippedReasons: [],
-    droppedModels: [], droppedItems: [],
+    records: 0,
+    cells: 0,
+    soft: 0,
+    hard: 0,
+    missingAnswers: 0,
+    skipped: 0,
+    skippedReasons: [],
+    droppedModels: [],
+    droppedItems: [],
   };
   const fixedItems = options.items !== undefined;
   const items: ItemSpec[] = fixedItems ? options.items!.map((it) => ({ ...it })) : [];
@@ -220,24 +224,34 @@ export function bankFromRecords(
       const r = parseResponseRecord(raw);
       const known = itemIndex.get(r.item);
       const k = optionCount(r) ?? (known !== undefined ? items[known]!.nOptions : undefined);
-      if (k === undefined) throw new LlmNrmError('INVALID_OPTIONS', `record for item ${JSON.stringify(r.item)} gives no option count (options, probs, logprobs or nOptions)`);
-      if (!Number.isInteger(k) || k < 2 || k > MAX_OPTIONS) throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k} (item ${JSON.stringify(r.item)}; must be 2 to ${MAX_OPTIONS})`);
-      if (!Number.isInteger(r.key) || r.key < 0 || r.key >= k) throw new LlmNrmError('INVALID_KEY', `key out of range: ${JSON.stringify(r.key)} (item ${JSON.stringify(r.item)} has ${k} options)`);
+      if (k === undefined)
+        throw new LlmNrmError('INVALID_OPTIONS', `record for item ${JSON.stringify(r.item)} gives no option count (options, probs, logprobs or nOptions)`);
+      if (!Number.isInteger(k) || k < 2 || k > MAX_OPTIONS)
+        throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k} (item ${JSON.stringify(r.item)}; must be 2 to ${MAX_OPTIONS})`);
+      if (!Number.isInteger(r.key) || r.key < 0 || r.key >= k)
+        throw new LlmNrmError('INVALID_KEY', `key out of range: ${JSON.stringify(r.key)} (item ${JSON.stringify(r.item)} has ${k} options)`);
       if (known === undefined && fixedItems) throw new LlmNrmError('UNKNOWN_ITEM', `item not in the calibrated bank: ${JSON.stringify(r.item)}`);
       if (known !== undefined) {
         const spec = items[known]!;
-        if (spec.nOptions !== k) throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has ${k} options here but ${spec.nOptions} elsewhere`);
+        if (spec.nOptions !== k)
+          throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has ${k} options here but ${spec.nOptions} elsewhere`);
         if (spec.key !== r.key) throw new LlmNrmError('INVALID_KEY', `item ${JSON.stringify(r.item)} is keyed ${r.key} here but ${spec.key} elsewhere`);
         // Two items that share an id but not their option texts are different items: never merged.
         if (r.options !== undefined && spec.options !== undefined && !sameStrings(r.options, spec.options)) {
-          throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has other option texts here than elsewhere (${JSON.stringify(r.options[0]?.slice(0, 40))}... vs ${JSON.stringify(spec.options[0]?.slice(0, 40))}...): two items share this id; resolveItemVersions (--item-versions) tells them apart`);
+          throw new LlmNrmError(
+            'INVALID_OPTIONS',
+            `item ${JSON.stringify(r.item)} has other option texts here than elsewhere (${JSON.stringify(r.options[0]?.slice(0, 40))}... vs ${JSON.stringify(spec.options[0]?.slice(0, 40))}...): two items share this id; resolveItemVersions (--item-versions) tells them apart`,
+          );
         }
       }
       // A calibrated item answered on another text is another item: never score it as this one.
       const content = typeof r.prompt === 'string' && Array.isArray(r.continuations) ? itemContentSha256(r.prompt, r.continuations) : undefined;
       const calibrated = known !== undefined ? items[known]!.contentSha256 : undefined;
       if (fixedItems && content !== undefined && calibrated !== undefined && content !== calibrated) {
-        throw new LlmNrmError('CONTENT_CHANGED', `item ${JSON.stringify(r.item)} was answered on another prompt or continuations than it was calibrated on (content sha256 ${content.slice(0, 12)}..., calibrated ${calibrated.slice(0, 12)}...)`);
+        throw new LlmNrmError(
+          'CONTENT_CHANGED',
+          `item ${JSON.stringify(r.item)} was answered on another prompt or continuations than it was calibrated on (content sha256 ${content.slice(0, 12)}..., calibrated ${calibrated.slice(0, 12)}...)`,
+        );
       }
       const sig = r.position !== undefined ? checkPosition(r.position, k) : '';
       if (poolUsed + k > pool.length) {
@@ -265,7 +279,8 @@ export function bankFromRecords(
         if (r.options !== undefined && spec.options === undefined) spec.options = r.options.slice();
         // Descriptive fields that records may give differently (each file's own source): keep the
         // least by JSON text, so the bank does not depend on the order of the rows.
-        if (r.source !== undefined && !fixedItems && (spec.source === undefined || JSON.stringify(r.source) < JSON.stringify(spec.source))) spec.source = { ...r.source };
+        if (r.source !== undefined && !fixedItems && (spec.source === undefined || JSON.stringify(r.source) < JSON.stringify(spec.source)))
+          spec.source = { ...r.source };
         if (content !== undefined && !fixedItems && (spec.contentSha256 === undefined || content < spec.contentSha256)) spec.contentSha256 = content;
       }
       let mi = modelIndex.get(r.model);
@@ -346,9 +361,7 @@ function assembleBank(
   }
   const itemMap = new Int32Array(itemsIn.length).fill(-1);
   const items: ItemSpec[] = [];
-  const itemOrder = fixedItems
-    ? itemsIn.map((_, i) => i)
-    : sortedIndices(itemsIn.length, (a, b) => naturalCompare(itemsIn[a]!.id, itemsIn[b]!.id));
+  const itemOrder = fixedItems ? itemsIn.map((_, i) => i) : sortedIndices(itemsIn.length, (a, b) => naturalCompare(itemsIn[a]!.id, itemsIn[b]!.id));
   for (const i of itemOrder) {
     if (fixedItems || itemSeen[i]) {
       itemMap[i] = items.length;
@@ -356,10 +369,13 @@ function assembleBank(
     }
   }
   // Columns by item, then display order, then replicate number.
-  const colOrder = sortedIndices(colItemIn.length, (a, b) =>
-    itemMap[colItemIn[a]!]! - itemMap[colItemIn[b]!]! ||
-    (colOrderKeys[a]!.sig < colOrderKeys[b]!.sig ? -1 : colOrderKeys[a]!.sig > colOrderKeys[b]!.sig ? 1 : 0) ||
-    colOrderKeys[a]!.rep - colOrderKeys[b]!.rep);
+  const colOrder = sortedIndices(
+    colItemIn.length,
+    (a, b) =>
+      itemMap[colItemIn[a]!]! - itemMap[colItemIn[b]!]! ||
+      (colOrderKeys[a]!.sig < colOrderKeys[b]!.sig ? -1 : colOrderKeys[a]!.sig > colOrderKeys[b]!.sig ? 1 : 0) ||
+      colOrderKeys[a]!.rep - colOrderKeys[b]!.rep,
+  );
   const colMap = new Int32Array(colItemIn.length);
   colOrder.forEach((c, k) => (colMap[c] = k));
   colItemIn = colOrder.map((c) => colItemIn[c]!);
@@ -413,7 +429,18 @@ function assembleBank(
   }
   stats.cells = cells.length;
   const bank: ResponseBank = {
-    models, items, itemOffsets, key, kMax, colItem, colOffsets, colPosition, q, observed, hard, leakage,
+    models,
+    items,
+    itemOffsets,
+    key,
+    kMax,
+    colItem,
+    colOffsets,
+    colPosition,
+    q,
+    observed,
+    hard,
+    leakage,
   };
   return { bank, stats };
 }

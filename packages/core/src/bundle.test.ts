@@ -68,7 +68,10 @@ describe('scoreResponses', () => {
   it('scores from a handful of items with a wider standard error', () => {
     const records = [...bankRecords(fleet.bank)].filter((r) => r.model === fleet.bank.models[0] && Number(r.item.split('/')[1]) < 6);
     const few = scoreResponses(bundle, records).llms[0]!;
-    const all = scoreResponses(bundle, [...bankRecords(fleet.bank)].filter((r) => r.model === fleet.bank.models[0])).llms[0]!;
+    const all = scoreResponses(
+      bundle,
+      [...bankRecords(fleet.bank)].filter((r) => r.model === fleet.bank.models[0]),
+    ).llms[0]!;
     expect(few.cells).toBe(6);
     expect(Number.isFinite(few.theta)).toBe(true);
     expect(few.se).toBeGreaterThan(all.se);
@@ -86,13 +89,28 @@ describe('scoreResponses', () => {
 
 describe('item content in the bundle', () => {
   it('carries source and contentSha256 from the records, validates, and refuses a changed text at scoring', async () => {
-    const { bankFromRecords: fromRecords, fit: fitBank, toBundle: bundleOf, validateBundle: validate, scoreResponses: score, itemContentSha256: hash } = await import('./index.js');
+    const {
+      bankFromRecords: fromRecords,
+      fit: fitBank,
+      toBundle: bundleOf,
+      validateBundle: validate,
+      scoreResponses: score,
+      itemContentSha256: hash,
+    } = await import('./index.js');
     const recs = [];
     for (let j = 0; j < 6; j++) {
       for (let i = 0; i < 8; i++) {
         const p = [0.2, 0.2, 0.2, 0.2];
         p[(i + j) % 4] = 0.4 + 0.05 * j;
-        recs.push({ model: `m${j}`, item: `t/${i}`, key: i % 4, probs: p, prompt: `Q${i}\nAnswer:`, continuations: [' A', ' B', ' C', ' D'], source: { harness: 'lm-eval', task: 't', docId: String(i) } });
+        recs.push({
+          model: `m${j}`,
+          item: `t/${i}`,
+          key: i % 4,
+          probs: p,
+          prompt: `Q${i}\nAnswer:`,
+          continuations: [' A', ' B', ' C', ' D'],
+          source: { harness: 'lm-eval', task: 't', docId: String(i) },
+        });
       }
     }
     const { bank } = fromRecords(recs);
@@ -105,7 +123,9 @@ describe('item content in the bundle', () => {
     const fresh = recs.filter((r) => r.model === 'm2').map((r) => ({ ...r, model: 'new' }));
     expect(score(b, fresh).llms[0]!.cells).toBe(8);
     const edited = fresh.map((r, i) => (i === 0 ? { ...r, prompt: 'Q0 (edited)\nAnswer:' } : r));
-    expect(() => score(b, edited)).toThrow(expect.objectContaining({ code: 'CONTENT_CHANGED', message: expect.stringMatching(/"t\/0" was answered on another prompt/) }));
+    expect(() => score(b, edited)).toThrow(
+      expect.objectContaining({ code: 'CONTENT_CHANGED', message: expect.stringMatching(/"t\/0" was answered on another prompt/) }),
+    );
     const skipped = score(b, edited, { skipInvalid: true });
     expect(skipped.stats.skipped).toBe(1);
     expect(skipped.llms[0]!.cells).toBe(7);

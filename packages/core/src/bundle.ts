@@ -20,8 +20,17 @@ export interface CalibrationBundle {
   items: BundleItem[];
   globals: { w0: number; kappa: number };
   fit: {
-    model: string; loss: number; iterations: number; passes: number; seconds: number; converged: boolean;
-    reason?: string; distance?: number | null; optimizer: string; engine: string; cells?: number;
+    model: string;
+    loss: number;
+    iterations: number;
+    passes: number;
+    seconds: number;
+    converged: boolean;
+    reason?: string;
+    distance?: number | null;
+    optimizer: string;
+    engine: string;
+    cells?: number;
   };
   provenance: { tool: string; version: string; createdAt: string; inputs?: { path: string; sha256: string }[]; seed?: number; command?: string };
   /** What the data cannot support (design checks, item versions): shown with any leaderboard. */
@@ -86,7 +95,9 @@ let validator: ReturnType<InstanceType<typeof Ajv>['compile']> | undefined;
 export function validateBundle(value: unknown, source = 'bundle'): CalibrationBundle {
   validator ??= new Ajv({ allErrors: true, strict: false }).compile(schema);
   if (!validator(value)) {
-    const errs = (validator.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    const errs = (validator.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
     throw new LlmNrmError('INVALID_BUNDLE', `${source} is not a valid calibration bundle (schemaVersion ${BUNDLE_SCHEMA_VERSION}): ${errs.join('; ')}`);
   }
   const b = value as CalibrationBundle;
@@ -94,11 +105,16 @@ export function validateBundle(value: unknown, source = 'bundle'): CalibrationBu
   // per-position LLM parameters; binary ones irt per item.
   const optionLevel = getFamily(b.model, b.parts).optionLevel;
   for (const it of b.items) {
-    if (it.key >= it.nOptions) throw new LlmNrmError('INVALID_BUNDLE', `${source}: item ${JSON.stringify(it.id)} key ${it.key} out of range (${it.nOptions} options)`);
+    if (it.key >= it.nOptions)
+      throw new LlmNrmError('INVALID_BUNDLE', `${source}: item ${JSON.stringify(it.id)} key ${it.key} out of range (${it.nOptions} options)`);
     if (optionLevel && (it.a.length !== it.nOptions || it.c.length !== it.nOptions)) {
-      throw new LlmNrmError('INVALID_BUNDLE', `${source}: item ${JSON.stringify(it.id)} has ${it.a.length} slopes and ${it.c.length} intercepts for ${it.nOptions} options`);
+      throw new LlmNrmError(
+        'INVALID_BUNDLE',
+        `${source}: item ${JSON.stringify(it.id)} has ${it.a.length} slopes and ${it.c.length} intercepts for ${it.nOptions} options`,
+      );
     }
-    if (!optionLevel && it.irt === undefined) throw new LlmNrmError('INVALID_BUNDLE', `${source}: item ${JSON.stringify(it.id)} lacks irt parameters for model ${b.model}`);
+    if (!optionLevel && it.irt === undefined)
+      throw new LlmNrmError('INVALID_BUNDLE', `${source}: item ${JSON.stringify(it.id)} lacks irt parameters for model ${b.model}`);
   }
   for (const l of b.llms) {
     if (optionLevel && (l.positionBias.length !== b.kMax || l.fallback.length !== b.kMax)) {
@@ -144,8 +160,12 @@ export function toBundle(
     }
     const se = result.se[j]!;
     const base = {
-      id: bank.models[j]!, theta: x[L.theta + j]!, se: Number.isFinite(se) ? se : null,
-      ...(se === Infinity ? { identified: false } : {}), accuracy: n > 0 ? right / n : 0, cells: n,
+      id: bank.models[j]!,
+      theta: x[L.theta + j]!,
+      se: Number.isFinite(se) ? se : null,
+      ...(se === Infinity ? { identified: false } : {}),
+      accuracy: n > 0 ? right / n : 0,
+      cells: n,
     };
     llms.push({ ...base, ...family.bundleLlm(L, x, j) });
   }
@@ -173,9 +193,17 @@ export function toBundle(
     items,
     globals: family.bundleGlobals(L, x),
     fit: {
-      model: result.model, loss: result.loss, iterations: result.iterations, passes: result.passes, seconds: result.seconds,
-      converged: result.converged, reason: result.reason,
-      distance: Number.isFinite(result.distance) ? result.distance : null, optimizer: result.optimizer, engine: result.engine, cells,
+      model: result.model,
+      loss: result.loss,
+      iterations: result.iterations,
+      passes: result.passes,
+      seconds: result.seconds,
+      converged: result.converged,
+      reason: result.reason,
+      distance: Number.isFinite(result.distance) ? result.distance : null,
+      optimizer: result.optimizer,
+      engine: result.engine,
+      cells,
     },
     provenance: { tool: 'llm-nrm', createdAt: provenance.createdAt ?? new Date().toISOString(), ...provenance },
   };

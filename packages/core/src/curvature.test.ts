@@ -47,11 +47,12 @@ function bruteGn(family: ModelFamily, bank: ResponseBank, L: Layout, x: Float64A
           xp[t] = x[t]!;
           rows.push(Float64Array.from({ length: K }, (_, k) => (Math.log(up[k]!) - Math.log(out[k]!)) / (2 * h)));
         }
-        for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) {
-          let s = 0;
-          for (let k = 0; k < K; k++) s += base[k]! * rows[a]![k]! * rows[b]![k]!;
-          H[a * n + b]! += Q * s;
-        }
+        for (let a = 0; a < n; a++)
+          for (let b = 0; b < n; b++) {
+            let s = 0;
+            for (let k = 0; k < K; k++) s += base[k]! * rows[a]![k]! * rows[b]![k]!;
+            H[a * n + b]! += Q * s;
+          }
       } else {
         if (y[j * nC + col] === 255) continue;
         const d = new Float64Array(n);
@@ -85,7 +86,12 @@ function bruteGn(family: ModelFamily, bank: ResponseBank, L: Layout, x: Float64A
     }
   } else {
     for (let i = 0; i < L.nItems; i++) {
-      for (const [off, on] of [[L.slope, L.pl >= 2], [L.intercept, true], [L.guess, L.pl >= 3], [L.slip, L.pl >= 4]] as const) {
+      for (const [off, on] of [
+        [L.slope, L.pl >= 2],
+        [L.intercept, true],
+        [L.guess, L.pl >= 3],
+        [L.slip, L.pl >= 4],
+      ] as const) {
         if (on) H[(off + i) * n + off + i]! += lamItem;
       }
     }
@@ -142,7 +148,14 @@ describe('block Gauss-Newton curvature against a brute-force GN matrix', () => {
       // SEs: dense inverse over (LLM j's free parameters, every used item parameter, the globals).
       const fm = family.objective(bank, L, {}).free;
       const se = thetaStandardErrors(family, bank, L, x, fm, {}, 0, { profileItems: true }).se;
-      const itemsFree = Array.from({ length: n }, (_, t) => t).filter((t) => fm[t] && t >= L.nModels && !Array.from({ length: L.nModels }, (_, j) => family.llmIndices(L, j)).flat().includes(t));
+      const itemsFree = Array.from({ length: n }, (_, t) => t).filter(
+        (t) =>
+          fm[t] &&
+          t >= L.nModels &&
+          !Array.from({ length: L.nModels }, (_, j) => family.llmIndices(L, j))
+            .flat()
+            .includes(t),
+      );
       for (let j = 0; j < L.nModels; j++) {
         const idx = [...family.llmIndices(L, j).filter((t) => fm[t]), ...itemsFree];
         const m = idx.length;

@@ -6,7 +6,6 @@ import { familyOfLayout } from './families/registry.js';
 import type { Blocks } from './internal/blocks.js';
 import type { Objective, Priors } from './objective.js';
 
-
 /**
  * A block-diagonal Gauss-Newton (Fisher) approximation of the MAP objective's Hessian, used as
  * L-BFGS's initial inverse Hessian. IRT objectives are nearly block diagonal: given the LLMs, items
@@ -65,10 +64,18 @@ export interface PreconditionerOptions {
  */
 export function blockPreconditioner(bank: ResponseBank, obj: Objective, priors?: Priors): BlockPreconditioner;
 export function blockPreconditioner(
-  bank: ResponseBank, family: ModelFamily, obj: Objective, priors?: Priors, opts?: PreconditionerOptions,
+  bank: ResponseBank,
+  family: ModelFamily,
+  obj: Objective,
+  priors?: Priors,
+  opts?: PreconditionerOptions,
 ): BlockPreconditioner;
 export function blockPreconditioner(
-  bank: ResponseBank, a: ModelFamily | Objective, b?: Objective | Priors, c: Priors = {}, opts: PreconditionerOptions = {},
+  bank: ResponseBank,
+  a: ModelFamily | Objective,
+  b?: Objective | Priors,
+  c: Priors = {},
+  opts: PreconditionerOptions = {},
 ): BlockPreconditioner {
   // (bank, objective, priors): the family read from the objective's layout.
   const isObjective = 'lossAndGrad' in a;

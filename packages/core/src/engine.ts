@@ -41,7 +41,8 @@ const engines = new Map<string, Engine>([[tsEngine.name, tsEngine]]);
 
 /** Add (or replace) an engine under its name, so `fit(bank, { engine: name })` finds it. */
 export function registerEngine(engine: Engine): void {
-  if (!/^[a-z][a-z0-9-]*$/.test(engine.name)) throw new LlmNrmError('INVALID_OPTION', `invalid engine name: ${JSON.stringify(engine.name)} (lower-case letters, digits, dashes)`);
+  if (!/^[a-z][a-z0-9-]*$/.test(engine.name))
+    throw new LlmNrmError('INVALID_OPTION', `invalid engine name: ${JSON.stringify(engine.name)} (lower-case letters, digits, dashes)`);
   engines.set(engine.name, engine);
 }
 

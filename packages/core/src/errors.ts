@@ -23,11 +23,7 @@ export class LlmNrmError extends Error {
   readonly file: string | undefined;
   readonly line: number | undefined;
 
-  constructor(
-    code: LlmNrmErrorCode,
-    message: string,
-    options: { cause?: unknown; file?: string; line?: number } = {},
-  ) {
+  constructor(code: LlmNrmErrorCode, message: string, options: { cause?: unknown; file?: string; line?: number } = {}) {
     const where =
       options.file !== undefined
         ? `${options.file}${options.line !== undefined ? `:${options.line}` : ''}: `

@@ -172,9 +172,8 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     const pc0 = blockPreconditioner(fitBank, family, objective0, priors, { engine });
     // Standardised theta lives in x as raw t: the family reads the standardised values.
     const deg = family.degenerate;
-    const degenerate = deg === null || options.fixItems
-      ? null
-      : (x: Float64Array) => deg(fitBank, layout, identification === 'standardize' ? standardized(x, J) : x);
+    const degenerate =
+      deg === null || options.fixItems ? null : (x: Float64Array) => deg(fitBank, layout, identification === 'standardize' ? standardized(x, J) : x);
     const lbfgs = (start: Float64Array, maxIterations = options.maxIterations ?? 1000, pc = pc0): OptimizeResult =>
       minimizeLbfgs(objective, start, {
         ...common,
@@ -192,7 +191,11 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     if (again !== null) {
       // At most as long again as the first run: where the gate shuts anyway, the restart drifts
       // down the same plateau (w0 to -1,000 over 1,000 iterations on a 12 x 60 fleet).
-      const second = lbfgs(again, Math.max(50, res.iterations), blockPreconditioner(fitBank, family, objective0, priors, { globalStepCap: GLOBAL_STEP_CAP, engine }));
+      const second = lbfgs(
+        again,
+        Math.max(50, res.iterations),
+        blockPreconditioner(fitBank, family, objective0, priors, { globalStepCap: GLOBAL_STEP_CAP, engine }),
+      );
       const off = res.passes;
       const tOff = res.seconds;
       const merged = {
@@ -211,17 +214,36 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   x0 = identification === 'standardize' ? standardized(res.x, J) : res.x;
   // SEs from each LLM's own block at the final point; under standardisation the scale is fixed by
   // the fleet, so no theta prior enters that block's information.
-  const se = options.standardErrors === false
-    ? new Float64Array(J).fill(NaN)
-    : thetaStandardErrors(family, fitBank, layout, x0, objective0.free, priors, identification === 'standardize' ? 0 : 1 / (thetaSd * thetaSd), {
-      // Scoring (fixItems) keeps the Fisher SE: scoreResponses' few-item modes (scoreThetaAlone) give
-      // one-dimensional Fisher SEs, and an LLM scored on 99 or 100 items must not change SE scale.
-      profileItems: !options.fixItems, errorModel: options.fixItems ? 'fisher' : 'quasi',
-    }).se;
+  const se =
+    options.standardErrors === false
+      ? new Float64Array(J).fill(NaN)
+      : thetaStandardErrors(family, fitBank, layout, x0, objective0.free, priors, identification === 'standardize' ? 0 : 1 / (thetaSd * thetaSd), {
+          // Scoring (fixItems) keeps the Fisher SE: scoreResponses' few-item modes (scoreThetaAlone) give
+          // one-dimensional Fisher SEs, and an LLM scored on 99 or 100 items must not change SE scale.
+          profileItems: !options.fixItems,
+          errorModel: options.fixItems ? 'fisher' : 'quasi',
+        }).se;
   return {
-    model, parts, family, layout, x: x0, se, loss: res.loss, iterations: res.iterations, passes: res.passes,
-    seconds: res.seconds, converged: res.converged, reason: res.reason, distance: res.distance ?? NaN, optimizer, engine: built.objective.engine ?? engine.name,
-    trace: res.trace, traceSeconds: res.traceSeconds, tracePasses: res.tracePasses, bank: fitBank, priors,
+    model,
+    parts,
+    family,
+    layout,
+    x: x0,
+    se,
+    loss: res.loss,
+    iterations: res.iterations,
+    passes: res.passes,
+    seconds: res.seconds,
+    converged: res.converged,
+    reason: res.reason,
+    distance: res.distance ?? NaN,
+    optimizer,
+    engine: built.objective.engine ?? engine.name,
+    trace: res.trace,
+    traceSeconds: res.traceSeconds,
+    tracePasses: res.tracePasses,
+    bank: fitBank,
+    priors,
   };
 }
 

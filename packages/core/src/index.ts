@@ -2,22 +2,50 @@
 // Helpers used only inside core stay importable from their modules, not from here.
 export { LlmNrmError, isLlmNrmError, type LlmNrmErrorCode } from './errors.js';
 export {
-  ALL_PARTS, MODEL_NAMES, NO_PARTS, type ItemSource, type ItemSpec, type LlmNrmParts, type ModelName, type RecordSource, type ResponseRecord,
+  ALL_PARTS,
+  MODEL_NAMES,
+  NO_PARTS,
+  type ItemSource,
+  type ItemSpec,
+  type LlmNrmParts,
+  type ModelName,
+  type RecordSource,
+  type ResponseRecord,
 } from './types.js';
 export { parseResponseRecord, describeValue } from './record/parseResponseRecord.js';
 export {
-  describeItemVersions, resolveItemVersions,
-  type ItemVersion, type ItemVersionConflict, type ItemVersionPolicy, type ResolvedItemVersions,
+  describeItemVersions,
+  resolveItemVersions,
+  type ItemVersion,
+  type ItemVersionConflict,
+  type ItemVersionPolicy,
+  type ResolvedItemVersions,
 } from './record/resolveItemVersions.js';
 export { duplicateRows, type DuplicateRows } from './record/duplicateRows.js';
 export { checkDesign, type DesignGroup, type DesignReport } from './design/checkDesign.js';
 export {
-  MAX_OPTIONS, argmaxAt, bankFromRecords, correctness, hardenBank, recordDistribution, withObserved,
-  type BankFromRecordsOptions, type BankStats, type ResponseBank,
+  MAX_OPTIONS,
+  argmaxAt,
+  bankFromRecords,
+  correctness,
+  hardenBank,
+  recordDistribution,
+  withObserved,
+  type BankFromRecordsOptions,
+  type BankStats,
+  type ResponseBank,
 } from './bank.js';
 export {
-  binaryLayout, freeMask, llmNrmLayout, llmParamIndices, sigmoid, softplus, softplusInv,
-  type BinaryLayout, type Layout, type LlmNrmLayout,
+  binaryLayout,
+  freeMask,
+  llmNrmLayout,
+  llmParamIndices,
+  sigmoid,
+  softplus,
+  softplusInv,
+  type BinaryLayout,
+  type Layout,
+  type LlmNrmLayout,
 } from './layout.js';
 export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackward } from './difficulty.js';
 export { DEFAULT_PRIORS, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from './objective.js';
@@ -37,8 +65,15 @@ export { itemContentSha256 } from './itemContent.js';
 export { randomSource, type Random } from './random.js';
 export { bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
 export {
-  bundleItems, bundleParameters, parseBundle, toBundle, validateBundle,
-  type BundleItem, type BundleLlm, type BundleWarning, type CalibrationBundle,
+  bundleItems,
+  bundleParameters,
+  parseBundle,
+  toBundle,
+  validateBundle,
+  type BundleItem,
+  type BundleLlm,
+  type BundleWarning,
+  type CalibrationBundle,
 } from './bundle.js';
 export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
 export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';

@@ -47,7 +47,15 @@ export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnes
  * item prior on a and c (unless `scope.itemPrior` is false) to `loss` and `g`, zeroes the gradient of
  * fixed parameters, and checks the loss is finite.
  */
-export function finishLlmNrmPass(layout: LlmNrmLayout, x: Float64Array, g: Float64Array, free: Uint8Array, lamItem: number, loss: number, scope: EvalScope): number {
+export function finishLlmNrmPass(
+  layout: LlmNrmLayout,
+  x: Float64Array,
+  g: Float64Array,
+  free: Uint8Array,
+  lamItem: number,
+  loss: number,
+  scope: EvalScope,
+): number {
   if (scope.itemPrior !== false) {
     const A = layout.a;
     const Cc = layout.c;

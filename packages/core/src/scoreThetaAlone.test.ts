@@ -43,10 +43,11 @@ describe('scoring with the nuisance parameters held at the fleet', () => {
     const agree = (xs: number[]) => {
       let c = 0;
       let n = 0;
-      for (let a = 0; a < xs.length; a++) for (let b = a + 1; b < xs.length; b++) {
-        n++;
-        if (Math.sign(xs[a]! - xs[b]!) === Math.sign(truth[a]! - truth[b]!)) c++;
-      }
+      for (let a = 0; a < xs.length; a++)
+        for (let b = a + 1; b < xs.length; b++) {
+          n++;
+          if (Math.sign(xs[a]! - xs[b]!) === Math.sign(truth[a]! - truth[b]!)) c++;
+        }
       return c / n;
     };
     expect(agree(full.llms.map((l) => l.theta))).toBeGreaterThanOrEqual(0.7);

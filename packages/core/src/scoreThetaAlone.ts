@@ -96,7 +96,13 @@ export function minimiseThetaSharpness(f: (theta: number, u: number) => number):
  * modified in LLM j's slots.
  */
 export function scoreThetaAlone(
-  bank: ResponseBank, layout: Layout, x: Float64Array, j: number, bundle: CalibrationBundle, thetaSd: number, withSharpness = false,
+  bank: ResponseBank,
+  layout: Layout,
+  x: Float64Array,
+  j: number,
+  bundle: CalibrationBundle,
+  thetaSd: number,
+  withSharpness = false,
 ): { theta: number; se: number; sharpness?: number } {
   const family = familyOfLayout(layout);
   family.holdNuisance?.(layout, x, j, fleetNuisance(bundle));

@@ -100,8 +100,17 @@ export function simulateFleet(options: SimulateOptions = {}): SimulatedFleet {
   }
   const bank: ResponseBank = {
     models: Array.from({ length: J }, (_, j) => `sim-llm-${String(j).padStart(3, '0')}`),
-    items, itemOffsets, key, kMax, colItem, colOffsets, colPosition,
-    q: new Float32Array(J * width), observed: new Uint8Array(J * nC), hard: new Uint8Array(J * nC), leakage: null,
+    items,
+    itemOffsets,
+    key,
+    kMax,
+    colItem,
+    colOffsets,
+    colPosition,
+    q: new Float32Array(J * width),
+    observed: new Uint8Array(J * nC),
+    hard: new Uint8Array(J * nC),
+    leakage: null,
   };
   const layout = llmNrmLayout(bank, parts);
   const x = new Float64Array(layout.size);
@@ -175,7 +184,9 @@ export function simulateFleet(options: SimulateOptions = {}): SimulatedFleet {
     if (!any) throw new LlmNrmError('EMPTY', `simulated model ${j} has no observed cell; lower --missing`);
   }
   return {
-    bank, layout, truth: x,
+    bank,
+    layout,
+    truth: x,
     options: { models: J, items: I, seed, noise, missing, hard: hardFrac, rotations: R, parts, optionWeights: weights },
   };
 }

@@ -87,7 +87,8 @@ const cache = new Map<string, Promise<LoadedTfjs>>();
 export function loadTfjs(options: LoadTfjsOptions = {}): Promise<LoadedTfjs> {
   const order = options.prefer ?? DEFAULT_ORDER;
   for (const b of order) {
-    if (!DEFAULT_ORDER.includes(b)) return Promise.reject(new LlmNrmError('INVALID_OPTION', `unknown tfjs backend: ${JSON.stringify(b)} (one of ${DEFAULT_ORDER.join(', ')})`));
+    if (!DEFAULT_ORDER.includes(b))
+      return Promise.reject(new LlmNrmError('INVALID_OPTION', `unknown tfjs backend: ${JSON.stringify(b)} (one of ${DEFAULT_ORDER.join(', ')})`));
   }
   const key = order.join(',');
   let p = cache.get(key);
@@ -103,11 +104,8 @@ async function loadUncached(order: readonly TfjsBackendName[]): Promise<LoadedTf
   const failures: string[] = [];
   for (const backend of order) {
     try {
-      const got = backend === 'tfjs-node-gpu'
-        ? await tryNode(NODE_GPU, 'tensorflow')
-        : backend === 'tfjs-node'
-          ? await tryNode(NODE, 'tensorflow')
-          : await tryCpu();
+      const got =
+        backend === 'tfjs-node-gpu' ? await tryNode(NODE_GPU, 'tensorflow') : backend === 'tfjs-node' ? await tryNode(NODE, 'tensorflow') : await tryCpu();
       const why = failures.length > 0 ? ` (${failures.join('; ')})` : '';
       return { tf: got.tf, backend, detail: `${got.detail}${why}` };
     } catch (e) {

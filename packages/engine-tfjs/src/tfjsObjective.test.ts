@@ -6,8 +6,15 @@
 // GRADIENT_REPORT=1 prints the largest discrepancy per model.
 import { createRequire } from 'node:module';
 import {
-  DIFFICULTY_EPS, LlmNrmError, llmNrmLayout, modelObjective, randomSource,
-  type EvalScope, type ModelName, type Objective, type Priors,
+  DIFFICULTY_EPS,
+  LlmNrmError,
+  llmNrmLayout,
+  modelObjective,
+  randomSource,
+  type EvalScope,
+  type ModelName,
+  type Objective,
+  type Priors,
 } from '@llm-nrm/core';
 import { GRADIENT_CASES, gradientFleet as fleetOf, placeDenominators, randomPoint } from '@llm-nrm/tooling/gradient';
 import { expectArraysClose } from '@llm-nrm/tooling/test';

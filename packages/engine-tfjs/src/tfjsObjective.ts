@@ -1,7 +1,21 @@
 import {
-  DEFAULT_PRIORS, DIFFICULTY_BOUND, DIFFICULTY_EPS, LlmNrmError, correctness, freeMask, getFamily,
-  type BinaryLayout, type EvalScope, type Layout, type LlmNrmLayout, type LlmNrmParts, type ModelFamily, type ModelName, type Objective,
-  type Priors, type ResponseBank,
+  DEFAULT_PRIORS,
+  DIFFICULTY_BOUND,
+  DIFFICULTY_EPS,
+  LlmNrmError,
+  correctness,
+  freeMask,
+  getFamily,
+  type BinaryLayout,
+  type EvalScope,
+  type Layout,
+  type LlmNrmLayout,
+  type LlmNrmParts,
+  type ModelFamily,
+  type ModelName,
+  type Objective,
+  type Priors,
+  type ResponseBank,
 } from '@llm-nrm/core';
 import type { Scalar, Tensor, Tensor1D, Tensor2D } from '@tensorflow/tfjs-core';
 import { loadTfjs, type LoadedTfjs, type Tf, type TfjsBackendName } from './loadTfjs.js';
@@ -340,7 +354,10 @@ export function tfjsBinaryObjective(
     const guess = seg(layout.guess, I);
     const slip = seg(layout.slip, I);
     const terms: (Scalar | null)[] = [];
-    for (const [grp, correct] of [[right, true], [wrong, false]] as const) {
+    for (const [grp, correct] of [
+      [right, true],
+      [wrong, false],
+    ] as const) {
       const c0 = grp.rowStart[r0]!;
       const n = grp.rowStart[r1]! - c0;
       if (n === 0) continue;
@@ -398,7 +415,13 @@ export function tfjsBinaryObjective(
  * nrm-hard) on the LLM-NRM graph, binary ones on the correctness of `bank`, both on the family's
  * own layout, so the parameter vector is core's.
  */
-export function tfjsFamilyObjective(bank: ResponseBank, family: ModelFamily, priors: Priors | undefined, tf: Tf, options: TfjsObjectiveOptions = {}): TfjsObjective {
+export function tfjsFamilyObjective(
+  bank: ResponseBank,
+  family: ModelFamily,
+  priors: Priors | undefined,
+  tf: Tf,
+  options: TfjsObjectiveOptions = {},
+): TfjsObjective {
   return tfjsObjective(bank, family.layout(bank), priors, tf, options);
 }
 

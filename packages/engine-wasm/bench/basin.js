@@ -38,7 +38,7 @@ function groups(L, xa, xb) {
     let at = -1;
     for (let t = 0; t < n; t++) {
       const v = Math.abs(xa[lo + t] - xb[lo + t]);
-      if (v > m) (m = v), (at = t);
+      if (v > m) ((m = v), (at = t));
     }
     return { max: m, at };
   };
@@ -72,15 +72,40 @@ for (const seed of seeds) {
   let thetaAt = -1;
   for (let j = 0; j < J; j++) {
     const v = Math.abs(def.x[L.theta + j] - adam.x[L.theta + j]) / def.se[j];
-    if (v > thetaSe) (thetaSe = v), (thetaAt = j);
+    if (v > thetaSe) ((thetaSe = v), (thetaAt = j));
   }
   const r = {
-    seed, noise, hard, missing, default: { loss: lDef, passes: def.passes, reason: def.reason, seconds: tDef },
-    adam: { loss: lAdam, steps, seconds: tAdam }, gap: lDef - lAdam, thetaMaxSe: thetaSe, thetaAt, groups: groups(L, def.x, adam.x),
+    seed,
+    noise,
+    hard,
+    missing,
+    default: { loss: lDef, passes: def.passes, reason: def.reason, seconds: tDef },
+    adam: { loss: lAdam, steps, seconds: tAdam },
+    gap: lDef - lAdam,
+    thetaMaxSe: thetaSe,
+    thetaAt,
+    groups: groups(L, def.x, adam.x),
   };
   results.push(r);
-  log(`seed ${seed} noise ${noise} hard ${hard} missing ${missing}: default ${lDef.toFixed(2)} (${def.passes} passes, ${def.reason}, ${tDef.toFixed(1)} s), adam-${steps} ${lAdam.toFixed(2)} (${tAdam.toFixed(1)} s), default - adam ${(lDef - lAdam).toFixed(2)}; max theta gap ${thetaSe.toFixed(2)} SE; w0 ${r.groups.w0.a.toFixed(3)} vs ${r.groups.w0.b.toFixed(3)}, kbar ${r.groups.kbar.a.toFixed(3)} vs ${r.groups.kbar.b.toFixed(3)}`);
+  log(
+    `seed ${seed} noise ${noise} hard ${hard} missing ${missing}: default ${lDef.toFixed(2)} (${def.passes} passes, ${def.reason}, ${tDef.toFixed(1)} s), adam-${steps} ${lAdam.toFixed(2)} (${tAdam.toFixed(1)} s), default - adam ${(lDef - lAdam).toFixed(2)}; max theta gap ${thetaSe.toFixed(2)} SE; w0 ${r.groups.w0.a.toFixed(3)} vs ${r.groups.w0.b.toFixed(3)}, kbar ${r.groups.kbar.a.toFixed(3)} vs ${r.groups.kbar.b.toFixed(3)}`,
+  );
   if (out) writeFileSync(out, JSON.stringify(results, null, 1));
 }
-console.log(JSON.stringify(results.map((r) => ({ seed: r.seed, noise: r.noise, hard: r.hard, missing: r.missing, default: r.default.loss, adam: r.adam.loss, gap: r.gap, thetaMaxSe: r.thetaMaxSe })), null, 1));
+console.log(
+  JSON.stringify(
+    results.map((r) => ({
+      seed: r.seed,
+      noise: r.noise,
+      hard: r.hard,
+      missing: r.missing,
+      default: r.default.loss,
+      adam: r.adam.loss,
+      gap: r.gap,
+      thetaMaxSe: r.thetaMaxSe,
+    })),
+    null,
+    1,
+  ),
+);
 w.dispose();

@@ -36,11 +36,16 @@ function curvature(which) {
   const at = which === 'ts' ? core.getFamily('llm-nrm', layout.parts).curvature(bank, layout, {}) : wasmLlmNrmObjective(bank, layout).curvature;
   return { lossAndGrad: () => (at(x, free), 0) };
 }
-const obj = engine === 'ts' ? core.llmNrmObjective(bank, layout)
-  : engine === 'kernel' ? kernelOnly()
-  : engine === 'curv-ts' ? curvature('ts')
-  : engine === 'curv-wasm' ? curvature('wasm')
-  : wasmLlmNrmObjective(bank, layout);
+const obj =
+  engine === 'ts'
+    ? core.llmNrmObjective(bank, layout)
+    : engine === 'kernel'
+      ? kernelOnly()
+      : engine === 'curv-ts'
+        ? curvature('ts')
+        : engine === 'curv-wasm'
+          ? curvature('wasm')
+          : wasmLlmNrmObjective(bank, layout);
 for (let r = 0; r < 3; r++) obj.lossAndGrad(x, g);
 const nC = bank.colItem.length;
 const entries = 189 * bank.colOffsets[nC];

@@ -79,5 +79,7 @@ if (engines.includes('wasm')) {
 const ref = rows.find((r) => r.name === 'ts');
 for (const r of rows) {
   const g = ref && r !== ref ? `  max block gap ${gap(ref.c, r.c).toExponential(1)}` : '';
-  console.log(`${r.name.padEnd(8)} median ${r.med.toFixed(1).padStart(7)} ms  min ${r.min.toFixed(1).padStart(7)} ms  cpu ${r.cpu.toFixed(0).padStart(6)} ms${g}`);
+  console.log(
+    `${r.name.padEnd(8)} median ${r.med.toFixed(1).padStart(7)} ms  min ${r.min.toFixed(1).padStart(7)} ms  cpu ${r.cpu.toFixed(0).padStart(6)} ms${g}`,
+  );
 }

@@ -49,7 +49,14 @@ let dth = 0;
 for (let j = 0; j < J; j++) dth = Math.max(dth, Math.abs(a[j] - b[j]));
 console.log(`${J} x ${I}: L-BFGS + block GN, tolerance 1e-9`);
 console.log('engine    iterations  passes  seconds  final loss (own kernel)   loss by the f64 kernel   reason');
-for (const [name, r, l] of [['ts', ts, lTs], [`wasm-${threads}`, wa, lWa]]) {
-  console.log(`${name.padEnd(9)} ${String(r.iterations).padStart(10)} ${String(r.passes).padStart(7)} ${r.seconds.toFixed(1).padStart(8)}  ${r.loss.toFixed(4).padEnd(24)}  ${l.toFixed(4).padEnd(23)}  ${r.reason}`);
+for (const [name, r, l] of [
+  ['ts', ts, lTs],
+  [`wasm-${threads}`, wa, lWa],
+]) {
+  console.log(
+    `${name.padEnd(9)} ${String(r.iterations).padStart(10)} ${String(r.passes).padStart(7)} ${r.seconds.toFixed(1).padStart(8)}  ${r.loss.toFixed(4).padEnd(24)}  ${l.toFixed(4).padEnd(23)}  ${r.reason}`,
+  );
 }
-console.log(`wasm optimum vs ts optimum (both by the f64 kernel): ${((lWa - lTs) / lTs).toExponential(2)} relative; max |theta difference| ${dth.toExponential(2)}`);
+console.log(
+  `wasm optimum vs ts optimum (both by the f64 kernel): ${((lWa - lTs) / lTs).toExponential(2)} relative; max |theta difference| ${dth.toExponential(2)}`,
+);

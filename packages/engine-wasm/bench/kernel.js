@@ -37,7 +37,9 @@ const layout = core.llmNrmLayout(bank, parts);
 const nC = bank.colItem.length;
 let entries = 0;
 for (let j = 0; j < J; j++) for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c]) entries += bank.colOffsets[c + 1] - bank.colOffsets[c];
-log(`simulated ${J} x ${I} (seed ${seed}, ${(entries / 1e6).toFixed(2)} M option entries, parts ${partsName}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+log(
+  `simulated ${J} x ${I} (seed ${seed}, ${(entries / 1e6).toFixed(2)} M option entries, parts ${partsName}) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+);
 const x = core.initialParameters(bank, layout);
 const g = new Float64Array(x.length);
 

@@ -24,8 +24,28 @@ log(`simulated ${J} x ${I} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
 const w = wasmEngine({ threads });
 const engine = { name: 'wasm', objective: (b, f, p) => w.objective(b, f.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
 t = performance.now();
-const r = core.fit(bank, { engine, standardErrors: se, onProgress: (p) => log(`  iteration ${p.iteration}, ${p.passes} passes, loss ${p.loss.toFixed(2)}, ${p.seconds.toFixed(0)} s`) });
+const r = core.fit(bank, {
+  engine,
+  standardErrors: se,
+  onProgress: (p) => log(`  iteration ${p.iteration}, ${p.passes} passes, loss ${p.loss.toFixed(2)}, ${p.seconds.toFixed(0)} s`),
+});
 const total = (performance.now() - t) / 1000;
 const rss = process.resourceUsage().maxRSS / 1024;
-console.log(JSON.stringify({ models: J, items: I, threads, loss: r.loss, passes: r.passes, iterations: r.iterations, reason: r.reason, converged: r.converged, optimizerSeconds: r.seconds, fitSeconds: total, seSeconds: total - r.seconds, standardErrors: se, peakRssMiB: Math.round(rss) }));
+console.log(
+  JSON.stringify({
+    models: J,
+    items: I,
+    threads,
+    loss: r.loss,
+    passes: r.passes,
+    iterations: r.iterations,
+    reason: r.reason,
+    converged: r.converged,
+    optimizerSeconds: r.seconds,
+    fitSeconds: total,
+    seSeconds: total - r.seconds,
+    standardErrors: se,
+    peakRssMiB: Math.round(rss),
+  }),
+);
 w.dispose();

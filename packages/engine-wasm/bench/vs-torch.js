@@ -55,15 +55,24 @@ try {
     ours.push({ wall, fitSeconds: fit.seconds, passes: fit.passes, loss: fit.loss, reason: fit.reason });
     log(`llm-nrm fit: ${wall.toFixed(2)} s wall (fit ${fit.seconds.toFixed(2)} s, ${fit.passes} passes, ${fit.reason}, loss ${fit.loss.toFixed(2)})`);
     if (torchOk) {
-      const res = spawnSync(python, [join(here, 'torch_recipe.py'), file, '--steps', String(torchSteps), '--threads', String(threads)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+      const res = spawnSync(python, [join(here, 'torch_recipe.py'), file, '--steps', String(torchSteps), '--threads', String(threads)], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 24,
+      });
       if (res.status !== 0) throw new Error(`torch_recipe.py failed: ${res.stderr}`);
       const t = JSON.parse(res.stdout.trim().split('\n').pop());
       torch.push(t);
-      log(`torch recipe: ${(t.step_s * 1000).toFixed(1)} ms per Adam step (median of ${t.steps}, ${t.threads} threads, torch ${t.torch}), 2,500 steps ~ ${(t.step_s * 2500).toFixed(1)} s (+ ${t.setup_s.toFixed(1)} s setup); loss after ${t.steps + 5} steps ${t.loss.toFixed(1)}`);
+      log(
+        `torch recipe: ${(t.step_s * 1000).toFixed(1)} ms per Adam step (median of ${t.steps}, ${t.threads} threads, torch ${t.torch}), 2,500 steps ~ ${(t.step_s * 2500).toFixed(1)} s (+ ${t.setup_s.toFixed(1)} s setup); loss after ${t.steps + 5} steps ${t.loss.toFixed(1)}`,
+      );
     }
   }
   const ourMed = median(ours.map((o) => o.wall));
-  const summary = { runs, file, ours: { wallMedian: ourMed, walls: ours.map((o) => o.wall), fitSecondsMedian: median(ours.map((o) => o.fitSeconds)), passes: ours.map((o) => o.passes) } };
+  const summary = {
+    runs,
+    file,
+    ours: { wallMedian: ourMed, walls: ours.map((o) => o.wall), fitSecondsMedian: median(ours.map((o) => o.fitSeconds)), passes: ours.map((o) => o.passes) },
+  };
   if (torchOk) {
     const step = median(torch.map((t) => t.step_s));
     const recipe = step * 2500;

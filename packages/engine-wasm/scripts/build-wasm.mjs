@@ -11,10 +11,24 @@ import asc from 'assemblyscript/asc';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const common = [
   join(root, 'assembly/kernel.ts'),
-  '--outFile', 'kernel.wasm',
-  '--optimizeLevel', '3', '--shrinkLevel', '0', '--noAssert', '--converge',
-  '--runtime', 'stub', '--enable', 'simd', '--importMemory', '--noExportMemory', '--initialMemory', '1',
-  '--use', 'abort=',
+  '--outFile',
+  'kernel.wasm',
+  '--optimizeLevel',
+  '3',
+  '--shrinkLevel',
+  '0',
+  '--noAssert',
+  '--converge',
+  '--runtime',
+  'stub',
+  '--enable',
+  'simd',
+  '--importMemory',
+  '--noExportMemory',
+  '--initialMemory',
+  '1',
+  '--use',
+  'abort=',
 ];
 const variants = {
   shared: [...common, '--enable', 'threads', '--sharedMemory', '--maximumMemory', '65536'],

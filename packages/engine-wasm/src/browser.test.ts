@@ -47,7 +47,7 @@ describe('browser entry', () => {
     expect(moduleGraph(join(srcDir, 'index.ts'))).toContain('internal/nodePlatform.ts');
   });
 
-  it('loads the kernel from its embedded bytes and gives the Node entry\'s bits on one thread', async () => {
+  it("loads the kernel from its embedded bytes and gives the Node entry's bits on one thread", async () => {
     for (const v of ['plain', 'shared'] as const) expect(WebAssembly.validate(browser.kernelBytes(v)), v).toBe(true);
     await browser.loadWasmKernel();
     const { bank } = gradientFleet(11);
@@ -71,7 +71,8 @@ describe('browser entry on web workers (stand-in Worker running the web-worker s
     private readonly w: NodeWorker;
     constructor(url: string) {
       urls.push(url);
-      const glue = "const { parentPort } = require('node:worker_threads');\nglobalThis.self = { set onmessage(f) { parentPort.on('message', (data) => f({ data })); } };\n";
+      const glue =
+        "const { parentPort } = require('node:worker_threads');\nglobalThis.self = { set onmessage(f) { parentPort.on('message', (data) => f({ data })); } };\n";
       this.w = new NodeWorker(glue + WEB_WORKER_SOURCE, { eval: true });
       this.w.unref();
       started.push(this.w);

@@ -7,15 +7,26 @@
 // differs (the kernel sums an item's cells over its columns, then rows), so every entry of every
 // factorised block is held to 1e-9 of the block's largest entry (measured: about 1e-14).
 import {
-  ALL_PARTS, fit, freeMask, getFamily, hardenBank, llmNrmLayout, randomSource, simulateFleet,
-  type CurvatureAt, type Engine, type LlmNrmParts, type ResponseBank,
+  ALL_PARTS,
+  fit,
+  freeMask,
+  getFamily,
+  hardenBank,
+  llmNrmLayout,
+  randomSource,
+  simulateFleet,
+  type CurvatureAt,
+  type Engine,
+  type LlmNrmParts,
+  type ResponseBank,
 } from '@llm-nrm/core';
 import { gradientFleet, randomPoint } from '@llm-nrm/tooling/gradient';
 import { afterAll, describe, expect, it } from 'vitest';
 import { wasmEngine, wasmLlmNrmObjective, wasmThreadPool, type WasmObjective } from './index.js';
 
 const PART_SETS: LlmNrmParts[] = [];
-for (const fallback of [false, true]) for (const sharpness of [false, true]) for (const position of [false, true]) PART_SETS.push({ sharpness, position, fallback });
+for (const fallback of [false, true])
+  for (const sharpness of [false, true]) for (const position of [false, true]) PART_SETS.push({ sharpness, position, fallback });
 
 const disposeLater: { dispose(): void }[] = [];
 afterAll(() => {
@@ -56,9 +67,13 @@ function banks(seed: number): { name: string; bank: ResponseBank; truth?: Float6
 
 describe('wasm curvature equals the TypeScript curvature', () => {
   for (const parts of PART_SETS) {
-    const name = parts.sharpness || parts.position || parts.fallback
-      ? `llm-nrm [${Object.entries(parts).filter(([, v]) => v).map(([k]) => k).join(', ')}]`
-      : 'nrm';
+    const name =
+      parts.sharpness || parts.position || parts.fallback
+        ? `llm-nrm [${Object.entries(parts)
+            .filter(([, v]) => v)
+            .map(([k]) => k)
+            .join(', ')}]`
+        : 'nrm';
     it(`${name}: every block to 1e-9 of its largest entry`, () => {
       let worst = 0;
       for (const seed of [21, 22]) {
@@ -85,7 +100,7 @@ describe('wasm curvature equals the TypeScript curvature', () => {
     });
   }
 
-  it('the SEs\' extras (cross, itemInverse) come from the TypeScript curvature, unchanged', () => {
+  it("the SEs' extras (cross, itemInverse) come from the TypeScript curvature, unchanged", () => {
     const { bank } = gradientFleet(23);
     const layout = llmNrmLayout(bank, ALL_PARTS);
     const wa = wasmLlmNrmObjective(bank, layout);

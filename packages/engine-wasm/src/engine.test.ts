@@ -4,8 +4,22 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
-  ALL_PARTS, getFamily, binaryLayout, binaryObjective, blockPreconditioner, correctness, initialParameters, llmNrmLayout,
-  llmNrmObjective, minimizeLbfgs, randomSource, simulateFleet, standardizeTheta, standardized, thetaStandardErrors, type Objective,
+  ALL_PARTS,
+  getFamily,
+  binaryLayout,
+  binaryObjective,
+  blockPreconditioner,
+  correctness,
+  initialParameters,
+  llmNrmLayout,
+  llmNrmObjective,
+  minimizeLbfgs,
+  randomSource,
+  simulateFleet,
+  standardizeTheta,
+  standardized,
+  thetaStandardErrors,
+  type Objective,
 } from '@llm-nrm/core';
 import { gradientFleet, randomPoint } from '@llm-nrm/tooling/gradient';
 import { describe, expect, it } from 'vitest';
@@ -113,7 +127,11 @@ describe('process lifetime', () => {
       const b = e.lossAndGrad(x, new Float64Array(x.length));
       console.log(JSON.stringify({ threads: o.threads, same: a === b }));
     `;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: fileURLToPath(new URL('..', import.meta.url)), timeout: 30_000, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      timeout: 30_000,
+      encoding: 'utf8',
+    });
     expect(JSON.parse(out.trim())).toEqual({ threads: 2, same: true });
   });
 });

@@ -11,8 +11,17 @@
 // the terms may cancel (a gradient near 0 has large parts): each coordinate is held to
 // 1e-5 |g_t| + 1e-5 max_t |g_t|, i.e. about 170 u of the largest gradient (measured: below 1e-7 of it).
 import {
-  ALL_PARTS, hardenBank, llmNrmLayout, llmNrmObjective, randomSource, simulateFleet,
-  type EvalScope, type LlmNrmLayout, type LlmNrmParts, type Objective, type ResponseBank,
+  ALL_PARTS,
+  hardenBank,
+  llmNrmLayout,
+  llmNrmObjective,
+  randomSource,
+  simulateFleet,
+  type EvalScope,
+  type LlmNrmLayout,
+  type LlmNrmParts,
+  type Objective,
+  type ResponseBank,
 } from '@llm-nrm/core';
 import { gradientFleet, placeDenominators, randomPoint } from '@llm-nrm/tooling/gradient';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,10 +29,12 @@ import { wasmLlmNrmObjective, wasmThreadPool, type WasmObjective } from './index
 
 const report = process.env.WASM_REPORT !== undefined;
 const PART_SETS: LlmNrmParts[] = [];
-for (const fallback of [false, true]) for (const sharpness of [false, true]) for (const position of [false, true]) PART_SETS.push({ sharpness, position, fallback });
-const partsName = (p: LlmNrmParts): string => (p.sharpness || p.position || p.fallback
-  ? `llm-nrm [${[p.sharpness ? 'sharpness' : '', p.position ? 'position' : '', p.fallback ? 'fallback' : ''].filter(Boolean).join(', ')}]`
-  : 'nrm');
+for (const fallback of [false, true])
+  for (const sharpness of [false, true]) for (const position of [false, true]) PART_SETS.push({ sharpness, position, fallback });
+const partsName = (p: LlmNrmParts): string =>
+  p.sharpness || p.position || p.fallback
+    ? `llm-nrm [${[p.sharpness ? 'sharpness' : '', p.position ? 'position' : '', p.fallback ? 'fallback' : ''].filter(Boolean).join(', ')}]`
+    : 'nrm';
 
 const SCOPES: EvalScope[] = [
   {},
@@ -113,7 +124,10 @@ describe('wasm kernel equals the TypeScript kernel', () => {
           }
         }
       }
-      if (report) console.log(`${partsName(parts)}: max relative loss gap ${worstLoss.toExponential(2)}, max scaled gradient gap ${worstGrad.toExponential(2)} (1 = tolerance)`);
+      if (report)
+        console.log(
+          `${partsName(parts)}: max relative loss gap ${worstLoss.toExponential(2)}, max scaled gradient gap ${worstGrad.toExponential(2)} (1 = tolerance)`,
+        );
     });
   }
 

@@ -24,5 +24,10 @@ export function chart(options: Plot.PlotOptions, text: ChartText, id?: string): 
     svg.setAttribute('role', 'img');
     svg.setAttribute('aria-label', `${text.title}. ${text.description}`);
   }
-  return h('figure', { class: 'chart', ...(id ? { id } : {}) }, h('figcaption', null, h('strong', null, text.title), ' ', h('span', { class: 'muted' }, text.description)), el);
+  return h(
+    'figure',
+    { class: 'chart', ...(id ? { id } : {}) },
+    h('figcaption', null, h('strong', null, text.title), ' ', h('span', { class: 'muted' }, text.description)),
+    el,
+  );
 }

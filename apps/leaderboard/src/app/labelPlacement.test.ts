@@ -21,7 +21,11 @@ function nrm(a: number[], c: number[]): number[][] {
 const overlaps = (p: PlacedLabel, q: PlacedLabel) => p.box.x0 < q.box.x1 && q.box.x0 < p.box.x1 && p.box.y0 < q.box.y1 && q.box.y0 < p.box.y1;
 
 function check(curves: number[][], texts: string[]): PlacedLabel[] {
-  const placed = placeCurveLabels(xs, curves.map((ys, k) => ({ ys, text: texts[k]! })), FRAME);
+  const placed = placeCurveLabels(
+    xs,
+    curves.map((ys, k) => ({ ys, text: texts[k]! })),
+    FRAME,
+  );
   expect(placed.map((l) => l.k)).toEqual(curves.map((_, k) => k));
   for (const p of placed) {
     // Inside the frame, tied to a point of its own curve, and not crossed by it.
@@ -55,6 +59,9 @@ describe('placeCurveLabels', () => {
   it('places ten labels of a ten-option item without overlaps', () => {
     const a = Array.from({ length: 10 }, (_, k) => -1 + 0.25 * k);
     const c = Array.from({ length: 10 }, (_, k) => 0.1 * ((k * 7) % 5));
-    check(nrm(a, c), a.map((_, k) => `${String.fromCharCode(65 + k)} option text number ${k}…`));
+    check(
+      nrm(a, c),
+      a.map((_, k) => `${String.fromCharCode(65 + k)} option text number ${k}…`),
+    );
   });
 });

@@ -120,8 +120,12 @@ export function placeCurveLabels(xs: readonly number[], curves: readonly LabelCu
           // Where its curve runs apart from the others, a label (or its leader) says which curve it names.
           let apart = Infinity;
           for (let j = 0; j < curves.length; j++) if (j !== k) apart = Math.min(apart, Math.abs(py[j]![t]! - py[k]![t]!));
-          const score = Math.min(label.clearance, ENOUGH) + 4 * nearPeak + 4 * Math.min(apart, APART) / APART
-            - (label.crossesOwn ? ENOUGH : 0) - 3 * ((Math.abs(dy) - near) / h);
+          const score =
+            Math.min(label.clearance, ENOUGH) +
+            4 * nearPeak +
+            (4 * Math.min(apart, APART)) / APART -
+            (label.crossesOwn ? ENOUGH : 0) -
+            3 * ((Math.abs(dy) - near) / h);
           if (best === null || score > best.score) best = { score, label };
         }
       }

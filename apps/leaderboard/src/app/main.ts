@@ -22,7 +22,10 @@ let generation = 0;
 async function route(): Promise<void> {
   const gen = ++generation;
   const main = document.getElementById('main')!;
-  const parts = location.hash.replace(/^#\/?/, '').split('/').map((p) => decodeURIComponent(p));
+  const parts = location.hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .map((p) => decodeURIComponent(p));
   const r = routes[parts[0] ?? ''] ?? routes['']!;
   for (const a of Array.from(document.querySelectorAll('nav a'))) {
     if (a.getAttribute('data-nav') === r.nav) a.setAttribute('aria-current', 'page');

@@ -24,6 +24,10 @@ export function board(calibrated: LeaderboardRow[], manifest: Manifest): BoardRo
   if (added.length === 0) return rows;
   const all = [...rows, ...added.map((r) => ({ ...r, outOfRange: r.theta < lo || r.theta > hi }))];
   all.sort((a, b) => b.theta - a.theta || (a.id < b.id ? -1 : 1));
-  const ri = rankIntervals(all.map((r) => r.theta), all.map((r) => r.se), { draws: manifest.rankDraws, seed: manifest.rankSeed });
+  const ri = rankIntervals(
+    all.map((r) => r.theta),
+    all.map((r) => r.se),
+    { draws: manifest.rankDraws, seed: manifest.rankSeed },
+  );
   return all.map((r, t) => ({ ...r, rank: ri.rank[t]!, rankLo: ri.lo[t]!, rankHi: ri.hi[t]!, group: ri.group[t]! }));
 }

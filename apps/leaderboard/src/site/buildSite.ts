@@ -31,7 +31,8 @@ export async function buildSite(input: SiteInput, outDir: string, options: { ass
   }
   const html = await readFile(indexFile, 'utf8');
   const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1];
-  if (meta !== CSP_META) throw new LlmNrmError('FORMAT', `${indexFile} does not carry the site's Content-Security-Policy meta tag (rebuild the app)`, { file: indexFile });
+  if (meta !== CSP_META)
+    throw new LlmNrmError('FORMAT', `${indexFile} does not carry the site's Content-Security-Policy meta tag (rebuild the app)`, { file: indexFile });
   let t = performance.now();
   const files = siteData(input);
   const dataSeconds = (performance.now() - t) / 1000;
@@ -48,11 +49,13 @@ export async function buildSite(input: SiteInput, outDir: string, options: { ass
     const entries = [...files];
     // A few writes in flight at a time: many small shards, bounded memory.
     for (let s = 0; s < entries.length; s += 32) {
-      await Promise.all(entries.slice(s, s + 32).map(async ([path, value]) => {
-        const text = JSON.stringify(value);
-        bytes += Buffer.byteLength(text);
-        await writeFile(join(tmp, 'data', path), text);
-      }));
+      await Promise.all(
+        entries.slice(s, s + 32).map(async ([path, value]) => {
+          const text = JSON.stringify(value);
+          bytes += Buffer.byteLength(text);
+          await writeFile(join(tmp, 'data', path), text);
+        }),
+      );
     }
     if (existsSync(out)) {
       const old = `${out}.old-${process.pid}-${Date.now()}`;

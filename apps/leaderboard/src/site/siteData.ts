@@ -1,16 +1,9 @@
 // The site's data: a calibration bundle (and optionally the calibrated LLMs' responses and a
 // published tiny subset) turned into JSON shards the pages fetch lazily. Every number comes from
 // core's and analysis' public functions, so a change there flows into the site on the next build.
-import {
-  bankFromRecords, bundleItems, bundleParameters,
-  type CalibrationBundle, type ResponseBank, type ResponseRecord,
-} from '@llm-nrm/core';
-import {
-  informativeDistractors, itemInformation, itemQuality, llmParameterErrors, rankIntervals, testInformation,
-} from '@llm-nrm/analysis';
-import type {
-  BenchmarkShard, ItemRow, ItemShard, LeaderboardRow, LeaderboardShard, Manifest, ModelShard, SeparatingItem,
-} from './types.js';
+import { bankFromRecords, bundleItems, bundleParameters, type CalibrationBundle, type ResponseBank, type ResponseRecord } from '@llm-nrm/core';
+import { informativeDistractors, itemInformation, itemQuality, llmParameterErrors, rankIntervals, testInformation } from '@llm-nrm/analysis';
+import type { BenchmarkShard, ItemRow, ItemShard, LeaderboardRow, LeaderboardShard, Manifest, ModelShard, SeparatingItem } from './types.js';
 
 /** Version of the shard layout (bumped when a page could not read an older site's data). */
 export const SITE_DATA_VERSION = 1;
@@ -53,7 +46,12 @@ export function responsesBank(bundle: CalibrationBundle, records: Iterable<Respo
 
 /** A bank holding only the bundle's items (one neutral pseudo-LLM), for the item-only analyses. */
 function itemsOnlyBank(bundle: CalibrationBundle): ResponseBank {
-  const records = bundle.items.map((it): ResponseRecord => ({ model: '\u0000items', item: it.id, key: it.key, probs: new Array<number>(it.nOptions).fill(1 / it.nOptions) }));
+  const records = bundle.items.map((it): ResponseRecord => ({
+    model: '\u0000items',
+    item: it.id,
+    key: it.key,
+    probs: new Array<number>(it.nOptions).fill(1 / it.nOptions),
+  }));
   return bankFromRecords(records, { items: bundleItems(bundle) }).bank;
 }
 
@@ -75,10 +73,16 @@ export function siteData(input: SiteInput): SiteFiles {
   const K = bundle.kMax;
 
   // Leaderboard order: theta descending (ties by id), the index every other shard uses.
-  const order = bundle.llms.map((_, j) => j).sort((a, b) => bundle.llms[b]!.theta - bundle.llms[a]!.theta || (bundle.llms[a]!.id < bundle.llms[b]!.id ? -1 : 1));
+  const order = bundle.llms
+    .map((_, j) => j)
+    .sort((a, b) => bundle.llms[b]!.theta - bundle.llms[a]!.theta || (bundle.llms[a]!.id < bundle.llms[b]!.id ? -1 : 1));
   const llms = order.map((j) => bundle.llms[j]!);
   const J = llms.length;
-  const ri = rankIntervals(llms.map((l) => l.theta), llms.map((l) => l.se), { seed: input.seed ?? 1, draws: 2000 });
+  const ri = rankIntervals(
+    llms.map((l) => l.theta),
+    llms.map((l) => l.se),
+    { seed: input.seed ?? 1, draws: 2000 },
+  );
 
   // Benchmarks in order of first appearance; items grouped into shards per benchmark.
   const benchNames: string[] = [];
@@ -133,12 +137,29 @@ export function siteData(input: SiteInput): SiteFiles {
     const se = l.se;
     const fb = l.fallback.length > 0 ? Math.max(...l.fallback) - Math.min(...l.fallback) : 0;
     const row: LeaderboardRow = {
-      id: l.id, theta: l.theta, se, lo: se === null ? null : l.theta - 1.959964 * se, hi: se === null ? null : l.theta + 1.959964 * se,
-      rank: ri.rank[r]!, rankLo: ri.lo[r]!, rankHi: ri.hi[r]!, group: ri.group[r]!,
-      accuracy: l.accuracy ?? null, cells: l.cells ?? null, sharpness: round(l.sharpness), fallbackStrength: round(fb),
-      positionBias: roundAll(l.positionBias, 4), fallback: roundAll(l.fallback, 4),
+      id: l.id,
+      theta: l.theta,
+      se,
+      lo: se === null ? null : l.theta - 1.959964 * se,
+      hi: se === null ? null : l.theta + 1.959964 * se,
+      rank: ri.rank[r]!,
+      rankLo: ri.lo[r]!,
+      rankHi: ri.hi[r]!,
+      group: ri.group[r]!,
+      accuracy: l.accuracy ?? null,
+      cells: l.cells ?? null,
+      sharpness: round(l.sharpness),
+      fallbackStrength: round(fb),
+      positionBias: roundAll(l.positionBias, 4),
+      fallback: roundAll(l.fallback, 4),
       warnings: (bundle.warnings ?? []).filter((w) => w.llms?.includes(l.id)).map((w) => w.code),
-      benchmarks: benchAcc ? benchNames.map((_, b) => (benchAcc!.cells[r * benchNames.length + b]! > 0 ? round(benchAcc!.right[r * benchNames.length + b]! / benchAcc!.cells[r * benchNames.length + b]!, 4) : null)) : null,
+      benchmarks: benchAcc
+        ? benchNames.map((_, b) =>
+            benchAcc!.cells[r * benchNames.length + b]! > 0
+              ? round(benchAcc!.right[r * benchNames.length + b]! / benchAcc!.cells[r * benchNames.length + b]!, 4)
+              : null,
+          )
+        : null,
     };
     return row;
   });
@@ -171,8 +192,14 @@ export function siteData(input: SiteInput): SiteFiles {
       return { benchmark: name, items: benchItems[b]!.length, total: round(total), binary: round(binary), wrong: round(wrong) };
     });
     const shard: ModelShard = {
-      version: SITE_DATA_VERSION, id: l.id, index: r, information: perBench, paramSe: null,
-      accuracy: rows[r]!.benchmarks ? benchNames.map((name, b) => ({ benchmark: name, accuracy: rows[r]!.benchmarks![b]!, cells: benchAcc!.cells[r * benchNames.length + b]! })) : null,
+      version: SITE_DATA_VERSION,
+      id: l.id,
+      index: r,
+      information: perBench,
+      paramSe: null,
+      accuracy: rows[r]!.benchmarks
+        ? benchNames.map((name, b) => ({ benchmark: name, accuracy: rows[r]!.benchmarks![b]!, cells: benchAcc!.cells[r * benchNames.length + b]! }))
+        : null,
       neighbours: [],
     };
     const e = paramErrors.get(r);
@@ -198,17 +225,33 @@ export function siteData(input: SiteInput): SiteFiles {
         const it = bundle.items[i]!;
         const q = qualityById.get(it.id);
         const entry: ItemShard['items'][number] = {
-          id: it.id, key: it.key, nOptions: it.nOptions, options: it.options ?? null,
-          a: roundAll(it.a), c: roundAll(it.c), difficulty: round(it.difficulty), irt: it.irt ?? null,
-          flags: q?.flags ?? [], quality: q ? { topAtHigh: q.topAtHigh, keySlope: round(q.keySlope), spread: round(q.spread), dominant: q.dominant, dominantMass: round(q.dominantMass) } : null,
-          informative: informative[i]!, information: { total: round(prior.total[i]!), binary: round(prior.binary[i]!), wrong: round(prior.wrong[i]!) },
+          id: it.id,
+          key: it.key,
+          nOptions: it.nOptions,
+          options: it.options ?? null,
+          a: roundAll(it.a),
+          c: roundAll(it.c),
+          difficulty: round(it.difficulty),
+          irt: it.irt ?? null,
+          flags: q?.flags ?? [],
+          quality: q
+            ? { topAtHigh: q.topAtHigh, keySlope: round(q.keySlope), spread: round(q.spread), dominant: q.dominant, dominantMass: round(q.dominantMass) }
+            : null,
+          informative: informative[i]!,
+          information: { total: round(prior.total[i]!), binary: round(prior.binary[i]!), wrong: round(prior.wrong[i]!) },
           preferred: pref ? Array.from({ length: J }, (_, r) => pref![r * I + i]!) : null,
           preferredQ: prefQ ? Array.from({ length: J }, (_, r) => round(prefQ![r * I + i]!, 4)) : null,
         };
         items.push(entry);
         index.push({
-          id: it.id, shard: s, nOptions: it.nOptions, difficulty: round(it.difficulty, 4), information: round(prior.total[i]!, 4),
-          flags: entry.flags, stem: null, keyText: it.options?.[it.key] ?? null,
+          id: it.id,
+          shard: s,
+          nOptions: it.nOptions,
+          difficulty: round(it.difficulty, 4),
+          information: round(prior.total[i]!, 4),
+          flags: entry.flags,
+          stem: null,
+          keyText: it.options?.[it.key] ?? null,
         });
       }
       const shard: ItemShard = { version: SITE_DATA_VERSION, benchmark: benchNames[b]!, shard: s, items };
@@ -223,31 +266,53 @@ export function siteData(input: SiteInput): SiteFiles {
   const tinyIds = input.tiny ? new Set(input.tiny.bundle.items.map((it) => it.id)) : null;
   const curve = (items: number[]) => {
     const t = testInformation(itemBank, iLayout, ix, { grid, items });
-    return { total: roundAll(t.total), binary: roundAll(t.binary), wrong: roundAll(t.wrong), se: Array.from(t.total, (v) => (v > 0 ? round(1 / Math.sqrt(v)) : null)) };
+    return {
+      total: roundAll(t.total),
+      binary: roundAll(t.binary),
+      wrong: roundAll(t.wrong),
+      se: Array.from(t.total, (v) => (v > 0 ? round(1 / Math.sqrt(v)) : null)),
+    };
   };
   const compression = compressionOf(bundle);
   const benchShard = (name: string, items: number[], id: string): BenchmarkShard => {
     const tinyItems = tinyIds ? items.filter((i) => tinyIds.has(bundle.items[i]!.id)) : null;
     return {
-      version: SITE_DATA_VERSION, id, name, items: items.length, theta: Array.from(grid),
-      full: curve(items), tiny: tinyItems && tinyItems.length > 0 ? { items: tinyItems.length, ...curve(tinyItems) } : null,
+      version: SITE_DATA_VERSION,
+      id,
+      name,
+      items: items.length,
+      theta: Array.from(grid),
+      full: curve(items),
+      tiny: tinyItems && tinyItems.length > 0 ? { items: tinyItems.length, ...curve(tinyItems) } : null,
       compression: id === 'all' ? compression : null,
     };
   };
-  files.set('benchmarks/all.json', benchShard('All benchmarks', bundle.items.map((_, i) => i), 'all'));
+  files.set(
+    'benchmarks/all.json',
+    benchShard(
+      'All benchmarks',
+      bundle.items.map((_, i) => i),
+      'all',
+    ),
+  );
   benchItems.forEach((list, b) => files.set(`benchmarks/${b}.json`, benchShard(benchNames[b]!, list, String(b))));
 
   const manifest: Manifest = {
     version: SITE_DATA_VERSION,
     title: input.title ?? 'LLM-NRM leaderboard',
-    model: bundle.model, parts: bundle.parts, kMax: K, llms: J, items: I,
+    model: bundle.model,
+    parts: bundle.parts,
+    kMax: K,
+    llms: J,
+    items: I,
     benchmarks: benchNames.map((name, b) => ({ id: b, name, items: benchItems[b]!.length, shards: Math.ceil(benchItems[b]!.length / shardSize) })),
     hasResponses: bank !== undefined,
     tiny: input.tiny ? { source: input.tiny.source, items: input.tiny.bundle.items.length } : null,
     calibratedRange: range,
     fit: { loss: bundle.fit.loss, converged: bundle.fit.converged, optimizer: bundle.fit.optimizer, cells: bundle.fit.cells ?? null },
     provenance: { tool: bundle.provenance.tool, version: bundle.provenance.version, createdAt: bundle.provenance.createdAt },
-    rankDraws: 2000, rankSeed: input.seed ?? 1,
+    rankDraws: 2000,
+    rankSeed: input.seed ?? 1,
     warnings: (bundle.warnings ?? []).map((w) => ({ ...w })),
   };
   files.set('manifest.json', manifest);
@@ -314,7 +379,10 @@ function responseSummaries(bank: ResponseBank, rowOf: Int32Array, itemBench: Int
 }
 
 /** NRM probability of the key at theta: softmax(a theta + c)_key. */
-function pKey(it: { a: number[]; c: number[]; key: number; irt?: { discrimination: number; intercept: number; guess: number; upper: number } }, theta: number): number {
+function pKey(
+  it: { a: number[]; c: number[]; key: number; irt?: { discrimination: number; intercept: number; guess: number; upper: number } },
+  theta: number,
+): number {
   if (it.a.length === 0 && it.irt) {
     const { discrimination, intercept, guess, upper } = it.irt;
     return guess + (upper - guess) / (1 + Math.exp(-(discrimination * theta + intercept)));
@@ -332,13 +400,20 @@ function pKey(it: { a: number[]; c: number[]; key: number; irt?: { discriminatio
  * model's P(key) at their two thetas.
  */
 function separatingItems(
-  bundle: CalibrationBundle, r: number, nb: number, llms: CalibrationBundle['llms'],
-  keyQ: Float32Array | null, where: Map<string, { b: number; s: number }>, I: number, top = 8,
+  bundle: CalibrationBundle,
+  r: number,
+  nb: number,
+  llms: CalibrationBundle['llms'],
+  keyQ: Float32Array | null,
+  where: Map<string, { b: number; s: number }>,
+  I: number,
+  top = 8,
 ): SeparatingItem[] {
   // The `top` largest |gap| in one pass (a small sorted list, not a sort of all I items: this runs
   // twice per LLM, 378 times over 31,554 items at the paper's size).
   const gaps: { i: number; gap: number; self: number; other: number }[] = [];
-  const better = (a: { i: number; gap: number }, b: { i: number; gap: number }) => Math.abs(a.gap) > Math.abs(b.gap) || (Math.abs(a.gap) === Math.abs(b.gap) && a.i < b.i);
+  const better = (a: { i: number; gap: number }, b: { i: number; gap: number }) =>
+    Math.abs(a.gap) > Math.abs(b.gap) || (Math.abs(a.gap) === Math.abs(b.gap) && a.i < b.i);
   for (let i = 0; i < I; i++) {
     const it = bundle.items[i]!;
     let self: number;
@@ -364,7 +439,14 @@ function separatingItems(
   return gaps.map((g) => {
     const it = bundle.items[g.i]!;
     const w = where.get(it.id)!;
-    return { id: it.id, benchmark: w.b, shard: w.s, keyText: it.options?.[it.key] ?? null, self: round(g.self, 4), other: round(g.other, 4), observed: keyQ !== null };
+    return {
+      id: it.id,
+      benchmark: w.b,
+      shard: w.s,
+      keyText: it.options?.[it.key] ?? null,
+      self: round(g.self, 4),
+      other: round(g.other, 4),
+      observed: keyQ !== null,
+    };
   });
 }
-

@@ -5,9 +5,7 @@ import { lmEvalExporter } from './lmEvalExporter.js';
 import { openAIEvalsExporter } from './openaiEvalsExporter.js';
 
 /** Every harness a tiny package can be exported to, by `--harness` name. */
-export const HARNESS_EXPORTERS: ReadonlyMap<string, HarnessExporter> = new Map(
-  [lmEvalExporter, inspectExporter, openAIEvalsExporter].map((e) => [e.name, e]),
-);
+export const HARNESS_EXPORTERS: ReadonlyMap<string, HarnessExporter> = new Map([lmEvalExporter, inspectExporter, openAIEvalsExporter].map((e) => [e.name, e]));
 
 /** The exporter of a harness name; INVALID_OPTION naming the known ones otherwise. */
 export function harnessExporter(name: string): HarnessExporter {

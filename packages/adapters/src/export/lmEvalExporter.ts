@@ -6,22 +6,25 @@ import type { TinyPackage } from './tinyPackage.js';
 /** The task YAML. `absItems` (lm-eval < 0.4.9) swaps custom_dataset for `dataset_path: json`. */
 export function lmEvalTaskYaml(pkg: TinyPackage, absItems?: string): string {
   const b = pkg.bank;
-  const data = absItems === undefined
-    ? ['custom_dataset: !function nrm_lmeval.load_items']
-    : ['dataset_path: json', 'dataset_kwargs:', '  data_files:', `    test: ${JSON.stringify(absItems)}`];
+  const data =
+    absItems === undefined
+      ? ['custom_dataset: !function nrm_lmeval.load_items']
+      : ['dataset_path: json', 'dataset_kwargs:', '  data_files:', `    test: ${JSON.stringify(absItems)}`];
   return [
     `# ${b.task}: ${pkg.items.length} items of the llm-nrm tiny benchmark ${JSON.stringify(b.name)} (llm-nrm ${b.tool.version}).`,
     '# nrm_theta / nrm_theta_se: ability on the calibrated scale (option-level LLM-NRM, items fixed);',
     '# nrm_pred_acc: the full-bank accuracy predicted from the run (theta, sharpness, accuracy here). Score a run again with: llm-nrm score <package> <output folder>',
     `task: ${b.task}`,
     ...data,
-    ...(absItems === undefined ? [
-      '# lm-eval older than 0.4.9 has no custom_dataset; use instead (absolute path; the items are then not checked):',
-      '#   dataset_path: json',
-      '#   dataset_kwargs:',
-      '#     data_files:',
-      '#       test: /absolute/path/to/lm-eval/items.jsonl',
-    ] : []),
+    ...(absItems === undefined
+      ? [
+          '# lm-eval older than 0.4.9 has no custom_dataset; use instead (absolute path; the items are then not checked):',
+          '#   dataset_path: json',
+          '#   dataset_kwargs:',
+          '#     data_files:',
+          '#       test: /absolute/path/to/lm-eval/items.jsonl',
+        ]
+      : []),
     'test_split: test',
     'output_type: multiple_choice',
     'doc_to_text: prompt',

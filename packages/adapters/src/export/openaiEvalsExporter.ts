@@ -14,13 +14,19 @@ export function openAIEvalName(task: string): string {
  * (the form the OpenAI-evals reader recovers options from), the key's letter as `ideal`.
  */
 function samples(pkg: TinyPackage): string {
-  return pkg.items.map((it) => JSON.stringify({
-    input: [
-      { role: 'system', content: 'Answer with the letter of the correct option only.' },
-      { role: 'user', content: `${it.prompt}\n\n${it.options.map((o, k) => `${letter(k)}) ${o}`).join('\n')}\n\nAnswer:` },
-    ],
-    ideal: letter(it.gold),
-  })).join('\n') + '\n';
+  return (
+    pkg.items
+      .map((it) =>
+        JSON.stringify({
+          input: [
+            { role: 'system', content: 'Answer with the letter of the correct option only.' },
+            { role: 'user', content: `${it.prompt}\n\n${it.options.map((o, k) => `${letter(k)}) ${o}`).join('\n')}\n\nAnswer:` },
+          ],
+          ideal: letter(it.gold),
+        }),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** OpenAI evals: a registry folder (Match class), chat samples, and a manifest line index -> item_id. */
@@ -58,7 +64,7 @@ export const openAIEvalsExporter: HarnessExporter = {
       '```',
       '',
       'The Match eval records only the picked letter (hard answers), and names each sample by its line index; `manifest.json`',
-      'maps the index back to the item. The prompt adds the lettered options to each item\'s prompt: not the calibration prompt.',
+      "maps the index back to the item. The prompt adds the lettered options to each item's prompt: not the calibration prompt.",
       '',
     ].join('\n');
   },

@@ -48,7 +48,13 @@ export interface TinyBank {
    * How the harness-side aggregation and `llm-nrm score` score a run: theta and sharpness (prior
    * log s ~ N(fleet.logSharpness, sharpnessSd^2)), bias and fallback at the fleet's means.
    */
-  scoring: { nuisance: 'sharpness' | 'fleet'; thetaSd: number; sharpnessSd: number; pFloor: number; fleet: { sbar: number; delta: number[]; rho: number[]; logSharpness: number } };
+  scoring: {
+    nuisance: 'sharpness' | 'fleet';
+    thetaSd: number;
+    sharpnessSd: number;
+    pFloor: number;
+    fleet: { sbar: number; delta: number[]; rho: number[]; logSharpness: number };
+  };
   /** Expected full-bank accuracy of an LLM of ability theta, per benchmark and overall. */
   accuracy: { grid: number[]; overall: TinyAccuracy; benchmarks: Record<string, TinyAccuracy> };
   /** The calibration bundle restricted to the selected items (all calibrated LLMs kept). */

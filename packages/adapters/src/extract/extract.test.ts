@@ -31,7 +31,13 @@ describe('optionDistributionFromTopLogprobs', () => {
   });
 
   it('clips leakage at 0 when rounding puts the option mass above 1', () => {
-    const d = optionDistributionFromTopLogprobs([{ token: 'A', logprob: 1e-9 }, { token: 'B', logprob: ln(1e-6) }], 2);
+    const d = optionDistributionFromTopLogprobs(
+      [
+        { token: 'A', logprob: 1e-9 },
+        { token: 'B', logprob: ln(1e-6) },
+      ],
+      2,
+    );
     expect(d.leakage).toBe(0);
     expect(d.probs![0]! + d.probs![1]!).toBeCloseTo(1, 12);
   });
@@ -45,7 +51,13 @@ describe('optionDistributionFromTopLogprobs', () => {
   });
 
   it('treats -Infinity as zero mass and throws on NaN and bad labels', () => {
-    const d = optionDistributionFromTopLogprobs([{ token: 'A', logprob: -Infinity }, { token: 'B', logprob: 0 }], 2);
+    const d = optionDistributionFromTopLogprobs(
+      [
+        { token: 'A', logprob: -Infinity },
+        { token: 'B', logprob: 0 },
+      ],
+      2,
+    );
     expect(d.probs).toEqual([0, 1]);
     expect(() => optionDistributionFromTopLogprobs([{ token: 'A', logprob: NaN }], 2)).toThrow(/invalid logprob for token "A": null/);
     expect(() => optionDistributionFromTopLogprobs([], 3, { labels: ['A', 'B'] })).toThrow(/2 labels for 3 options/);

@@ -70,11 +70,7 @@ export function letterLabels(n: number): string[] {
  * optionDistributionFromTopLogprobs([{ token: ' A', logprob: -0.1 }, { token: 'B', logprob: -2.5 }], 4)
  * // probs ≈ [0.917, 0.083, 0, 0], leakage ≈ 0.013, reported [true, true, false, false]
  */
-export function optionDistributionFromTopLogprobs(
-  topLogprobs: TopLogprobs,
-  nOptions: number,
-  options: OptionDistributionOptions = {},
-): OptionDistribution {
+export function optionDistributionFromTopLogprobs(topLogprobs: TopLogprobs, nOptions: number, options: OptionDistributionOptions = {}): OptionDistribution {
   const labels = options.labels ?? letterLabels(nOptions);
   if (labels.length !== nOptions) {
     throw new LlmNrmError('INVALID_OPTIONS', `${labels.length} labels for ${nOptions} options`);

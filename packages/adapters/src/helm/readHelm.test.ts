@@ -14,7 +14,10 @@ import { newReport, type ReadOptions, type ReadReport } from '../reader.js';
 import { helmBenchmark, helmJointChoice, readHelm } from './readHelm.js';
 
 const helmRoot = fixture('helm', 'every_eval_ever');
-const runs = readdirSync(helmRoot, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const runs = readdirSync(helmRoot, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 const tmp = tempDir('llm-nrm-helm-');
 afterAll(() => tmp.cleanup());
 
@@ -144,9 +147,13 @@ describe('readHelm on synthetic runs', () => {
     const opts = ['red', 'green', 'blue'];
     const mapping = { A: 'red', B: 'green', C: 'blue' };
     const state = (inst: object, text: string, top: Record<string, number> | undefined, trial = 0, success = true) => ({
-      instance: inst, train_trial_index: trial, output_mapping: mapping, request: { model: 'acme/m1', prompt: '...' },
+      instance: inst,
+      train_trial_index: trial,
+      output_mapping: mapping,
+      request: { model: 'acme/m1', prompt: '...' },
       result: { success, completions: [{ text, logprob: -0.5, tokens: [{ text, logprob: -0.5, ...(top ? { top_logprobs: top } : {}) }] }] },
-      num_train_instances: 0, prompt_truncated: false,
+      num_train_instances: 0,
+      prompt_truncated: false,
     });
     writeJson(dir, 'run_spec.json', runSpec('multiple_choice_joint'));
     writeJson(dir, 'scenario_state.json', {
@@ -161,7 +168,14 @@ describe('readHelm on synthetic runs', () => {
       ],
     });
     const { records, report } = await collect(dir);
-    expect(records.map((r) => r.item)).toEqual(['toy:subject=x/id1', 'toy:subject=x/id1', 'toy:subject=x/id1/typos', 'toy:subject=x/id2', 'toy:subject=x/id3', 'toy:subject=x/id4']);
+    expect(records.map((r) => r.item)).toEqual([
+      'toy:subject=x/id1',
+      'toy:subject=x/id1',
+      'toy:subject=x/id1/typos',
+      'toy:subject=x/id2',
+      'toy:subject=x/id3',
+      'toy:subject=x/id4',
+    ]);
     expect(records[0]!.model).toBe('acme/m1');
     // " B" and "B" merge: B = 0.7, A = 0.2, C unreported = 0; leakage = 1 - 0.9.
     expectArraysClose(records[0]!.probs!, [0.2 / 0.9, 0.7 / 0.9, 0]);
@@ -182,8 +196,21 @@ describe('readHelm on synthetic runs', () => {
     const opts = ['yes', 'no', 'maybe'];
     // Conditioning tokens (2) are excluded; with num_conditioning_tokens > 0 a leading empty token is skipped too.
     const req = (inst: object, k: number, lps: number[]) => ({
-      instance: inst, reference_index: k, request_mode: 'original', train_trial_index: 0, request: { model: 'acme/m1' },
-      result: { success: true, completions: [{ text: '', logprob: 0, tokens: [{ text: 'Q', logprob: -9 }, { text: ':', logprob: -9 }, { text: '', logprob: -7 }, ...lps.map((logprob) => ({ text: 't', logprob }))] }] },
+      instance: inst,
+      reference_index: k,
+      request_mode: 'original',
+      train_trial_index: 0,
+      request: { model: 'acme/m1' },
+      result: {
+        success: true,
+        completions: [
+          {
+            text: '',
+            logprob: 0,
+            tokens: [{ text: 'Q', logprob: -9 }, { text: ':', logprob: -9 }, { text: '', logprob: -7 }, ...lps.map((logprob) => ({ text: 't', logprob }))],
+          },
+        ],
+      },
       num_conditioning_tokens: 2,
     });
     const a = instance('id1', opts, 0);
@@ -197,26 +224,42 @@ describe('readHelm on synthetic runs', () => {
     expect(records).toHaveLength(1);
     const s = [-1.5, -2, -1.5];
     const z = s.reduce((acc, v) => acc + Math.exp(v), 0);
-    expectArraysClose(records[0]!.probs!, s.map((v) => Math.exp(v) / z));
+    expectArraysClose(
+      records[0]!.probs!,
+      s.map((v) => Math.exp(v) / z),
+    );
     expect(report.skipped).toEqual([{ file: join(dir, 'scenario_state.json'), reason: 'instance id2 trial 0: 2 of 3 option requests' }]);
     // Per-character scoring divides each option's score by its text length.
     const chars = await collect(dir, { score: 'chars' });
     const sc = [-1.5 / 3, -2 / 2, -1.5 / 5];
     const zc = sc.reduce((acc, v) => acc + Math.exp(v), 0);
-    expectArraysClose(chars.records[0]!.probs!, sc.map((v) => Math.exp(v) / zc));
+    expectArraysClose(
+      chars.records[0]!.probs!,
+      sc.map((v) => Math.exp(v) / zc),
+    );
   });
 
   it('separate_calibrated: original minus calibration logprob', async () => {
     const dir = join(tmp.dir, 'calibrated');
     const inst = instance('id9', ['up', 'down'], 1);
     const req = (k: number, mode: string, lp: number) => ({
-      instance: inst, reference_index: k, request_mode: mode, train_trial_index: 0, request: {},
-      result: { success: true, completions: [{ text: '', logprob: lp, tokens: [{ text: 'x', logprob: lp }] }] }, num_conditioning_tokens: 0,
+      instance: inst,
+      reference_index: k,
+      request_mode: mode,
+      train_trial_index: 0,
+      request: {},
+      result: { success: true, completions: [{ text: '', logprob: lp, tokens: [{ text: 'x', logprob: lp }] }] },
+      num_conditioning_tokens: 0,
     });
-    writeJson(dir, 'scenario_state.json', {
-      adapter_spec: runSpec('multiple_choice_separate_calibrated').adapter_spec,
-      request_states: [req(0, 'original', -1), req(0, 'calibration', -3), req(1, 'original', -2), req(1, 'calibration', -2.5)],
-    }, true);
+    writeJson(
+      dir,
+      'scenario_state.json',
+      {
+        adapter_spec: runSpec('multiple_choice_separate_calibrated').adapter_spec,
+        request_states: [req(0, 'original', -1), req(0, 'calibration', -3), req(1, 'original', -2), req(1, 'calibration', -2.5)],
+      },
+      true,
+    );
     const { records } = await collect(dir);
     // Scores 2 and 0.5; no run_spec.json, so the benchmark falls back to the folder name.
     expectArraysClose(records[0]!.probs!, [Math.exp(2) / (Math.exp(2) + Math.exp(0.5)), Math.exp(0.5) / (Math.exp(2) + Math.exp(0.5))]);
@@ -233,7 +276,10 @@ describe('readHelm on synthetic runs', () => {
       { instance_id: 'id3', train_trial_index: 0, predicted_text: ' A', stats: {} },
     ]);
     const { records, report } = await collect(dir);
-    expect(records.map((r) => [r.item, r.key, r.choice])).toEqual([['toy:subject=x/id1', 2, 2], ['toy:subject=x/id2', 0, 3]]);
+    expect(records.map((r) => [r.item, r.key, r.choice])).toEqual([
+      ['toy:subject=x/id1', 2, 2],
+      ['toy:subject=x/id2', 0, 3],
+    ]);
     expect(report.skipped[0]!.reason).toBe('prediction for instance id3: not in instances.json');
     expect(report.notes[0]).toMatch(/hard answers from display_predictions.json \+ instances.json/);
   });

@@ -68,7 +68,12 @@ function jointLabels(adapterSpec: Json, n: number): string[] {
  * else the option text it maps to, else an exact option text (chat models that echo the answer);
  * null when it names none (an invalid answer, counted as missing).
  */
-export function helmJointChoice(text: string, labels: readonly string[], optionTexts: readonly string[], outputMapping?: Record<string, string>): number | null {
+export function helmJointChoice(
+  text: string,
+  labels: readonly string[],
+  optionTexts: readonly string[],
+  outputMapping?: Record<string, string>,
+): number | null {
   let t = text.trim();
   if (t.startsWith('(')) t = t.slice(1);
   while (t.endsWith('.') || t.endsWith(')')) t = t.slice(0, -1);
@@ -320,7 +325,15 @@ async function* readRun(dir: string, options: ReadOptions, report: ReadReport): 
   const states: Json[] | undefined = Array.isArray(state?.doc?.request_states) ? state.doc.request_states : undefined;
   const model = options.model ?? String(adapterSpec.model ?? adapterSpec.model_deployment ?? states?.[0]?.request?.model ?? 'unknown');
   const ctx: RunContext = {
-    dir, file, runName, benchmark: helmBenchmark(runName), model, method, adapterSpec, report, options,
+    dir,
+    file,
+    runName,
+    benchmark: helmBenchmark(runName),
+    model,
+    method,
+    adapterSpec,
+    report,
+    options,
     counts: { hard: 0, soft: 0, missing: 0, multiLabel: 0, trials: 0, perturbed: new Set(), noTop: 0 },
   };
   const redacted = states?.every((rs) => instanceOptions(rs?.instance) === `instance ${rs?.instance?.id}: references are redacted`);
@@ -336,7 +349,9 @@ async function* readRun(dir: string, options: ReadOptions, report: ReadReport): 
       return;
     }
     ctx.file = preds!.path;
-    report.notes.push(`helm ${runName}: ${state === undefined ? 'no scenario_state.json' : 'scenario_state.json unusable'}; hard answers from display_predictions.json + instances.json`);
+    report.notes.push(
+      `helm ${runName}: ${state === undefined ? 'no scenario_state.json' : 'scenario_state.json unusable'}; hard answers from display_predictions.json + instances.json`,
+    );
     source = displayRecords(ctx, preds!.doc, insts!.doc);
   }
   for (const rec of source) {
@@ -344,9 +359,12 @@ async function* readRun(dir: string, options: ReadOptions, report: ReadReport): 
     yield rec;
   }
   const c = ctx.counts;
-  const parts = [`helm ${runName}: method ${method}, model ${model}, ${c.hard + c.soft + c.missing} records (${c.hard} hard, ${c.soft} soft, ${c.missing} missing answers)`];
+  const parts = [
+    `helm ${runName}: method ${method}, model ${model}, ${c.hard + c.soft + c.missing} records (${c.hard} hard, ${c.soft} soft, ${c.missing} missing answers)`,
+  ];
   if (JOINT.has(method) && c.soft === 0 && c.noTop > 0) parts.push('no top_logprobs (HELM >= 0.5): hard answers from output_mapping');
-  if (SEPARATE.has(method)) parts.push(`soft = softmax of per-option continuation logprobs (${options.score ?? 'raw'}${method.endsWith('calibrated') ? ', minus calibration' : ''})`);
+  if (SEPARATE.has(method))
+    parts.push(`soft = softmax of per-option continuation logprobs (${options.score ?? 'raw'}${method.endsWith('calibrated') ? ', minus calibration' : ''})`);
   if (c.trials > 0) parts.push(`${c.trials} responses from train trials > 0 kept as replicate records of the same model and item`);
   if (c.perturbed.size > 0) parts.push(`perturbed instances kept as separate items <benchmark>/<id>/<perturbation> (${[...c.perturbed].sort().join(', ')})`);
   if (c.multiLabel > 0) parts.push(`${c.multiLabel} multi-label instances keyed to their first correct reference`);

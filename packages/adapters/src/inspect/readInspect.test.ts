@@ -74,8 +74,12 @@ function zipBytes(entries: { name: string; data: string | Buffer; method: 0 | 8 
 describe('readInspect on the real fixtures (golden)', () => {
   it('finds the six fixture logs', () => {
     expect(files.map((f) => f.slice(root.length + 1))).toEqual([
-      'every_eval_ever/data_arc_qwen.json', 'every_eval_ever/data_arc_sonnet.json', 'every_eval_ever/data_cvebench_empty_choices.json',
-      'every_eval_ever/data_pubmedqa_gpt4o_mini.json', 'inspect_ai-tests/mmlu-no-summary-choices.eval', 'inspect_ai-tests/mmlu-summary-choices.eval',
+      'every_eval_ever/data_arc_qwen.json',
+      'every_eval_ever/data_arc_sonnet.json',
+      'every_eval_ever/data_cvebench_empty_choices.json',
+      'every_eval_ever/data_pubmedqa_gpt4o_mini.json',
+      'inspect_ai-tests/mmlu-no-summary-choices.eval',
+      'inspect_ai-tests/mmlu-summary-choices.eval',
     ]);
   });
   for (const file of files) {
@@ -90,9 +94,14 @@ describe('readInspect on the real fixtures (golden)', () => {
     const { records } = await collect(join(root, 'every_eval_ever'));
     const arc = records.filter((r) => r.benchmark === 'arc_easy');
     expect(arc.map((r) => `${r.model} ${r.item} ${r.choice}`)).toEqual([
-      'ollama/qwen2.5:0.5b arc_easy/1 0', 'ollama/qwen2.5:0.5b arc_easy/2 3', 'ollama/qwen2.5:0.5b arc_easy/3 0',
-      'anthropic/claude-sonnet-4-0 arc_easy/1 0', 'anthropic/claude-sonnet-4-0 arc_easy/2 1', 'anthropic/claude-sonnet-4-0 arc_easy/3 3',
-      'anthropic/claude-sonnet-4-0 arc_easy/4 3', 'anthropic/claude-sonnet-4-0 arc_easy/5 1',
+      'ollama/qwen2.5:0.5b arc_easy/1 0',
+      'ollama/qwen2.5:0.5b arc_easy/2 3',
+      'ollama/qwen2.5:0.5b arc_easy/3 0',
+      'anthropic/claude-sonnet-4-0 arc_easy/1 0',
+      'anthropic/claude-sonnet-4-0 arc_easy/2 1',
+      'anthropic/claude-sonnet-4-0 arc_easy/3 3',
+      'anthropic/claude-sonnet-4-0 arc_easy/4 3',
+      'anthropic/claude-sonnet-4-0 arc_easy/5 1',
     ]);
     const { bank } = bankFromRecords(arc);
     expect(bank.models).toHaveLength(2);
@@ -118,7 +127,9 @@ describe('readInspect on the real fixtures (golden)', () => {
     const a = await collect(join(root, 'inspect_ai-tests', 'mmlu-summary-choices.eval'));
     const b = await collect(join(root, 'inspect_ai-tests', 'mmlu-no-summary-choices.eval'));
     const { prompt: p, continuations, source, ...rest } = a.records[0]!;
-    expect([rest]).toEqual([{ model: 'openai/gpt-4o', item: 'mmlu_0_shot/1', benchmark: 'mmlu_0_shot', key: 0, options: ['6.0 e', '6.8 eV', '12.2 eV', '13.6 eV'], choice: 2 }]);
+    expect([rest]).toEqual([
+      { model: 'openai/gpt-4o', item: 'mmlu_0_shot/1', benchmark: 'mmlu_0_shot', key: 0, options: ['6.0 e', '6.8 eV', '12.2 eV', '13.6 eV'], choice: 2 },
+    ]);
     // The prompt is the user message the model saw; each option is answered by its letter.
     expect(p).toMatch(/^Answer the following multiple choice question\..*\n\nA\) 6\.0 e\nB\) 6\.8 eV\nC\) 12\.2 eV\nD\) 13\.6 eV$/s);
     expect(continuations).toEqual(['A', 'B', 'C', 'D']);
@@ -144,8 +155,12 @@ describe('openZip', () => {
     const zip = await openZip(join(root, 'inspect_ai-tests', 'mmlu-summary-choices.eval'));
     try {
       expect(zip.entries.map((e) => [e.name, e.method])).toEqual([
-        ['_journal/start.json', 8], ['samples/1_epoch_1.json', 8], ['_journal/summaries/1.json', 8],
-        ['summaries.json', 8], ['reductions.json', 8], ['header.json', 8],
+        ['_journal/start.json', 8],
+        ['samples/1_epoch_1.json', 8],
+        ['_journal/summaries/1.json', 8],
+        ['summaries.json', 8],
+        ['reductions.json', 8],
+        ['header.json', 8],
       ]);
       const header = JSON.parse((await zip.read(zip.entries.find((e) => e.name === 'header.json')!)).toString('utf8'));
       expect(header.eval.model).toBe('openai/gpt-4o');
@@ -156,7 +171,10 @@ describe('openZip', () => {
 
   it('reads stored and deflated entries, and detects corruption', async () => {
     const path = join(tmp.dir, 'mixed.zip');
-    const bytes = zipBytes([{ name: 'a.txt', data: 'stored text', method: 0 }, { name: 'b.txt', data: 'deflated '.repeat(50), method: 8 }]);
+    const bytes = zipBytes([
+      { name: 'a.txt', data: 'stored text', method: 0 },
+      { name: 'b.txt', data: 'deflated '.repeat(50), method: 8 },
+    ]);
     writeFileSync(path, bytes);
     const zip = await openZip(path);
     expect((await zip.read(zip.entries[0]!)).toString()).toBe('stored text');
@@ -181,7 +199,11 @@ const prompt = (q: string, shown: string[]) =>
 
 function sample(id: number | string, epoch: number, choices: string[] | null, target: string, extra: Record<string, unknown> = {}) {
   return {
-    id, epoch, input: `question ${id}`, choices, target,
+    id,
+    epoch,
+    input: `question ${id}`,
+    choices,
+    target,
     messages: choices ? [{ role: 'user', content: prompt(`question ${id}`, choices) }] : [],
     output: { model: 'gpt-4o-2024-08-06', choices: [{ message: { role: 'assistant', content: 'ANSWER: A' }, stop_reason: 'stop' }], completion: 'ANSWER: A' },
     scores: { choice: { value: 'C', answer: 'A', explanation: 'ANSWER: A' } },
@@ -203,19 +225,34 @@ function syntheticLog() {
       sample(1, 1, cities, 'A', {
         output: {
           model: 'gpt-4o',
-          choices: [{
-            message: { role: 'assistant', content: 'ANSWER: A' },
-            logprobs: { content: [
-              { token: 'ANSWER', logprob: 0, top_logprobs: [] },
-              { token: ':', logprob: 0, top_logprobs: [] },
-              { token: ' B', logprob: ln(0.5), top_logprobs: [{ token: ' B', logprob: ln(0.5) }, { token: 'B', logprob: ln(0.1) }, { token: ' A', logprob: ln(0.3) }, { token: ' The', logprob: ln(0.05) }] },
-            ] },
-          }],
+          choices: [
+            {
+              message: { role: 'assistant', content: 'ANSWER: A' },
+              logprobs: {
+                content: [
+                  { token: 'ANSWER', logprob: 0, top_logprobs: [] },
+                  { token: ':', logprob: 0, top_logprobs: [] },
+                  {
+                    token: ' B',
+                    logprob: ln(0.5),
+                    top_logprobs: [
+                      { token: ' B', logprob: ln(0.5) },
+                      { token: 'B', logprob: ln(0.1) },
+                      { token: ' A', logprob: ln(0.3) },
+                      { token: ' The', logprob: ln(0.05) },
+                    ],
+                  },
+                ],
+              },
+            },
+          ],
           completion: 'ANSWER: A',
         },
         scores: { choice: { value: 'C', answer: 'A', explanation: `${SHUFFLED}A) London\nB) Paris\nC) Berlin\nShuffled answer:\nANSWER: B` } },
       }),
-      sample(1, 2, cities, 'A', { scores: { choice: { value: 'I', answer: 'C', explanation: `${SHUFFLED}A) Berlin\nB) London\nC) Paris\nShuffled answer:\nANSWER: C` } } }),
+      sample(1, 2, cities, 'A', {
+        scores: { choice: { value: 'I', answer: 'C', explanation: `${SHUFFLED}A) Berlin\nB) London\nC) Paris\nShuffled answer:\nANSWER: C` } },
+      }),
       sample('abc', 1, ['x', 'y'], 'B', { error: { message: 'rate limited' } }),
       sample(3, 1, ['x', 'y'], 'B', { scores: { choice: { value: 'I', answer: '', explanation: 'I am not sure' } } }),
       sample(4, 1, ['x', 'y', 'z'], 'AC', { scores: { choice: { value: 'I', answer: 'A, C', explanation: 'ANSWER: A, C' } } }),
@@ -229,7 +266,16 @@ function syntheticLog() {
 describe('readInspect on synthetic logs', () => {
   const expected: ResponseRecord[] = [
     // content [Paris, Berlin, London] shown at [1, 2, 0]; shown probs A .3, B .6, C 0 over 0.9
-    { model: 'openai/gpt-4o', item: 'toy/1', benchmark: 'toy', key: 0, options: ['Paris', 'Berlin', 'London'], position: [1, 2, 0], probs: [0.6 / 0.9, 0, 0.3 / 0.9], leakage: 0.1 },
+    {
+      model: 'openai/gpt-4o',
+      item: 'toy/1',
+      benchmark: 'toy',
+      key: 0,
+      options: ['Paris', 'Berlin', 'London'],
+      position: [1, 2, 0],
+      probs: [0.6 / 0.9, 0, 0.3 / 0.9],
+      leakage: 0.1,
+    },
     { model: 'openai/gpt-4o', item: 'toy/1', benchmark: 'toy', key: 0, options: ['Paris', 'Berlin', 'London'], position: [2, 0, 1], choice: 2 },
     { model: 'openai/gpt-4o', item: 'toy/abc', benchmark: 'toy', key: 1, options: ['x', 'y'], choice: null },
     { model: 'openai/gpt-4o', item: 'toy/3', benchmark: 'toy', key: 1, options: ['x', 'y'], choice: null },
@@ -257,7 +303,9 @@ describe('readInspect on synthetic logs', () => {
       { file, reason: 'sample 6 epoch 1: target is not an option letter: "Z"' },
     ]);
     expect(report.notes).toHaveLength(1);
-    expect(report.notes[0]).toMatch(/6 records \(2 hard, 1 soft, 3 missing answers\), answers from scorer choice; 2 samples shown in shuffled order \(position recovered by option text\); 1 responses from epochs > 1 kept as replicate records of the same model and item; 1 multiple-correct targets keyed to their first letter$/);
+    expect(report.notes[0]).toMatch(
+      /6 records \(2 hard, 1 soft, 3 missing answers\), answers from scorer choice; 2 samples shown in shuffled order \(position recovered by option text\); 1 responses from epochs > 1 kept as replicate records of the same model and item; 1 multiple-correct targets keyed to their first letter$/,
+    );
   }
 
   it('legacy JSON: soft from logprobs (un-shuffled), hard from the choice scorer, missing for errors and empty answers', async () => {
@@ -279,7 +327,10 @@ describe('readInspect on synthetic logs', () => {
     const a = await collect(file);
     check(a.records, a.report, file);
     const journal = join(tmp.dir, 'toy-running.eval');
-    writeFileSync(journal, zipBytes([{ name: '_journal/start.json', data: JSON.stringify({ version: 2, eval: header.eval, plan: header.plan }), method: 8 }, ...members]));
+    writeFileSync(
+      journal,
+      zipBytes([{ name: '_journal/start.json', data: JSON.stringify({ version: 2, eval: header.eval, plan: header.plan }), method: 8 }, ...members]),
+    );
     const b = await collect(journal);
     expect(b.records).toEqual(a.records);
     expect(b.report.notes[0]).toMatch(/status unknown/);

@@ -22,7 +22,17 @@ interface LogContext {
   model: string;
   benchmark: string;
   report: ReadReport;
-  counts: { hard: number; soft: number; missing: number; shuffled: number; multiTarget: number; epochs: number; noChoices: number; samples: number; noTop: number };
+  counts: {
+    hard: number;
+    soft: number;
+    missing: number;
+    shuffled: number;
+    multiTarget: number;
+    epochs: number;
+    noChoices: number;
+    samples: number;
+    noTop: number;
+  };
 }
 
 /** Letter(s) of an answer or target (`"A"`, `"A, C"`, `"AC"`, `["A","C"]`) as displayed indices. */
@@ -89,7 +99,10 @@ function answerTopLogprobs(output: Json, n: number): TopLogprob[] | null {
   for (let i = 0; i < content.length; i++) {
     const end = starts[i]! + String(content[i]?.token ?? '').length;
     if (end <= from) continue;
-    const tok = String(content[i]?.token ?? '').trim().replace(/^\(/, '').replace(/[).:]$/, '');
+    const tok = String(content[i]?.token ?? '')
+      .trim()
+      .replace(/^\(/, '')
+      .replace(/[).:]$/, '');
     if (!letters.has(tok)) continue;
     const top = content[i]?.top_logprobs;
     return Array.isArray(top) && top.length > 0 ? top : [{ token: content[i].token, logprob: content[i].logprob }];
@@ -104,7 +117,14 @@ function answerTopLogprobs(output: Json, n: number): TopLogprob[] | null {
  */
 function sampleContent(rec: ResponseRecord, sample: Json, ctx: LogContext, pos: number[] | null): void {
   const user = Array.isArray(sample?.messages) ? sample.messages.find((m: Json) => m?.role === 'user') : undefined;
-  const prompt = user !== undefined ? contentText(user.content) : typeof sample?.input === 'string' ? sample.input : Array.isArray(sample?.input) ? contentText(sample.input.find((m: Json) => m?.role === 'user')?.content) : '';
+  const prompt =
+    user !== undefined
+      ? contentText(user.content)
+      : typeof sample?.input === 'string'
+        ? sample.input
+        : Array.isArray(sample?.input)
+          ? contentText(sample.input.find((m: Json) => m?.role === 'user')?.content)
+          : '';
   if (prompt !== '') {
     rec.prompt = prompt;
     rec.continuations = rec.options!.map((_, k) => displayLetter(pos === null ? k : pos[k]!));
@@ -181,7 +201,8 @@ function logContext(file: string, header: Json, options: ReadOptions, report: Re
   if (ev === undefined || typeof ev !== 'object') throw new LlmNrmError('FORMAT', 'no "eval" header: not an Inspect log', { file });
   const task = String(ev.task_registry_name ?? ev.task ?? 'unknown');
   return {
-    file, report,
+    file,
+    report,
     model: options.model ?? String(ev.model ?? 'unknown'),
     // `inspect_evals/arc_easy` -> `arc_easy`, so item ids read `<task>/<sample id>`.
     benchmark: task.split('/').pop()!,
@@ -222,7 +243,9 @@ async function* samplesToRecords(samples: AsyncIterable<Json> | Iterable<Json>, 
   }
   const records = c.hard + c.soft + c.missing;
   if (records === 0) return;
-  const parts = [`inspect ${basename(ctx.file)}: task ${ctx.benchmark}, model ${ctx.model}, status ${header?.status ?? 'unknown'}, ${records} records (${c.hard} hard, ${c.soft} soft, ${c.missing} missing answers), answers from scorer ${scorer ?? '(none: parsed from the completion)'}`];
+  const parts = [
+    `inspect ${basename(ctx.file)}: task ${ctx.benchmark}, model ${ctx.model}, status ${header?.status ?? 'unknown'}, ${records} records (${c.hard} hard, ${c.soft} soft, ${c.missing} missing answers), answers from scorer ${scorer ?? '(none: parsed from the completion)'}`,
+  ];
   if (c.soft === 0 && c.noTop > 0) parts.push('no logprobs in the output: hard answers');
   if (c.shuffled > 0) parts.push(`${c.shuffled} samples shown in shuffled order (position recovered by option text)`);
   if (c.epochs > 0) parts.push(`${c.epochs} responses from epochs > 1 kept as replicate records of the same model and item`);

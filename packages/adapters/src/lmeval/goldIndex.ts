@@ -69,14 +69,7 @@ function inRange(g: { key: number; multi?: boolean } | null, k: number): Gold | 
  * The keyed option of one multiple-choice sample. `scored` are the continuations lm-eval scored
  * (delimiter stripped), `display` the option texts shown in the tidy record.
  */
-export function goldIndex(
-  doc: unknown,
-  target: unknown,
-  k: number,
-  scored: readonly string[],
-  display: readonly string[],
-  multipleInput: boolean,
-): Gold {
+export function goldIndex(doc: unknown, target: unknown, k: number, scored: readonly string[], display: readonly string[], multipleInput: boolean): Gold {
   const d: Doc = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Doc) : {};
   const lists = [scored, display];
   // truthfulqa: mc1 is always keyed 0; mc2's true set is the labels == 1 (target 0 misleads).

@@ -26,19 +26,37 @@ const FILES: [string, string][] = [
   [`${LM}/lm-eval-pr1567-slurmevals/SlurmEvals/llama/winograndeLogs.json`, 'writeout-winogrande-llama'],
   [`${LM}/lm-eval-pr1567-slurmevals/SlurmEvals/llama13/winogrande_write_out_info.json`, 'writeout-winogrande-llama13'],
   [`${LM}/lm-eval-pr1567-slurmevals/SlurmEvals/mistral/winogrande_write_out_info.json`, 'writeout-winogrande-mistral'],
-  [`${LM}/lm-eval-fork-bias-classification/bias_classification/results/meta-llama__Meta-Llama-3-8B/samples_bias_classification_2024-06-17T15-44-37.867068.json`, 'jsonl-in-json-bias-classification'],
-  [`${LM}/lm-eval-fork-bias-classification/stereotype_classification/results/meta-llama__Meta-Llama-3-8B/samples_stereotype_classification_2024-06-17T16-12-47.023639.json`, 'jsonl-in-json-stereotype-classification'],
-  [`${LM}/lm-eval-fork-steer-results/lm_evals/Llama-2-7b-hf/result-steer.jsonl/__data__public_models__huggingface__meta-llama__Llama-2-7b-hf/results_2024-06-03T01-54-41.753933.json`, 'results-only-steer-llama'],
-  [`${LM}/lm-eval-fork-steer-results/lm_evals/Mistral-7B-Instruct-v0.2/result_chat-steer.jsonl/__data__public_models__huggingface__mistralai__Mistral-7B-Instruct-v0.2/results_2024-06-03T03-51-50.033525.json`, 'results-only-steer-mistral'],
+  [
+    `${LM}/lm-eval-fork-bias-classification/bias_classification/results/meta-llama__Meta-Llama-3-8B/samples_bias_classification_2024-06-17T15-44-37.867068.json`,
+    'jsonl-in-json-bias-classification',
+  ],
+  [
+    `${LM}/lm-eval-fork-bias-classification/stereotype_classification/results/meta-llama__Meta-Llama-3-8B/samples_stereotype_classification_2024-06-17T16-12-47.023639.json`,
+    'jsonl-in-json-stereotype-classification',
+  ],
+  [
+    `${LM}/lm-eval-fork-steer-results/lm_evals/Llama-2-7b-hf/result-steer.jsonl/__data__public_models__huggingface__meta-llama__Llama-2-7b-hf/results_2024-06-03T01-54-41.753933.json`,
+    'results-only-steer-llama',
+  ],
+  [
+    `${LM}/lm-eval-fork-steer-results/lm_evals/Mistral-7B-Instruct-v0.2/result_chat-steer.jsonl/__data__public_models__huggingface__mistralai__Mistral-7B-Instruct-v0.2/results_2024-06-03T03-51-50.033525.json`,
+    'results-only-steer-mistral',
+  ],
   [`${KT}/output/upstage__SOLAR-10.7B-Instruct-v1.0/samples_winogrande_2024-12-23T14-36-36.300029.jsonl`, 'gen-winogrande-solar'],
   [`${KT}/output/LGAI-EXAONE__EXAONE-3.0-7.8B-Instruct/samples_winogrande_2024-12-23T14-45-44.695233.jsonl`, 'gen-winogrande-exaone'],
   [`${KT}/output/gpt-4o/samples_winogrande_2024-12-23T14-29-31.806745.jsonl`, 'gen-winogrande-gpt-4o'],
-  [`${KT}/output/__vfroot__n22-model__f6e12a6705dc47f5af9f2b6bce90e0d4__93__40__e3564e474cf19dfb7e2fc364fe61__llama3.1-pro16-0827-Inst-nc-chat_241016/samples_winogrande_2024-12-23T14-25-02.822078.jsonl`, 'gen-winogrande-llama3.1-pro16'],
+  [
+    `${KT}/output/__vfroot__n22-model__f6e12a6705dc47f5af9f2b6bce90e0d4__93__40__e3564e474cf19dfb7e2fc364fe61__llama3.1-pro16-0827-Inst-nc-chat_241016/samples_winogrande_2024-12-23T14-25-02.822078.jsonl`,
+    'gen-winogrande-llama3.1-pro16',
+  ],
   [`${KT}/output/meta-llama__Llama-3.1-8B-Instruct/samples_ko_winogrande_2024-11-19T15-07-36.131394.jsonl`, 'gen-ko-winogrande-llama3.1-8b'],
   [`${KT}/output/upstage__SOLAR-10.7B-Instruct-v1.0/samples_ko_winogrande_2024-11-19T16-01-11.737538.jsonl`, 'gen-ko-winogrande-solar'],
   [`${KT}/deprecated/samples_kobest_boolq_2024-11-28T15-32-08.366450.jsonl`, 'broken-kobest-boolq'],
   [`${KT}/deprecated/samples_bbh_cot_fewshot_boolean_expressions_2024-11-21T14-07-13.845760.jsonl`, 'broken-bbh-boolean-expressions'],
-  ['response-matrices/metabench-lm-eval-samples/harness-results/EleutherAI__pythia-14m/samples_metabench_mmlu_secondary_2024-11-26T10-50-23.349203.jsonl', 'metabench-mmlu-pythia-14m'],
+  [
+    'response-matrices/metabench-lm-eval-samples/harness-results/EleutherAI__pythia-14m/samples_metabench_mmlu_secondary_2024-11-26T10-50-23.349203.jsonl',
+    'metabench-mmlu-pythia-14m',
+  ],
 ];
 
 const HEAD = 50;
@@ -129,7 +147,12 @@ describe('readLmEvalHarness golden files', () => {
         const gzFile = join(tmp.dir, `${rel}.gz`);
         mkdirSync(dirname(gzFile), { recursive: true });
         writeFileSync(gzFile, gzipSync(readFileSync(file)));
-        for (const sib of ['results_2024-12-23T14-36-36.300029.json', 'results_2024-12-23T14-45-44.695233.json', 'results_2024-12-23T14-29-31.806745.json', 'results_2024-12-23T14-25-02.822078.json']) {
+        for (const sib of [
+          'results_2024-12-23T14-36-36.300029.json',
+          'results_2024-12-23T14-45-44.695233.json',
+          'results_2024-12-23T14-29-31.806745.json',
+          'results_2024-12-23T14-25-02.822078.json',
+        ]) {
           const src = join(dirname(file), sib);
           if (existsSync(src)) writeFileSync(join(dirname(gzFile), `${sib}.gz`), gzipSync(readFileSync(src)));
         }

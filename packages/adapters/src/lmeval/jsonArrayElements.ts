@@ -1,9 +1,7 @@
 import { describeValue } from '@llm-nrm/core';
 
 /** One top-level element of a streamed JSON array, or a problem found while scanning. */
-export type ArrayPiece =
-  | { text: string; line: number; endLine: number }
-  | { error: string; line: number };
+export type ArrayPiece = { text: string; line: number; endLine: number } | { error: string; line: number };
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -92,5 +90,5 @@ export async function* jsonArrayElements(chunks: AsyncIterable<string>): AsyncGe
     if (phase === 2) pieces.push(segStart === 0 ? chunk : chunk.slice(segStart));
   }
   if (phase === 2) yield { error: `JSON array cut off: element starting at line ${startLine} is not closed (truncated file?)`, line: startLine };
-  else if (phase < 3) yield { error: 'JSON array cut off: no closing \']\' (truncated file?)', line };
+  else if (phase < 3) yield { error: "JSON array cut off: no closing ']' (truncated file?)", line };
 }

@@ -168,7 +168,10 @@ export async function lmEvalFileMeta(
   } else {
     const s = stem(name);
     // v0.4.0-0.4.2: `<model_args with / and = as __>_<task>.jsonl`; the task list of results.json settles where the task starts.
-    const known = results.flatMap((r) => r.tasks).filter((t) => s === t || s.endsWith(`_${t}`)).sort((a, b) => b.length - a.length)[0];
+    const known = results
+      .flatMap((r) => r.tasks)
+      .filter((t) => s === t || s.endsWith(`_${t}`))
+      .sort((a, b) => b.length - a.length)[0];
     if (known !== undefined) {
       task = known;
       taskSource = 'results.json tasks';
@@ -199,7 +202,12 @@ export async function lmEvalFileMeta(
     modelSource = withModel[0]!.date !== undefined && date !== undefined ? `${withModel[0]!.modelSource} (same folder, other run)` : withModel[0]!.modelSource!;
   }
   if (model === undefined && argsPrefix !== undefined) {
-    const m = modelFromArgs(argsPrefix.split(',').map((p) => p.replace('__', '=')).join(','));
+    const m = modelFromArgs(
+      argsPrefix
+        .split(',')
+        .map((p) => p.replace('__', '='))
+        .join(','),
+    );
     if (m !== undefined) {
       model = m.replace(/__/g, '/');
       modelSource = 'file name model_args';

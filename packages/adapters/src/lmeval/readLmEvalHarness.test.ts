@@ -57,11 +57,21 @@ describe('readLmEvalHarness', () => {
     );
     const report = newReport();
     const rs = await read(f, { report });
-    expect(rs[0]).toEqual({ model: 'EleutherAI/pythia-160m', item: 'hellaswag/0', benchmark: 'hellaswag', key: 2, options: ['x', 'y', 'z'], logprobs: [-1.5, -Infinity, -0.5],
-      prompt: 'ctx', continuations: [' x', ' y', ' z'], source: { harness: 'lm-eval', task: 'hellaswag', docId: '0' },
+    expect(rs[0]).toEqual({
+      model: 'EleutherAI/pythia-160m',
+      item: 'hellaswag/0',
+      benchmark: 'hellaswag',
+      key: 2,
+      options: ['x', 'y', 'z'],
+      logprobs: [-1.5, -Infinity, -0.5],
+      prompt: 'ctx',
+      continuations: [' x', ' y', ' z'],
+      source: { harness: 'lm-eval', task: 'hellaswag', docId: '0' },
     });
     expect(rs[1]).toMatchObject({ item: 'hellaswag/1', key: 0, choice: null, nOptions: 3 });
-    expect(report.notes[0]).toMatch(/JSON array \(v0\.4\.0-0\.4\.2\).*task 'hellaswag' \(results\.json tasks\); model 'EleutherAI\/pythia-160m' \(results\.json config\.model_args\).*2 NaN option scores.*1 samples with no finite/);
+    expect(report.notes[0]).toMatch(
+      /JSON array \(v0\.4\.0-0\.4\.2\).*task 'hellaswag' \(results\.json tasks\); model 'EleutherAI\/pythia-160m' \(results\.json config\.model_args\).*2 NaN option scores.*1 samples with no finite/,
+    );
   });
 
   it("scores per character ('chars', acc_norm) and per UTF-8 byte ('bytes')", async () => {
@@ -77,8 +87,19 @@ describe('readLmEvalHarness', () => {
 
   it('keeps one filter per document (option or first seen) and says which', async () => {
     const gen = (id: number, filter: string, ans: string) =>
-      JSON.stringify({ doc_id: id, doc: { choices: ['p', 'q'], answer: 1 }, target: '1', arguments: { gen_args_0: { arg_0: 'c', arg_1: { until: ['\n'] } } }, resps: [['x']], filtered_resps: [ans], filter });
-    const f = put('filters/m/samples_gsm_2024-01-01T00-00-00.000001.jsonl', [gen(0, 'strict-match', 'B'), gen(0, 'flexible-extract', 'A'), gen(1, 'strict-match', '[invalid]'), gen(1, 'flexible-extract', 'q')].join('\n'));
+      JSON.stringify({
+        doc_id: id,
+        doc: { choices: ['p', 'q'], answer: 1 },
+        target: '1',
+        arguments: { gen_args_0: { arg_0: 'c', arg_1: { until: ['\n'] } } },
+        resps: [['x']],
+        filtered_resps: [ans],
+        filter,
+      });
+    const f = put(
+      'filters/m/samples_gsm_2024-01-01T00-00-00.000001.jsonl',
+      [gen(0, 'strict-match', 'B'), gen(0, 'flexible-extract', 'A'), gen(1, 'strict-match', '[invalid]'), gen(1, 'flexible-extract', 'q')].join('\n'),
+    );
     const report = newReport();
     const first = await read(f, { report });
     expect(first.map((r) => r.choice)).toEqual([1, null]);
@@ -93,15 +114,34 @@ describe('readLmEvalHarness', () => {
   it('recovers gold from doc: truthfulqa_mc2 labels, winogrande multiple_input, letter and "(B)" targets', async () => {
     const mc2 = mcLine(0, [-1, -2, -3], 0, { doc: { mc2_targets: { choices: ['a', 'b', 'c'], labels: [0, 1, 1] } } }, ['a', 'b', 'c']);
     const wino = JSON.stringify({
-      doc_id: 1, doc: { sentence: 'x _ y', option1: 'Ann', option2: 'Bo', answer: '2' }, target: 'y',
+      doc_id: 1,
+      doc: { sentence: 'x _ y', option1: 'Ann', option2: 'Bo', answer: '2' },
+      target: 'y',
       arguments: { gen_args_0: { arg_0: 'shot\n\nx Ann', arg_1: ' y' }, gen_args_1: { arg_0: 'shot\n\nx Bo', arg_1: ' y' } },
-      resps: [[['-3', 'False']], [['-2', 'False']]], filtered_resps: [['-3', 'False'], ['-2', 'False']],
+      resps: [[['-3', 'False']], [['-2', 'False']]],
+      filtered_resps: [
+        ['-3', 'False'],
+        ['-2', 'False'],
+      ],
     });
     const gpqa = mcLine(2, [-1, -2, -3, -4], '(C)', {}, ['(A)', '(B)', '(C)', '(D)']);
     const mutual = JSON.stringify({
-      doc_id: 3, doc: {}, target: 1,
-      arguments: { gen_args_0: { arg_0: 'c', arg_1: ' a' }, gen_args_1: { arg_0: 'c', arg_1: ' b' }, gen_args_2: { arg_0: '', arg_1: ' a' }, gen_args_3: { arg_0: '', arg_1: ' b' } },
-      resps: [], filtered_resps: [['-1', 'False'], ['-2', 'False'], ['-9', 'False'], ['-9', 'False']],
+      doc_id: 3,
+      doc: {},
+      target: 1,
+      arguments: {
+        gen_args_0: { arg_0: 'c', arg_1: ' a' },
+        gen_args_1: { arg_0: 'c', arg_1: ' b' },
+        gen_args_2: { arg_0: '', arg_1: ' a' },
+        gen_args_3: { arg_0: '', arg_1: ' b' },
+      },
+      resps: [],
+      filtered_resps: [
+        ['-1', 'False'],
+        ['-2', 'False'],
+        ['-9', 'False'],
+        ['-9', 'False'],
+      ],
     });
     const bad = mcLine(4, [-1, -2], -100, {}, ['a', 'b']);
     const f = put('gold/m/samples_mix_2024-01-01T00-00-00.000001.jsonl', [mc2, wino, gpqa, mutual, bad].join('\n') + '\n');

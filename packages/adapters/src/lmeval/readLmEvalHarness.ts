@@ -206,10 +206,17 @@ export async function* readLmEvalStream(
   if (yielded > 0) {
     for (const [item, o] of onlyOther) {
       if (keptItems.has(item)) continue;
-      report.skipped.push({ file, line: o.line, reason: `${item}: only under filter '${o.filter}', not the kept '${picked}' (--filter picks another)`, kind: 'not-applicable' });
+      report.skipped.push({
+        file,
+        line: o.line,
+        reason: `${item}: only under filter '${o.filter}', not the kept '${picked}' (--filter picks another)`,
+        kind: 'not-applicable',
+      });
     }
   }
-  const parts = [`${file}: ${layout || 'no samples'}; task '${meta.task}' (${meta.taskSource}); model '${meta.model}' (${meta.modelSource}); ${yielded} records, ${skipped} skipped`];
+  const parts = [
+    `${file}: ${layout || 'no samples'}; task '${meta.task}' (${meta.taskSource}); model '${meta.model}' (${meta.modelSource}); ${yielded} records, ${skipped} skipped`,
+  ];
   if (options.score !== undefined && options.score !== 'raw') parts.push(`scores per ${options.score === 'chars' ? 'character' : 'UTF-8 byte'}`);
   if (otherFilters.size > 0) {
     const others = [...otherFilters].map(([f, n]) => `'${f}' (${n})`).join(', ');
@@ -298,8 +305,13 @@ export async function* readLmEvalHarness(path: string, options: LmEvalReadOption
       const older = dated.filter((x) => x.date !== latest.date).map((x) => x.f);
       for (const f of older) left.add(f);
       const [model, task] = key.split('\u0000');
-      report.notes.push(`model '${model}' task '${task}': ${dated.length} timestamped runs; kept the latest, ${latest.f} (--replicates keep reads all), left out ${older.join(', ')}`);
-      seen.set(key, files.filter((f) => !left.has(f)));
+      report.notes.push(
+        `model '${model}' task '${task}': ${dated.length} timestamped runs; kept the latest, ${latest.f} (--replicates keep reads all), left out ${older.join(', ')}`,
+      );
+      seen.set(
+        key,
+        files.filter((f) => !left.has(f)),
+      );
     }
   }
   for (const [file, meta] of metas) {

@@ -215,7 +215,10 @@ function generatedOptions(doc: Obj, config: LmEvalTaskConfig | undefined): { opt
 
 /** Index of a generated answer among labels, then option texts; -1 when it matches none. */
 function answerIndex(answer: string, labels: readonly string[], options: readonly string[]): number {
-  let a = answer.trim().replace(/[.。]+$/, '').trim();
+  let a = answer
+    .trim()
+    .replace(/[.。]+$/, '')
+    .trim();
   const paren = /^\((.+)\)$/.exec(a);
   if (paren) a = paren[1]!.trim();
   let i = labels.indexOf(a);
@@ -251,7 +254,15 @@ function generatedRecord(raw: Obj, id: string, ctx: SampleContext, filter: strin
     if (i < 0) ctx.counts.unmatchedAnswers++;
     choice = i < 0 ? null : i;
   }
-  const record: ResponseRecord = { model: ctx.model, item: sampleItemId(raw, ctx.task, id), benchmark: ctx.task, key, options: opts.options, choice, nOptions: k };
+  const record: ResponseRecord = {
+    model: ctx.model,
+    item: sampleItemId(raw, ctx.task, id),
+    benchmark: ctx.task,
+    key,
+    options: opts.options,
+    choice,
+    nOptions: k,
+  };
   // A generated answer scored no continuation: the prompt is exact, `continuations` stay unset.
   const args = requestArgs(raw.arguments);
   const prompt = args?.[0]?.[0];

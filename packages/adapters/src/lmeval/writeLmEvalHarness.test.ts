@@ -58,7 +58,10 @@ describe('writeLmEvalHarness', () => {
     const res = await writeLmEvalHarness(recs, out, { date: '2025-01-01T00-00-00.000001' });
     expect(res.notes[0]).toMatch(/1 records had a display order/);
     const back = await read(out);
-    expect(back.map((r) => [r.item, r.options, r.key])).toEqual([['q/0', ['red', 'blue', 'green'], 1], ['q/5', ['x', 'y'], 0]]);
+    expect(back.map((r) => [r.item, r.options, r.key])).toEqual([
+      ['q/0', ['red', 'blue', 'green'], 1],
+      ['q/5', ['x', 'y'], 0],
+    ]);
     expect(back[1]!.logprobs![0]).toBe(-Infinity);
     const results = JSON.parse(readFileSync(join(out, 'a', 'results_2025-01-01T00-00-00.000001.json'), 'utf8'));
     expect(results.model_name).toBe('a');

@@ -156,15 +156,25 @@ export async function writeLmEvalHarness(
       const lps = logProbs(r);
       const k = r.options?.length ?? lps?.length ?? r.nOptions;
       if (k === undefined || !(k >= 2)) throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k} (item ${JSON.stringify(r.item)})`);
-      if (!(Number.isInteger(r.key) && r.key >= 0 && r.key < k)) throw new LlmNrmError('INVALID_KEY', `key out of range: ${r.key} (item ${JSON.stringify(r.item)})`);
+      if (!(Number.isInteger(r.key) && r.key >= 0 && r.key < k))
+        throw new LlmNrmError('INVALID_KEY', `key out of range: ${r.key} (item ${JSON.stringify(r.item)})`);
       if (r.position !== undefined && r.position.some((p, i) => p !== i)) positions++;
       if (r.leakage !== undefined) leakage++;
       const labels = letterLabels(k);
       const texts = r.options ?? labels;
       const exact = options.tinyTask !== undefined && typeof r.prompt === 'string' && r.continuations?.length === k;
-      const doc: Record<string, unknown> = options.tinyTask !== undefined
-        ? { item_id: r.item, benchmark: r.benchmark ?? '', prompt: r.prompt ?? '', continuations: r.continuations ?? labels.map((l) => ` ${l}`), gold: r.key, options: texts, choices: texts }
-        : { item: r.item, question: `Item ${r.item}`, choices: texts, answer: r.key };
+      const doc: Record<string, unknown> =
+        options.tinyTask !== undefined
+          ? {
+              item_id: r.item,
+              benchmark: r.benchmark ?? '',
+              prompt: r.prompt ?? '',
+              continuations: r.continuations ?? labels.map((l) => ` ${l}`),
+              gold: r.key,
+              options: texts,
+              choices: texts,
+            }
+          : { item: r.item, question: `Item ${r.item}`, choices: texts, answer: r.key };
       const ctx = exact ? r.prompt! : `Item ${r.item}\n${texts.map((t, i) => `${labels[i]}. ${t}`).join('\n')}\nAnswer:`;
       const target = r.key;
       const sample: Record<string, unknown> = { doc_id: docId, doc, target };
@@ -224,16 +234,28 @@ export async function writeLmEvalHarness(
       const metric = g.soft > 0 ? 'acc' : 'exact_match';
       results[g.task] = { alias: g.task, [`${metric},none`]: acc, [`${metric}_stderr,none`]: g.n > 1 ? Math.sqrt((acc * (1 - acc)) / (g.n - 1)) : 'N/A' };
       configs[g.task] = {
-        task: g.task, output_type: g.soft > 0 ? 'multiple_choice' : 'generate_until', target_delimiter: options.tinyTask !== undefined ? '' : ' ', fewshot_delimiter: '\n\n',
-        num_fewshot: 0, doc_to_choice: '{{choices}}', doc_to_target: '{{answer}}', metadata: { version: 1.0 },
+        task: g.task,
+        output_type: g.soft > 0 ? 'multiple_choice' : 'generate_until',
+        target_delimiter: options.tinyTask !== undefined ? '' : ' ',
+        fewshot_delimiter: '\n\n',
+        num_fewshot: 0,
+        doc_to_choice: '{{choices}}',
+        doc_to_target: '{{answer}}',
+        metadata: { version: 1.0 },
       };
       nSamples[g.task] = { original: g.n, effective: g.n };
       versions[g.task] = 1.0;
     }
     const file = join(outDir, sanitizeModelName(model), `results_${stamp}.json`);
     const doc = {
-      results, configs, versions, 'n-samples': nSamples, config: { model: 'llm-nrm', model_args: `pretrained=${model}` },
-      model_name: model, model_name_sanitized: sanitizeModelName(model), date: stamp,
+      results,
+      configs,
+      versions,
+      'n-samples': nSamples,
+      config: { model: 'llm-nrm', model_args: `pretrained=${model}` },
+      model_name: model,
+      model_name_sanitized: sanitizeModelName(model),
+      date: stamp,
       llm_nrm: 'written by @llm-nrm/adapters writeLmEvalHarness from tidy response records',
     };
     await writeFileAtomic(file, JSON.stringify(doc, null, 2) + '\n');

@@ -38,7 +38,12 @@ describe('readNaepRotations', () => {
     const records = await read({ includeBaselines: true });
     expect(records.length).toBe(20 * 297 * 4);
     const oracle = records.filter((r) => r.model === 'OracleBaseline' && r.item === records[0]!.item);
-    expect(oracle.map((r) => r.position)).toEqual([[0, 1, 2, 3], [3, 0, 1, 2], [2, 3, 0, 1], [1, 2, 3, 0]]);
+    expect(oracle.map((r) => r.position)).toEqual([
+      [0, 1, 2, 3],
+      [3, 0, 1, 2],
+      [2, 3, 0, 1],
+      [1, 2, 3, 0],
+    ]);
     // The oracle's logit 1 sits on the key in content order under every rotation.
     for (const r of oracle) expect(r.logprobs!.indexOf(1)).toBe(r.key);
   });

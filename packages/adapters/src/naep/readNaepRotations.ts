@@ -74,7 +74,14 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
       }
       const o = v.value as { item_id?: unknown; options?: unknown; correct_option_index?: unknown };
       const opts = o.options;
-      if (typeof o.item_id !== 'string' || !Array.isArray(opts) || opts.length < 2 || !Number.isInteger(o.correct_option_index) || (o.correct_option_index as number) < 0 || (o.correct_option_index as number) >= opts.length) {
+      if (
+        typeof o.item_id !== 'string' ||
+        !Array.isArray(opts) ||
+        opts.length < 2 ||
+        !Number.isInteger(o.correct_option_index) ||
+        (o.correct_option_index as number) < 0 ||
+        (o.correct_option_index as number) >= opts.length
+      ) {
         report.skipped.push({ file: f, line: v.line, reason: `invalid item: ${describeValue(v.value)}` });
         continue;
       }
@@ -127,8 +134,13 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
         }
         report.records++;
         yield {
-          model: name, item: `${subject}/${o.item_id as string}`, benchmark: subject, key: item.key, options: item.options,
-          logprobs: row, position: Array.from({ length: k }, (_, i) => (((i - r) % k) + k) % k),
+          model: name,
+          item: `${subject}/${o.item_id as string}`,
+          benchmark: subject,
+          key: item.key,
+          options: item.options,
+          logprobs: row,
+          position: Array.from({ length: k }, (_, i) => (((i - r) % k) + k) % k),
           // The item file holds the question, not the rotated prompt each response was read from:
           // `prompt` is the stem alone, without continuations (publish renders a prompt from it).
           ...(item.stem !== undefined ? { prompt: item.stem } : {}),
@@ -138,5 +150,6 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
     }
     if (unknown > 0) report.notes.push(`${f}: ${unknown} response rows for items not in the items file dropped`);
   }
-  if (skippedBaselines.size > 0) report.notes.push(`baseline pseudo-models left out (--include-baselines keeps them): ${[...skippedBaselines].sort().join(', ')}`);
+  if (skippedBaselines.size > 0)
+    report.notes.push(`baseline pseudo-models left out (--include-baselines keeps them): ${[...skippedBaselines].sort().join(', ')}`);
 }

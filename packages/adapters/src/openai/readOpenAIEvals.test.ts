@@ -14,7 +14,9 @@ import { newReport, type ReadOptions, type ReadReport } from '../reader.js';
 import { readOpenAIEvals } from './readOpenAIEvals.js';
 
 const root = fixture('openai-evals', 'openai-evals-repo');
-const logs = readdirSync(root).filter((f) => /\.(log|jsonl)$/.test(f)).sort();
+const logs = readdirSync(root)
+  .filter((f) => /\.(log|jsonl)$/.test(f))
+  .sort();
 const tmp = tempDir('llm-nrm-oaievals-');
 afterAll(() => tmp.cleanup());
 
@@ -58,9 +60,21 @@ const RUN = '240101120000ABCDEFGH';
 function spec(cls: string, baseEval: string, split: string, completionFn = 'gpt-3.5-turbo') {
   return {
     spec: {
-      completion_fns: [completionFn], eval_name: `${baseEval}.${split}.v1`, base_eval: baseEval, split,
-      run_config: { completion_fns: [completionFn], eval_spec: { cls, args: {}, key: `${baseEval}.${split}.v1`, group: baseEval }, seed: 20220722, max_samples: null, command: 'oaieval', initial_settings: { visible: true } },
-      created_by: '', run_id: RUN, created_at: '2024-01-01 12:00:00.000000',
+      completion_fns: [completionFn],
+      eval_name: `${baseEval}.${split}.v1`,
+      base_eval: baseEval,
+      split,
+      run_config: {
+        completion_fns: [completionFn],
+        eval_spec: { cls, args: {}, key: `${baseEval}.${split}.v1`, group: baseEval },
+        seed: 20220722,
+        max_samples: null,
+        command: 'oaieval',
+        initial_settings: { visible: true },
+      },
+      created_by: '',
+      run_id: RUN,
+      created_at: '2024-01-01 12:00:00.000000',
     },
   };
 }
@@ -89,7 +103,13 @@ function mcqLog(): (object | string)[] {
     spec(cls, 'mmlu-anatomy', 'val'),
     event('mmlu-anatomy.val.1', 'match', { correct: false, expected: 'A', picked: 'C', sampled: 'C', options: ['A'] }),
     { final_report: { accuracy: 0.5 }, run_id: RUN },
-    event('mmlu-anatomy.val.0', 'sampling', { prompt: [{ role: 'system', content: 'Answer with a letter.' }, { role: 'user', content: abc('Q0?', ['liver', 'heart', 'brain', 'lung']) }], sampled: 'B' }),
+    event('mmlu-anatomy.val.0', 'sampling', {
+      prompt: [
+        { role: 'system', content: 'Answer with a letter.' },
+        { role: 'user', content: abc('Q0?', ['liver', 'heart', 'brain', 'lung']) },
+      ],
+      sampled: 'B',
+    }),
     event('mmlu-anatomy.val.1', 'sampling', { prompt: abc('Q1?', ['tibia', 'femur', 'ulna']) + '\nAnswer:', sampled: 'C' }),
     event('mmlu-anatomy.val.0', 'match', { correct: true, expected: 'B', picked: 'B', sampled: 'B', options: ['B'] }),
     event('mmlu-anatomy.val.0', 'match', { correct: true, expected: 'B', picked: 'B', sampled: 'B', options: ['B'] }),
@@ -107,14 +127,34 @@ describe('readOpenAIEvals on synthetic logs', () => {
     const { records, report } = await collect(path);
     // Emitted as soon as both events of a sample are seen: val.1 completes before val.0.
     // Each record keeps the sampled prompt; its continuations are the letters the options were shown under.
-    expect(records.map((r) => r.continuations)).toEqual([['B', 'A', 'C'], ['C', 'B', 'A', 'D'], ['A', 'B']]);
+    expect(records.map((r) => r.continuations)).toEqual([
+      ['B', 'A', 'C'],
+      ['C', 'B', 'A', 'D'],
+      ['A', 'B'],
+    ]);
     expect(records[0]!.prompt).toMatch(/^Q1\?\nA\) tibia\nB\) femur\nC\) ulna/);
     expect(records[0]!.source).toEqual({ harness: 'openai-evals', task: 'mmlu-anatomy', docId: 'mmlu-anatomy.val.1' });
     expect(records.map(({ prompt: _p, continuations: _c, source: _s, ...r }) => r)).toEqual([
       // shown [tibia, femur, ulna] -> sorted [femur, tibia, ulna]; A (tibia) = 1, C (ulna) = 2
-      { model: 'gpt-3.5-turbo', item: 'mmlu-anatomy/val.1', benchmark: 'mmlu-anatomy', key: 1, options: ['femur', 'tibia', 'ulna'], choice: 2, position: [1, 0, 2] },
+      {
+        model: 'gpt-3.5-turbo',
+        item: 'mmlu-anatomy/val.1',
+        benchmark: 'mmlu-anatomy',
+        key: 1,
+        options: ['femur', 'tibia', 'ulna'],
+        choice: 2,
+        position: [1, 0, 2],
+      },
       // shown [liver, heart, brain, lung] -> sorted [brain, heart, liver, lung]; B (heart) = 1
-      { model: 'gpt-3.5-turbo', item: 'mmlu-anatomy/val.0', benchmark: 'mmlu-anatomy', key: 1, options: ['brain', 'heart', 'liver', 'lung'], choice: 1, position: [2, 1, 0, 3] },
+      {
+        model: 'gpt-3.5-turbo',
+        item: 'mmlu-anatomy/val.0',
+        benchmark: 'mmlu-anatomy',
+        key: 1,
+        options: ['brain', 'heart', 'liver', 'lung'],
+        choice: 1,
+        position: [2, 1, 0, 3],
+      },
       { model: 'gpt-3.5-turbo', item: 'mmlu-anatomy/val.2', benchmark: 'mmlu-anatomy', key: 1, options: ['x', 'y'], choice: null, position: [0, 1] },
     ]);
     expect(report.records).toBe(3);
@@ -124,8 +164,8 @@ describe('readOpenAIEvals on synthetic logs', () => {
       { file: path, line: 11, reason: 'sample mmlu-anatomy.val.4: no sampling event (the options are unknown)' },
     ]);
     expect(report.notes).toEqual([
-      'openai-evals mcq.jsonl: eval mmlu-anatomy, model gpt-3.5-turbo, 3 records (1 with picked null = missing); final_report present; '
-        + 'options shuffled per sample (make_abc): content order = option texts sorted, position = displayed order; 1 further match events per sample ignored (first kept)',
+      'openai-evals mcq.jsonl: eval mmlu-anatomy, model gpt-3.5-turbo, 3 records (1 with picked null = missing); final_report present; ' +
+        'options shuffled per sample (make_abc): content order = option texts sorted, position = displayed order; 1 further match events per sample ignored (first kept)',
     ]);
     // The bank accepts them: picked null is missing, never wrong.
     const { stats } = bankFromRecords(records, { dropEmpty: true });
@@ -133,26 +173,44 @@ describe('readOpenAIEvals on synthetic logs', () => {
   });
 
   it('Match eval with letters in the prompt: options in displayed order, no position; non-MCQ samples skipped', async () => {
-    const path = writeLog('match.jsonl.gz', [
-      spec('evals.elsuite.basic.match:Match', 'test-match', 's1', 'auto_gpt_completion_fn'),
-      event('test-match.s1.0', 'sampling', { prompt: abc('Pick one', ['cat', 'dog', 'cow']), sampled: 'C' }),
-      event('test-match.s1.0', 'match', { correct: true, expected: 'C', picked: 'C', sampled: 'C', options: ['C'] }),
-      event('test-match.s1.2', 'sampling', { prompt: 'When was OpenAI founded?', sampled: 'OpenAI was founded in 2015.' }),
-      event('test-match.s1.2', 'match', { correct: false, expected: '15', picked: null, sampled: 'OpenAI was founded in 2015.', options: ['15'] }),
-      { final_report: { accuracy: 0.5 } },
-    ], true);
+    const path = writeLog(
+      'match.jsonl.gz',
+      [
+        spec('evals.elsuite.basic.match:Match', 'test-match', 's1', 'auto_gpt_completion_fn'),
+        event('test-match.s1.0', 'sampling', { prompt: abc('Pick one', ['cat', 'dog', 'cow']), sampled: 'C' }),
+        event('test-match.s1.0', 'match', { correct: true, expected: 'C', picked: 'C', sampled: 'C', options: ['C'] }),
+        event('test-match.s1.2', 'sampling', { prompt: 'When was OpenAI founded?', sampled: 'OpenAI was founded in 2015.' }),
+        event('test-match.s1.2', 'match', { correct: false, expected: '15', picked: null, sampled: 'OpenAI was founded in 2015.', options: ['15'] }),
+        { final_report: { accuracy: 0.5 } },
+      ],
+      true,
+    );
     const { records, report } = await collect(path, { model: 'my-agent' });
-    expect(records).toEqual([{
-      model: 'my-agent', item: 'test-match/s1.0', benchmark: 'test-match', key: 2, options: ['cat', 'dog', 'cow'], choice: 2,
-      prompt: abc('Pick one', ['cat', 'dog', 'cow']), continuations: ['A', 'B', 'C'], source: { harness: 'openai-evals', task: 'test-match', docId: 'test-match.s1.0' },
-    }]);
+    expect(records).toEqual([
+      {
+        model: 'my-agent',
+        item: 'test-match/s1.0',
+        benchmark: 'test-match',
+        key: 2,
+        options: ['cat', 'dog', 'cow'],
+        choice: 2,
+        prompt: abc('Pick one', ['cat', 'dog', 'cow']),
+        continuations: ['A', 'B', 'C'],
+        source: { harness: 'openai-evals', task: 'test-match', docId: 'test-match.s1.0' },
+      },
+    ]);
     expect(report.skipped).toEqual([{ file: path, line: 5, reason: 'sample test-match.s1.2: no "A) ... B) ..." options in the prompt (not multiple choice)' }]);
   });
 
   it('a folder batch keeps good logs when one is broken or empty', async () => {
     const dir = join(tmp.dir, 'batch');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'a_good.jsonl'), mcqLog().map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'));
+    writeFileSync(
+      join(dir, 'a_good.jsonl'),
+      mcqLog()
+        .map((l) => (typeof l === 'string' ? l : JSON.stringify(l)))
+        .join('\n'),
+    );
     writeFileSync(join(dir, 'b_empty.log'), readFileSync(join(root, 'oriprompt.log')));
     writeFileSync(join(dir, 'c_not_a_log.jsonl'), '{"hello": 1}\nnot json at all\n');
     writeFileSync(join(dir, 'd_pretty.json.log'), JSON.stringify({ spec_like: true, a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, null, 2));

@@ -45,7 +45,11 @@ function firstAnswer(v: Json): string | null {
 
 /** Displayed index of an answer: its letter (`B`, ` B`, `B)`, `(B)`), else an exact option text. */
 function displayedIndex(answer: string, shown: readonly string[]): number | null {
-  const t = answer.trim().replace(/^\(/, '').replace(/[).:]$/, '').trim();
+  const t = answer
+    .trim()
+    .replace(/^\(/, '')
+    .replace(/[).:]$/, '')
+    .trim();
   for (let d = 0; d < shown.length; d++) if (t === displayLetter(d)) return d;
   const byText = shown.indexOf(answer.trim());
   return byText >= 0 ? byText : null;
@@ -177,7 +181,7 @@ async function* readLog(file: string, options: ReadOptions, report: ReadReport):
     if (type === 'match') {
       if (p.match !== undefined) extraMatches++;
       else p.match = { data: obj.data, line };
-    } else if (p.sampling === undefined || (parseOptionBlock(promptText(p.sampling.data?.prompt) ?? '') === null)) {
+    } else if (p.sampling === undefined || parseOptionBlock(promptText(p.sampling.data?.prompt) ?? '') === null) {
       // Multi-turn samples log several sampling events: keep the first that shows the options.
       p.sampling = { data: obj.data, line };
     }
@@ -217,7 +221,9 @@ async function* readLog(file: string, options: ReadOptions, report: ReadReport):
     report.skipped.push({ file, reason: `log has no sampling/match events (spec${finalReport !== undefined ? ' + final_report' : ''} only)` });
     return;
   }
-  const parts = [`openai-evals ${basename(file)}: eval ${spec.benchmark}, model ${spec.model}, ${emitted} records (${missing} with picked null = missing); ${fr}`];
+  const parts = [
+    `openai-evals ${basename(file)}: eval ${spec.benchmark}, model ${spec.model}, ${emitted} records (${missing} with picked null = missing); ${fr}`,
+  ];
   if (spec.shuffled) parts.push('options shuffled per sample (make_abc): content order = option texts sorted, position = displayed order');
   if (extraMatches > 0) parts.push(`${extraMatches} further match events per sample ignored (first kept)`);
   report.notes.push(parts.join('; '));

@@ -15,10 +15,7 @@ export interface LoadBankOptions extends ReadResponsesOptions, Omit<BankFromReco
  * so an error found by core's `bankFromRecords` (a probability vector summing to zero, an item
  * keyed differently in two records) names the line it came from.
  */
-export async function loadBank(
-  path: string,
-  options: LoadBankOptions = {},
-): Promise<{ bank: ResponseBank; stats: BankStats; report: ReadReport }> {
+export async function loadBank(path: string, options: LoadBankOptions = {}): Promise<{ bank: ResponseBank; stats: BankStats; report: ReadReport }> {
   const report = options.report ?? newReport();
   const records: ResponseRecord[] = [];
   const sources: RecordSource[] = [];

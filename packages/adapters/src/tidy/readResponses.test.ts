@@ -43,12 +43,27 @@ describe('readResponses on bad lines', () => {
     ['NaN (Python token)', '{"model":"m","item":"i/9","key":0,"probs":[NaN,0.5]}', 'INVALID_PROBS', /invalid probability at option 0: "NaN"/],
     ['NaN logprob', '{"model":"m","item":"i/9","key":0,"logprobs":[-1,"NaN"]}', 'INVALID_PROBS', /invalid logprob at option 1: "NaN"/],
     ['key out of range', '{"model":"m","item":"i/9","key":4,"options":["a","b","c","d"],"choice":1}', 'INVALID_KEY', /key out of range: 4 \(4 options\)/],
-    ['two responses', '{"model":"m","item":"i/9","key":0,"probs":[1,0],"choice":0}', 'INVALID_RECORD', /exactly one of probs, logprobs, choice \(has probs, choice\)/],
+    [
+      'two responses',
+      '{"model":"m","item":"i/9","key":0,"probs":[1,0],"choice":0}',
+      'INVALID_RECORD',
+      /exactly one of probs, logprobs, choice \(has probs, choice\)/,
+    ],
     ['no response', '{"model":"m","item":"i/9","key":0,"nOptions":2}', 'INVALID_RECORD', /no response/],
     ['missing model', '{"item":"i/9","key":0,"probs":[1,0]}', 'INVALID_RECORD', /model must be a non-empty string, got undefined/],
     ['lengths disagree', '{"model":"m","item":"i/9","key":0,"options":["a","b"],"probs":[0.2,0.3,0.5]}', 'INVALID_OPTIONS', /options has 2, probs has 3/],
-    ['continuations disagree', '{"model":"m","item":"i/9","key":0,"probs":[0.5,0.5],"continuations":[" A"]}', 'INVALID_OPTIONS', /probs has 2, continuations has 1/],
-    ['source without harness', '{"model":"m","item":"i/9","key":0,"probs":[0.5,0.5],"source":{"task":"t"}}', 'INVALID_RECORD', /source.harness must be a non-empty string/],
+    [
+      'continuations disagree',
+      '{"model":"m","item":"i/9","key":0,"probs":[0.5,0.5],"continuations":[" A"]}',
+      'INVALID_OPTIONS',
+      /probs has 2, continuations has 1/,
+    ],
+    [
+      'source without harness',
+      '{"model":"m","item":"i/9","key":0,"probs":[0.5,0.5],"source":{"task":"t"}}',
+      'INVALID_RECORD',
+      /source.harness must be a non-empty string/,
+    ],
     ['prompt not a string', '{"model":"m","item":"i/9","key":0,"probs":[0.5,0.5],"prompt":7}', 'INVALID_RECORD', /prompt must be a string, got 7/],
   ];
   cases.forEach(([what, bad, code, message], n) => {
@@ -103,7 +118,10 @@ describe('readResponses on bad lines', () => {
     writeFileSync(path, gzipSync(lines.join('\n')));
     const sources = [];
     for await (const { source } of readResponsesWithSources(path)) sources.push(source);
-    expect(sources).toEqual([{ file: path, line: 1 }, { file: path, line: 3 }]);
+    expect(sources).toEqual([
+      { file: path, line: 1 },
+      { file: path, line: 3 },
+    ]);
   });
 
   it('says which file it cannot open', async () => {

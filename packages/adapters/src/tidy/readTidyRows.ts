@@ -40,7 +40,10 @@ async function* readJsonlRows(path: string): AsyncGenerator<TidyRow> {
           yield { line, value: parseJsonLine(text) };
         } catch (e) {
           const reason = e instanceof SyntaxError ? e.message : String(e);
-          yield { line, error: new LlmNrmError('INVALID_RECORD', `malformed JSON (${reason}): ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`, { cause: e }) };
+          yield {
+            line,
+            error: new LlmNrmError('INVALID_RECORD', `malformed JSON (${reason}): ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`, { cause: e }),
+          };
         }
       }
     }
@@ -110,7 +113,10 @@ async function* readArrowRows(path: string): AsyncGenerator<TidyRow> {
     let checked = false;
     for await (const batch of reader) {
       if (!checked) {
-        checkColumns(batch.schema.fields.map((f) => f.name), path);
+        checkColumns(
+          batch.schema.fields.map((f) => f.name),
+          path,
+        );
         checked = true;
       }
       const cols = TIDY_COLUMNS.map((c) => [c.name, batch.getChild(c.name)] as const);

@@ -295,7 +295,8 @@ export async function fuzzTarget(target: FuzzTarget, cases: number, seed: number
           const strict = await readCase(input, target.format, false);
           if (strict.error === undefined) {
             if (strict.damage > 0) throw new Error(`damage listed (${strict.damage}) but no error without skipInvalid`);
-            if (lenient.error === undefined && strict.records !== lenient.records) throw new Error(`strict read gave ${strict.records} records, lenient ${lenient.records}`);
+            if (lenient.error === undefined && strict.records !== lenient.records)
+              throw new Error(`strict read gave ${strict.records} records, lenient ${lenient.records}`);
           }
         } finally {
           rmSync(join(input, target.input === null ? '.' : '..'), { recursive: true, force: true });

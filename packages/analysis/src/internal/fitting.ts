@@ -14,8 +14,13 @@ export type ExperimentFitOptions = Omit<FitOptions, 'model' | 'parts' | 'init' |
 
 /** Fit `spec` on the cells of `mask` only (items and LLMs jointly). */
 export function fitOnMask(
-  bank: ResponseBank, mask: Uint8Array, spec: ModelSpec, fitOptions: ExperimentFitOptions | undefined,
-  fitFn: FitFn = coreFit, say?: (msg: string) => void, label = '',
+  bank: ResponseBank,
+  mask: Uint8Array,
+  spec: ModelSpec,
+  fitOptions: ExperimentFitOptions | undefined,
+  fitFn: FitFn = coreFit,
+  say?: (msg: string) => void,
+  label = '',
 ): FitLike {
   return fitFn(withObserved(bank, mask), {
     standardErrors: false,
@@ -31,7 +36,11 @@ export function fitOnMask(
  * calibration's values (`fixItems`). Rows without cells stay near the prior; read only masked rows.
  */
 export function fitFixedItems(
-  bank: ResponseBank, mask: Uint8Array, spec: ModelSpec, calib: FitLike, fitOptions: ExperimentFitOptions | undefined,
+  bank: ResponseBank,
+  mask: Uint8Array,
+  spec: ModelSpec,
+  calib: FitLike,
+  fitOptions: ExperimentFitOptions | undefined,
   fitFn: FitFn = coreFit,
 ): FitLike {
   return fitFn(withObserved(bank, mask), {

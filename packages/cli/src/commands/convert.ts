@@ -2,8 +2,17 @@ import { stat } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, describeItemVersions, duplicateRows, resolveItemVersions, type ItemVersionPolicy, type ResponseRecord } from '@llm-nrm/core';
 import {
-  FORMAT_NAMES, assertOutputIsNotInput, convertPaths, excludeFromWalks, tidyFormatFromExtension, writeResponses,
-  type ConvertOptions, type ConvertSummary, type FormatName, type OptionScoring, type ReplicatePolicy,
+  FORMAT_NAMES,
+  assertOutputIsNotInput,
+  convertPaths,
+  excludeFromWalks,
+  tidyFormatFromExtension,
+  writeResponses,
+  type ConvertOptions,
+  type ConvertSummary,
+  type FormatName,
+  type OptionScoring,
+  type ReplicatePolicy,
 } from '@llm-nrm/adapters';
 import { formatSkipped, formatTable, info, infoLines, printJson, progress } from '../output.js';
 import { identityOptions } from '../identityOptions.js';
@@ -52,7 +61,11 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
       })
       .option('filter', { describe: 'lm-eval filter to keep when a document has several (default: the first seen)', type: 'string', requiresArg: true })
       .option('model', { describe: 'Model id for every record, instead of the one each reader infers', type: 'string', requiresArg: true })
-      .option('skip-invalid', { describe: 'Go past damaged files and invalid records (listed on stderr: counts per file, the first reasons) instead of stopping at the first', type: 'boolean', default: false })
+      .option('skip-invalid', {
+        describe: 'Go past damaged files and invalid records (listed on stderr: counts per file, the first reasons) instead of stopping at the first',
+        type: 'boolean',
+        default: false,
+      })
       .option('include-baselines', { describe: 'NAEP rotations: keep the uniform and oracle baseline pseudo-models', type: 'boolean', default: false })
       .option('json', { describe: 'Print the summary as JSON on stdout (stderr when the records go to stdout)', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
@@ -106,12 +119,19 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
       infoLines(argv.quiet, text);
     }
     if (versions.conflicts.length > 0) {
-      const how = argv['item-versions'] === 'split' ? 'each version written under its own id' : `the majority version kept, ${versions.dropped} records dropped`;
-      infoLines(argv.quiet, [`warning: ${versions.conflicts.length} item ids name different content in different records (${how}):`, ...describeItemVersions(versions.conflicts).map((l) => `  ${l}`)]);
+      const how =
+        argv['item-versions'] === 'split' ? 'each version written under its own id' : `the majority version kept, ${versions.dropped} records dropped`;
+      infoLines(argv.quiet, [
+        `warning: ${versions.conflicts.length} item ids name different content in different records (${how}):`,
+        ...describeItemVersions(versions.conflicts).map((l) => `  ${l}`),
+      ]);
     }
     if (duplicates.count > 0) {
       const ex = duplicates.examples[0]!;
-      info(argv.quiet, `warning: ${duplicates.count} repeated (model, item, presentation) rows, kept as replicates (e.g. ${ex.model} on ${ex.item}: ${ex.rows} rows)`);
+      info(
+        argv.quiet,
+        `warning: ${duplicates.count} repeated (model, item, presentation) rows, kept as replicates (e.g. ${ex.model} on ${ex.item}: ${ex.rows} rows)`,
+      );
     }
     info(argv.quiet, `wrote ${n} records to ${toStdout ? 'stdout' : argv.output}`);
   },
@@ -130,7 +150,13 @@ export function formatSummary(summary: ConvertSummary): string {
   for (const input of summary.inputs) lines.push(`input ${input.path} (${input.format})`);
   lines.push('');
   const rows = summary.byModelBenchmark.map((r) => [
-    r.model, r.benchmark || '-', r.items, r.hard, r.soft, r.missing, r.meanLeakage === null ? '-' : r.meanLeakage,
+    r.model,
+    r.benchmark || '-',
+    r.items,
+    r.hard,
+    r.soft,
+    r.missing,
+    r.meanLeakage === null ? '-' : r.meanLeakage,
   ]);
   lines.push(formatTable(['model', 'benchmark', 'items', 'hard', 'soft', 'missing', 'leakage'], rows).trimEnd());
   lines.push('');

@@ -2,10 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import {
-  LlmNrmError, bankFromRecords, bankRecords, fit, simulateFleet, toBundle,
-  type CalibrationBundle, type ResponseRecord,
-} from '@llm-nrm/core';
+import { LlmNrmError, bankFromRecords, bankRecords, fit, simulateFleet, toBundle, type CalibrationBundle, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, readLmEvalHarness, writeFileAtomic, writeLmEvalHarness } from '@llm-nrm/adapters';
 import { pearson, spearmanRho } from '@llm-nrm/analysis';
 import { buildSite } from '@llm-nrm/leaderboard/build';
@@ -53,14 +50,24 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       .option('models', { describe: 'LLMs in the simulated fleet', type: 'number', default: 40 })
       .option('items', { describe: 'Items in the simulated bank', type: 'number', default: 400 })
       .option('seed', { describe: 'Seed of the simulation', type: 'number', default: 1 })
-      .option('out', { describe: 'Keep the outputs in this folder (lm-eval/ samples, bundle.json, truth.json) instead of a temp dir', type: 'string', requiresArg: true })
-      .option('site', { describe: 'Write the leaderboard site here (default: <out>/site with --out, else llm-nrm-demo-site in the temp folder); --no-site skips it', type: 'string' })
+      .option('out', {
+        describe: 'Keep the outputs in this folder (lm-eval/ samples, bundle.json, truth.json) instead of a temp dir',
+        type: 'string',
+        requiresArg: true,
+      })
+      .option('site', {
+        describe: 'Write the leaderboard site here (default: <out>/site with --out, else llm-nrm-demo-site in the temp folder); --no-site skips it',
+        type: 'string',
+      })
       .option('json', { describe: 'Print the results as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 demo', '40 LLMs x 400 items, about ten seconds')
       .example('$0 demo --models 189 --items 2000 --out demo/', 'the paper-sized fleet, outputs kept under demo/') as unknown as Argv<DemoArgs>,
   handler: async (argv) => {
-    for (const [flag, v] of [['models', argv.models], ['items', argv.items]] as const) {
+    for (const [flag, v] of [
+      ['models', argv.models],
+      ['items', argv.items],
+    ] as const) {
       if (!(Number.isInteger(v) && v >= 2)) throw new LlmNrmError('INVALID_OPTION', `invalid --${flag}: ${v} (an integer of at least 2)`);
     }
     const say = (msg: string) => info(argv.quiet, msg);
@@ -84,7 +91,9 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       const records: ResponseRecord[] = [];
       for await (const r of readLmEvalHarness(lmDir, { report })) records.push(r);
       const { bank, stats } = bankFromRecords(records, { file: lmDir });
-      say(`3/4 read ${records.length} records back with readLmEvalHarness: ${bank.models.length} LLMs x ${bank.items.length} items, ${stats.cells} cells, in ${secs(t)} s`);
+      say(
+        `3/4 read ${records.length} records back with readLmEvalHarness: ${bank.models.length} LLMs x ${bank.items.length} items, ${stats.cells} cells, in ${secs(t)} s`,
+      );
 
       // 4. Fit LLM-NRM with the default optimizer.
       t = Date.now();
@@ -111,9 +120,23 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       const seconds = (Date.now() - t0) / 1000;
       if (argv.json) {
         printJson({
-          models: argv.models, items: argv.items, seed: argv.seed, out: argv.out ?? null,
-          leaderboard: board.map((l) => ({ rank: l.rank, id: l.id, theta: l.theta, se: l.se, sharpness: l.sharpness, accuracy: l.accuracy, trueTheta: trueTheta.get(l.id) })),
-          recovery, fit: bundle.fit, seconds, site,
+          models: argv.models,
+          items: argv.items,
+          seed: argv.seed,
+          out: argv.out ?? null,
+          leaderboard: board.map((l) => ({
+            rank: l.rank,
+            id: l.id,
+            theta: l.theta,
+            se: l.se,
+            sharpness: l.sharpness,
+            accuracy: l.accuracy,
+            trueTheta: trueTheta.get(l.id),
+          })),
+          recovery,
+          fit: bundle.fit,
+          seconds,
+          site,
         });
         return;
       }
@@ -125,11 +148,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
 };
 
 /** Compare the fitted bundle with the generating parameters, mapping lm-eval's item ids back. */
-export function recover(
-  fleet: ReturnType<typeof simulateFleet>,
-  itemIds: Map<string, string>,
-  bundle: CalibrationBundle,
-): Recovery {
+export function recover(fleet: ReturnType<typeof simulateFleet>, itemIds: Map<string, string>, bundle: CalibrationBundle): Recovery {
   const truth = fleetTruth(fleet);
   const llm = new Map(bundle.llms.map((l) => [l.id, l]));
   const item = new Map(bundle.items.map((it) => [it.id, it]));
@@ -165,7 +184,7 @@ function nextSteps(out: string | undefined): string[] {
   const steps: [string, string][] = [
     out === undefined
       ? ['llm-nrm demo --out demo/', 'keep the files: demo/lm-eval/, demo/bundle.json, demo/truth.json']
-      : [`llm-nrm convert ${join(out, 'lm-eval')} -o responses.jsonl.gz`, 'this demo\'s lm-eval outputs as one tidy file'],
+      : [`llm-nrm convert ${join(out, 'lm-eval')} -o responses.jsonl.gz`, "this demo's lm-eval outputs as one tidy file"],
     ['llm-nrm convert results/ -o responses.jsonl.gz', 'lm-eval-harness, HELM, Inspect, OpenAI evals -> one tidy file'],
     ['llm-nrm fit responses.jsonl.gz -o bundle.json', 'calibrate: leaderboard with theta ± SE'],
     ['llm-nrm score bundle.json new-model.jsonl', 'place a new model on that leaderboard'],
@@ -203,8 +222,11 @@ function report_(
     formatDiagnostics(bundle.fit).trimEnd(),
     '',
     ...(site !== null
-      ? ['Leaderboard site of this fleet (theta with intervals, option curves, scoring in the browser):',
-        `  npx llm-nrm leaderboard ${site} --serve   # then open http://127.0.0.1:4173/`, '']
+      ? [
+          'Leaderboard site of this fleet (theta with intervals, option curves, scoring in the browser):',
+          `  npx llm-nrm leaderboard ${site} --serve   # then open http://127.0.0.1:4173/`,
+          '',
+        ]
       : []),
     `Done in ${seconds.toFixed(1)} s. Next steps, on your own harness outputs:`,
     ...nextSteps(argv.out),

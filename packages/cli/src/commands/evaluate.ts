@@ -2,8 +2,14 @@ import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, MODEL_NAMES, type FitOptions, type ModelName } from '@llm-nrm/core';
 import { loadBank } from '@llm-nrm/adapters';
 import {
-  calibrationCurve, compression, llmCrossValidate,
-  type CalibrationCurve, type Compression, type CrossValidation, type LlmCrossValidation, type MeanSd,
+  calibrationCurve,
+  compression,
+  llmCrossValidate,
+  type CalibrationCurve,
+  type Compression,
+  type CrossValidation,
+  type LlmCrossValidation,
+  type MeanSd,
 } from '@llm-nrm/analysis';
 import { engineOption, loadEngine } from '../engines.js';
 import { crossValidateParallel } from './evaluateWorkers.js';
@@ -29,7 +35,10 @@ interface EvaluateArgs {
 const DEFAULT_MODELS = 'llm-nrm,nrm,nrm-hard,1pl,2pl,3pl,4pl';
 
 function parseModels(text: string): ModelName[] {
-  const out = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const out = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const m of out) {
     if (!(MODEL_NAMES as readonly string[]).includes(m)) {
       throw new LlmNrmError('INVALID_OPTION', `unknown model: ${JSON.stringify(m)} (one of ${MODEL_NAMES.join(', ')})`);
@@ -41,7 +50,9 @@ function parseModels(text: string): ModelName[] {
 
 function parseInts(flag: string, text: string): number[] {
   const out = text.split(',').map((s) => Number(s.trim()));
-  for (const n of out) if (!Number.isInteger(n) || n < 1) throw new LlmNrmError('INVALID_OPTION', `invalid ${flag} value: ${JSON.stringify(text)} (comma-separated positive integers)`);
+  for (const n of out)
+    if (!Number.isInteger(n) || n < 1)
+      throw new LlmNrmError('INVALID_OPTION', `invalid ${flag} value: ${JSON.stringify(text)} (comma-separated positive integers)`);
   return out;
 }
 
@@ -50,8 +61,13 @@ const ms = (v: MeanSd) => `${v.mean.toFixed(4)} ±${(Number.isNaN(v.sd) ? 0 : v.
 /** Table 1 as the paper prints it, mean ±SD over folds. */
 export function cvTable(res: CrossValidation): string {
   const rows = res.rows.map((r) => [
-    r.name, ms(r.option.accuracy), ms(r.option.logLoss), ms(r.correctness.accuracy), ms(r.correctness.logLoss),
-    ms(r.correctness.brier), r.seconds.toFixed(1),
+    r.name,
+    ms(r.option.accuracy),
+    ms(r.option.logLoss),
+    ms(r.correctness.accuracy),
+    ms(r.correctness.logLoss),
+    ms(r.correctness.brier),
+    r.seconds.toFixed(1),
   ]);
   // Folds on worker threads overlap: a row's seconds are its fits' times added up.
   return (
@@ -65,21 +81,30 @@ export function llmCvTable(res: LlmCrossValidation): string {
   return (
     `Ability from errors, ${res.folds}-fold CV over ${res.models.length} LLMs (${res.model}, seed ${res.seed}); ` +
     'correlation with the full-information theta\n' +
-    formatTable(['estimator', 'pearson', 'spearman', 'LLMs'], res.rows.map((r) => [label[r.estimator], r.pearson, r.spearman, r.n]))
+    formatTable(
+      ['estimator', 'pearson', 'spearman', 'LLMs'],
+      res.rows.map((r) => [label[r.estimator], r.pearson, r.spearman, r.n]),
+    )
   );
 }
 
 export function compressionTable(res: Compression): string {
   return (
     `Compression, ${res.folds}-fold over LLMs (${res.model}, ${res.scoring} scoring): Kendall tau of held-out thetas from n items vs all items\n` +
-    formatTable(['items', 'kendall (informative)', 'kendall (random)', 'per-fold mean'], res.points.map((p) => [p.budget, p.kendall, p.kendallRandom, p.kendallFoldMean]))
+    formatTable(
+      ['items', 'kendall (informative)', 'kendall (random)', 'per-fold mean'],
+      res.points.map((p) => [p.budget, p.kendall, p.kendallRandom, p.kendallFoldMean]),
+    )
   );
 }
 
 export function calibrationTable(res: CalibrationCurve): string {
   return (
     `Calibration with fewer LLMs: held-out correctness log-loss (${res.heldOut} held-out LLMs, ${res.repeats} repeats)\n` +
-    formatTable(['model', 'calibration LLMs', 'log-loss'], res.points.map((p) => [p.name, p.n, ms(p.logLoss)]))
+    formatTable(
+      ['model', 'calibration LLMs', 'log-loss'],
+      res.points.map((p) => [p.name, p.n, ms(p.logLoss)]),
+    )
   );
 }
 
@@ -91,17 +116,31 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       .positional('responses', { describe: 'Tidy responses file or folder (.jsonl, .jsonl.gz, .arrow, .parquet)', type: 'string', demandOption: true })
       .option('cv', { describe: 'Cell-level k-fold CV (Table 1); the default experiment when none is named', type: 'number', requiresArg: true })
       .option('by-llm', { describe: 'LLM-level k-fold CV: ability from correctness or from distractors only (Table 3)', type: 'number', requiresArg: true })
-      .option('compression', { describe: 'Item budgets, e.g. 10,41,100: Kendall tau from the n most informative items (Fig. 3a; 5 LLM folds)', type: 'string', requiresArg: true })
-      .option('scoring', {
-        describe: 'How --compression scores held-out LLMs: a fixed-item fit of every per-LLM parameter, or theta alone (sharpness, bias, fallback at the training fleet means; robust with few items and few LLMs)',
-        choices: ['fixed-items', 'theta-only'] as const, default: 'fixed-items' as const,
+      .option('compression', {
+        describe: 'Item budgets, e.g. 10,41,100: Kendall tau from the n most informative items (Fig. 3a; 5 LLM folds)',
+        type: 'string',
+        requiresArg: true,
       })
-      .option('calibration', { describe: 'Calibration-set sizes, e.g. 5,10,20,40: held-out log-loss with item parameters from n LLMs (Fig. 3b)', type: 'string', requiresArg: true })
+      .option('scoring', {
+        describe:
+          'How --compression scores held-out LLMs: a fixed-item fit of every per-LLM parameter, or theta alone (sharpness, bias, fallback at the training fleet means; robust with few items and few LLMs)',
+        choices: ['fixed-items', 'theta-only'] as const,
+        default: 'fixed-items' as const,
+      })
+      .option('calibration', {
+        describe: 'Calibration-set sizes, e.g. 5,10,20,40: held-out log-loss with item parameters from n LLMs (Fig. 3b)',
+        type: 'string',
+        requiresArg: true,
+      })
       .option('models', { describe: 'Models for --cv and --calibration, comma-separated', type: 'string', default: DEFAULT_MODELS })
       .option('ablations', { describe: 'Add LLM-NRM without sharpness / position / fallback, and soft NRM, to --cv', type: 'boolean', default: false })
       .option('seed', { describe: 'Seed of folds and draws', type: 'number', default: 1 })
-      .option('workers', { describe: 'Worker threads for the --cv fits (default: one per core; 1: this thread). The result does not depend on it', type: 'number', requiresArg: true })
-      .option('max-iterations', { describe: 'Cap on optimizer iterations per fit (default: core\'s)', type: 'number', requiresArg: true })
+      .option('workers', {
+        describe: 'Worker threads for the --cv fits (default: one per core; 1: this thread). The result does not depend on it',
+        type: 'number',
+        requiresArg: true,
+      })
+      .option('max-iterations', { describe: "Cap on optimizer iterations per fit (default: core's)", type: 'number', requiresArg: true })
       .option('json', { describe: 'Print results as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress on stderr', type: 'boolean', default: false })
       .example('$0 evaluate responses.jsonl --cv 5 --ablations', 'Table 1 with every model and the ablation rows')
@@ -125,7 +164,12 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
     const cvK = argv.cv ?? (none ? 5 : undefined);
     if (cvK !== undefined) {
       const res = await crossValidateParallel(bank, {
-        models, ablations: argv.ablations, folds: cvK, seed, engine: argv.engine, onProgress: tick,
+        models,
+        ablations: argv.ablations,
+        folds: cvK,
+        seed,
+        engine: argv.engine,
+        onProgress: tick,
         ...(argv['max-iterations'] !== undefined ? { maxIterations: argv['max-iterations'] } : {}),
         ...(argv.workers !== undefined ? { workers: argv.workers } : {}),
       });
@@ -134,8 +178,15 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
     }
     if (argv['by-llm'] !== undefined) {
       const res = llmCrossValidate(bank, { folds: argv['by-llm'], seed, fitOptions, onProgress: tick });
-      out['byLlm'] = { ...res, fold: Array.from(res.fold), full: Array.from(res.full), correctness: Array.from(res.correctness),
-        incorrectOnly: Array.from(res.incorrectOnly), options: Array.from(res.options), wrongCells: Array.from(res.wrongCells) };
+      out['byLlm'] = {
+        ...res,
+        fold: Array.from(res.fold),
+        full: Array.from(res.full),
+        correctness: Array.from(res.correctness),
+        incorrectOnly: Array.from(res.incorrectOnly),
+        options: Array.from(res.options),
+        wrongCells: Array.from(res.wrongCells),
+      };
       text.push(llmCvTable(res));
     }
     if (argv.compression !== undefined) {

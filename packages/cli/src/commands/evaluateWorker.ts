@@ -16,22 +16,30 @@ const ready = (async (): Promise<FitOptions> => {
 const send = (m: CvWorkerReply): void => port.postMessage(m);
 
 port.on('message', (task: CvWorkerTask) => {
-  void ready.then((fitOptions) => {
-    try {
-      const t0 = Date.now();
-      let last = 0;
-      const metrics = crossValidateFold(data.bank, data.folds, { spec: task.spec, fold: task.fold }, {
-        fitOptions,
-        onProgress: (msg) => {
-          const now = Date.now();
-          if (now - last < 1000) return;
-          last = now;
-          send({ kind: 'progress', msg });
-        },
-      });
-      send({ kind: 'done', index: task.index, metrics, seconds: (Date.now() - t0) / 1000 });
-    } catch (e) {
-      send({ kind: 'error', index: task.index, message: (e as Error).message, ...(e instanceof LlmNrmError ? { code: e.code } : {}) });
-    }
-  }, (e: unknown) => send({ kind: 'error', index: task.index, message: (e as Error).message }));
+  void ready.then(
+    (fitOptions) => {
+      try {
+        const t0 = Date.now();
+        let last = 0;
+        const metrics = crossValidateFold(
+          data.bank,
+          data.folds,
+          { spec: task.spec, fold: task.fold },
+          {
+            fitOptions,
+            onProgress: (msg) => {
+              const now = Date.now();
+              if (now - last < 1000) return;
+              last = now;
+              send({ kind: 'progress', msg });
+            },
+          },
+        );
+        send({ kind: 'done', index: task.index, metrics, seconds: (Date.now() - t0) / 1000 });
+      } catch (e) {
+        send({ kind: 'error', index: task.index, message: (e as Error).message, ...(e instanceof LlmNrmError ? { code: e.code } : {}) });
+      }
+    },
+    (e: unknown) => send({ kind: 'error', index: task.index, message: (e as Error).message }),
+  );
 });

@@ -4,9 +4,7 @@
 // back by task index and assembled by crossValidationOf, exactly as the one-thread crossValidate does.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import {
-  crossValidate, crossValidationOf, crossValidationPlan, type CrossValidation, type CvFoldMetrics, type ModelSpec,
-} from '@llm-nrm/analysis';
+import { crossValidate, crossValidationOf, crossValidationPlan, type CrossValidation, type CvFoldMetrics, type ModelSpec } from '@llm-nrm/analysis';
 import { LlmNrmError, type FitOptions, type LlmNrmErrorCode, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { loadEngine } from '../engines.js';
 
@@ -66,7 +64,12 @@ export async function crossValidateParallel(bank: ResponseBank, options: Paralle
   }
   const order = plan.tasks.map((_, i) => i).sort((a, b) => (COST[plan.tasks[b]!.spec.model] ?? 1) - (COST[plan.tasks[a]!.spec.model] ?? 1) || a - b);
   const metrics: CvFoldMetrics[] = new Array(plan.tasks.length);
-  const data: CvWorkerData = { bank, folds: plan.folds, engine: options.engine, ...(options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}) };
+  const data: CvWorkerData = {
+    bank,
+    folds: plan.folds,
+    engine: options.engine,
+    ...(options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}),
+  };
   let next = 0;
   let doneCount = 0;
   say(`cv: ${plan.tasks.length} fits (${plan.specs.length} models x ${options.folds} folds) on ${nWorkers} worker threads`);

@@ -25,7 +25,10 @@ describe('llm-nrm fit', () => {
     const bundle = parseBundle(readFileSync(output, 'utf8'), output);
     expect(bundle.model).toBe('llm-nrm');
     expect(bundle.llms).toHaveLength(16);
-    const rho = spearmanRho(bundle.llms.map((l) => l.theta), bundle.llms.map((l) => trueTheta.get(l.id)!));
+    const rho = spearmanRho(
+      bundle.llms.map((l) => l.theta),
+      bundle.llms.map((l) => trueTheta.get(l.id)!),
+    );
     expect(rho).toBeGreaterThan(0.9);
     expect(bundle.llms.every((l) => l.se !== null && l.se > 0)).toBe(true);
     const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
@@ -80,11 +83,16 @@ describe('llm-nrm fit', () => {
 
   it('a bad responses file fails with exit code 1 naming the file and line', async () => {
     const bad = join(tmp.dir, 'bad.jsonl');
-    writeFileSync(bad, [
-      { model: 'm1', item: 'i1', key: 0, probs: [0.5, 0.5] },
-      { model: 'm2', item: 'i1', key: 0, probs: [0.6, 0.4] },
-      { model: 'm1', item: 'i2', key: 1, probs: [-0.2, 1.2] },
-    ].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeFileSync(
+      bad,
+      [
+        { model: 'm1', item: 'i1', key: 0, probs: [0.5, 0.5] },
+        { model: 'm2', item: 'i1', key: 0, probs: [0.6, 0.4] },
+        { model: 'm1', item: 'i2', key: 1, probs: [-0.2, 1.2] },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
     const output = join(tmp.dir, 'never.json');
     const { code, err } = await runCli(['fit', bad, '-o', output]);
     expect(code).toBe(1);

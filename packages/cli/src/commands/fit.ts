@@ -2,8 +2,20 @@ import { access } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
-  LlmNrmError, MODEL_NAMES, bankFromRecords, checkDesign, describeItemVersions, fit, toBundle,
-  type BundleLlm, type BundleWarning, type CalibrationBundle, type FitOptions, type FitResult, type ItemVersionPolicy, type ModelName,
+  LlmNrmError,
+  MODEL_NAMES,
+  bankFromRecords,
+  checkDesign,
+  describeItemVersions,
+  fit,
+  toBundle,
+  type BundleLlm,
+  type BundleWarning,
+  type CalibrationBundle,
+  type FitOptions,
+  type FitResult,
+  type ItemVersionPolicy,
+  type ModelName,
   type OptimizeProgress,
 } from '@llm-nrm/core';
 import { assertOutputIsNotInput, excludeFromWalks, readAnyResponses, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
@@ -44,15 +56,30 @@ const UNRANKED_CODES = new Set(['SINGLE_LLM', 'NO_SHARED_ITEMS', 'DISCONNECTED']
 export function ranked(llms: BundleLlm[], warnings: readonly BundleWarning[] = []): (BundleLlm & { rank: number | null })[] {
   const unranked = new Set(warnings.filter((w) => UNRANKED_CODES.has(w.code)).flatMap((w) => w.llms ?? []));
   const order = (a: BundleLlm, b: BundleLlm) => b.theta - a.theta || a.id.localeCompare(b.id);
-  const kept = llms.filter((l) => !unranked.has(l.id)).sort(order).map((l, i) => ({ ...l, rank: i + 1 as number | null }));
-  return [...kept, ...llms.filter((l) => unranked.has(l.id)).sort(order).map((l) => ({ ...l, rank: null }))];
+  const kept = llms
+    .filter((l) => !unranked.has(l.id))
+    .sort(order)
+    .map((l, i) => ({ ...l, rank: (i + 1) as number | null }));
+  return [
+    ...kept,
+    ...llms
+      .filter((l) => unranked.has(l.id))
+      .sort(order)
+      .map((l) => ({ ...l, rank: null })),
+  ];
 }
 
 /** Leaderboard rows (rank, model, theta, se, sharpness, accuracy, cells); sharpness '-' when the model has none. */
 export function leaderboardRows(bundle: CalibrationBundle, llms: (BundleLlm & { rank: number | null })[]): (string | number)[][] {
   const hasSharpness = bundle.model === 'llm-nrm' && bundle.parts.sharpness;
   return llms.map((l) => [
-    l.rank ?? '-', l.id, l.theta, l.identified === false ? 'unidentified' : l.se === null ? '-' : l.se, hasSharpness ? l.sharpness : '-', l.accuracy ?? '-', l.cells ?? '-',
+    l.rank ?? '-',
+    l.id,
+    l.theta,
+    l.identified === false ? 'unidentified' : l.se === null ? '-' : l.se,
+    hasSharpness ? l.sharpness : '-',
+    l.accuracy ?? '-',
+    l.cells ?? '-',
   ]);
 }
 
@@ -66,7 +93,9 @@ export function formatDiagnostics(f: CalibrationBundle['fit']): string {
     ['passes', String(f.passes)],
     ['seconds', f.seconds.toFixed(2)],
     ['converged', `${f.converged ? 'yes' : 'no'}${f.reason !== undefined ? ` (${f.reason})` : ''}`],
-    ...(f.distance !== undefined && f.distance !== null ? [['distance', `${f.distance.toPrecision(2)} SE (estimated, to the optimum)`] as [string, string]] : []),
+    ...(f.distance !== undefined && f.distance !== null
+      ? [['distance', `${f.distance.toPrecision(2)} SE (estimated, to the optimum)`] as [string, string]]
+      : []),
     ['optimizer', f.optimizer],
     ['engine', f.engine],
   ];
@@ -90,21 +119,37 @@ export const fitCommand: CommandModule<object, FitArgs> = {
   builder: (y: Argv) =>
     identityOptions(engineOption(y))
       .positional('responses', {
-        describe: 'Responses: a tidy file or folder (.jsonl, .jsonl.gz, .arrow, .parquet), or harness output read as `convert` reads it; - reads standard input',
+        describe:
+          'Responses: a tidy file or folder (.jsonl, .jsonl.gz, .arrow, .parquet), or harness output read as `convert` reads it; - reads standard input',
         type: 'string',
         demandOption: true,
       })
-      .option('output', { alias: 'o', describe: 'Calibration bundle to write (JSON); - writes it to stdout (the leaderboard then goes to stderr)', type: 'string', demandOption: true, requiresArg: true })
+      .option('output', {
+        alias: 'o',
+        describe: 'Calibration bundle to write (JSON); - writes it to stdout (the leaderboard then goes to stderr)',
+        type: 'string',
+        demandOption: true,
+        requiresArg: true,
+      })
       .option('model', { alias: 'm', describe: 'Model family', choices: MODEL_NAMES as ModelName[], default: 'llm-nrm' as ModelName })
       .option('sharpness', { describe: 'LLM-NRM per-LLM sharpness (--no-sharpness: s = 1)', type: 'boolean', default: true })
       .option('position', { describe: 'LLM-NRM per-LLM positional bias (--no-position: none)', type: 'boolean', default: true })
       .option('fallback', { describe: 'LLM-NRM difficulty-gated guessing fallback (--no-fallback: none)', type: 'boolean', default: true })
-      .option('optimizer', { describe: 'lbfgs: preconditioned L-BFGS, few passes; adam: the paper\'s recipe', choices: ['lbfgs', 'adam'] as const, default: 'lbfgs' as const })
+      .option('optimizer', {
+        describe: "lbfgs: preconditioned L-BFGS, few passes; adam: the paper's recipe",
+        choices: ['lbfgs', 'adam'] as const,
+        default: 'lbfgs' as const,
+      })
       .option('steps', { describe: 'Adam steps (default 2500)', type: 'number', requiresArg: true })
       .option('lr', { describe: 'Adam learning rate (default 0.05)', type: 'number', requiresArg: true })
       .option('max-iterations', { describe: 'L-BFGS iteration cap (default 1000)', type: 'number', requiresArg: true })
-      .option('tolerance', { describe: 'L-BFGS: also stop when the loss falls by less than this fraction over 5 iterations (default: off; the fit stops once every parameter is estimated within 0.01 SE of the optimum)', type: 'number', requiresArg: true })
-      .option('seed', { describe: 'Recorded in the bundle\'s provenance (the fit itself is deterministic)', type: 'number', requiresArg: true })
+      .option('tolerance', {
+        describe:
+          'L-BFGS: also stop when the loss falls by less than this fraction over 5 iterations (default: off; the fit stops once every parameter is estimated within 0.01 SE of the optimum)',
+        type: 'number',
+        requiresArg: true,
+      })
+      .option('seed', { describe: "Recorded in the bundle's provenance (the fit itself is deterministic)", type: 'number', requiresArg: true })
       .option('skip-invalid', { describe: 'Skip (and count) invalid records instead of stopping at the first', type: 'boolean', default: false })
       .option('drop-empty', { describe: 'Drop LLMs and items with no observed cell instead of stopping', type: 'boolean', default: false })
       .option('json', { describe: 'Print a JSON summary instead of the leaderboard', type: 'boolean', default: false })
@@ -113,9 +158,9 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       .example('$0 fit responses.parquet --model 2pl -o bundle-2pl.json', 'a binary 2PL on correctness')
       .example('$0 fit responses.jsonl --engine tfjs -o b.json', 'loss and gradient on TensorFlow.js (the GPU with @tensorflow/tfjs-node-gpu)')
       .example('$0 fit lm-eval-out/ -o bundle.json --skip-invalid', 'harness output directly, going past damaged records (listed on stderr)')
-      .example('$0 fit responses.jsonl --no-position --optimizer adam --steps 2500 -o b.json --json', 'an ablation, the paper\'s Adam recipe, JSON summary')
+      .example('$0 fit responses.jsonl --no-position --optimizer adam --steps 2500 -o b.json --json', "an ablation, the paper's Adam recipe, JSON summary")
       .epilogue(
-        'The bundle holds every item\'s option slopes and intercepts (a, c) and difficulty, every LLM\'s theta with its ' +
+        "The bundle holds every item's option slopes and intercepts (a, c) and difficulty, every LLM's theta with its " +
           'standard error, sharpness, positional bias and fallback, the globals (w0, kappa), the fit diagnostics and the ' +
           'provenance (tool version, input SHA-256, command line). `llm-nrm score` places new LLMs on it.',
       ) as unknown as Argv<FitArgs>,
@@ -138,7 +183,10 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     const skipInvalid = argv['skip-invalid'];
     const input = await readAnyResponses(argv.responses, { skipInvalid, itemVersions: argv['item-versions'], replicates: argv.replicates });
     const warnings: BundleWarning[] = [];
-    infoLines(argv.quiet, input.summary.notes.map((n) => `note: ${n}`));
+    infoLines(
+      argv.quiet,
+      input.summary.notes.map((n) => `note: ${n}`),
+    );
     infoLines(argv.quiet, formatSkipped(input.summary.skipped));
     if (input.itemVersions.length > 0) {
       const how = argv['item-versions'] === 'split' ? 'split into one item per version' : `kept the majority version, dropped ${input.droppedVersions} records`;
@@ -153,9 +201,16 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       info(argv.quiet, `warning: ${message}`);
     }
     const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid, dropEmpty: argv['drop-empty'] });
-    info(argv.quiet, `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells) from ${argv.responses}`);
+    info(
+      argv.quiet,
+      `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells) from ${argv.responses}`,
+    );
     const skipped = input.summary.skipped.length + stats.skipped;
-    if (stats.skipped > 0) infoLines(argv.quiet, [`skipped ${stats.skipped} invalid records when building the bank; the first:`, ...stats.skippedReasons.slice(0, 5).map((r) => `  ${r}`)]);
+    if (stats.skipped > 0)
+      infoLines(argv.quiet, [
+        `skipped ${stats.skipped} invalid records when building the bank; the first:`,
+        ...stats.skippedReasons.slice(0, 5).map((r) => `  ${r}`),
+      ]);
     if (stats.droppedModels.length + stats.droppedItems.length > 0) {
       info(argv.quiet, `dropped ${stats.droppedModels.length} LLMs and ${stats.droppedItems.length} items with no observed cell (--drop-empty)`);
     }
@@ -195,7 +250,16 @@ export const fitCommand: CommandModule<object, FitArgs> = {
         llms: board.map((l) => ({ rank: l.rank, id: l.id, theta: l.theta, se: l.se, sharpness: l.sharpness, accuracy: l.accuracy, cells: l.cells })),
         items: bundle.items.length,
         fit: bundle.fit,
-        stats: { records: stats.records, cells: stats.cells, soft: stats.soft, hard: stats.hard, missingAnswers: stats.missingAnswers, skipped, droppedModels: stats.droppedModels, droppedItems: stats.droppedItems },
+        stats: {
+          records: stats.records,
+          cells: stats.cells,
+          soft: stats.soft,
+          hard: stats.hard,
+          missingAnswers: stats.missingAnswers,
+          skipped,
+          droppedModels: stats.droppedModels,
+          droppedItems: stats.droppedItems,
+        },
         warnings,
         provenance: bundle.provenance,
       };
@@ -208,15 +272,17 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     const unranked = board.filter((l) => l.rank === null).length;
     const text =
       `${name} leaderboard: ${board.length} LLMs on ${bundle.items.length} items` +
-        (unranked > 0 ? ` (${unranked} not ranked: no items shared with the ranked ones, see warnings)` : '') + '\n' +
-        formatTable(LEADERBOARD_HEADER, leaderboardRows(bundle, board)) +
-        (warnings.length > 0 ? `\nwarnings\n${warnings.map((w) => `  ${w.message}`).join('\n')}\n` : '') +
-        `\nfit\n${formatDiagnostics(bundle.fit)}`;
+      (unranked > 0 ? ` (${unranked} not ranked: no items shared with the ranked ones, see warnings)` : '') +
+      '\n' +
+      formatTable(LEADERBOARD_HEADER, leaderboardRows(bundle, board)) +
+      (warnings.length > 0 ? `\nwarnings\n${warnings.map((w) => `  ${w.message}`).join('\n')}\n` : '') +
+      `\nfit\n${formatDiagnostics(bundle.fit)}`;
     if (toStdout) info(argv.quiet, text.trimEnd());
     else process.stdout.write(text);
     if (!bundle.fit.converged) info(argv.quiet, `warning: the fit did not converge (${bundle.fit.reason}); raise --max-iterations or --steps`);
     const unidentified = bundle.llms.filter((l) => l.identified === false).map((l) => l.id);
-    if (unidentified.length > 0) info(argv.quiet, `warning: theta is not identified for ${unidentified.join(', ')} (its cells and the priors do not pin it; SE infinite)`);
+    if (unidentified.length > 0)
+      info(argv.quiet, `warning: theta is not identified for ${unidentified.join(', ')} (its cells and the priors do not pin it; SE infinite)`);
   },
 };
 

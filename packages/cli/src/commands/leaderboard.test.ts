@@ -52,7 +52,10 @@ describe('llm-nrm leaderboard', () => {
     const tiny = join(tmp.dir, 'tiny');
     mkdirSync(tiny);
     // As llm-nrm publish writes it: the restricted bundle inside a tiny bank.json.
-    writeFileSync(join(tiny, 'bank.json'), JSON.stringify({ format: 'llm-nrm-tiny', formatVersion: 1, name: 't', bundle: { ...bundle, items: bundle.items.slice(0, 5) } }));
+    writeFileSync(
+      join(tiny, 'bank.json'),
+      JSON.stringify({ format: 'llm-nrm-tiny', formatVersion: 1, name: 't', bundle: { ...bundle, items: bundle.items.slice(0, 5) } }),
+    );
     const site = join(tmp.dir, 'site-tiny');
     const ok = await runCli(['leaderboard', bundleFile, '--tiny', tiny, '-o', site, '-q']);
     expect(ok.code).toBe(0);
@@ -70,7 +73,9 @@ describe('llm-nrm leaderboard', () => {
 
   it('--serve previews a built site on 127.0.0.1 with the CSP header', async () => {
     const site = join(tmp.dir, 'site');
-    const child = spawn(process.execPath, [join(repoRoot, 'packages/cli/dist/bin.js'), 'leaderboard', site, '--serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(repoRoot, 'packages/cli/dist/bin.js'), 'leaderboard', site, '--serve', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const url = await new Promise<string>((ok, fail) => {
         let text = '';

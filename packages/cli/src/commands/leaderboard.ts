@@ -62,7 +62,9 @@ export async function siteInput(
     for await (const { record } of readResponsesWithSources(options.responses, { skipInvalid: options.skipInvalid ?? false, report })) records.push(record);
     const { bank, skipped } = responsesBank(bundle, records);
     input.bank = bank;
-    say(`read ${records.length} responses from ${options.responses}: ${bank.models.length} calibrated LLMs${skipped > 0 ? `, ${skipped} responses of other LLMs or items left out` : ''}${report.skipped.length > 0 ? `, ${report.skipped.length} invalid records skipped` : ''}`);
+    say(
+      `read ${records.length} responses from ${options.responses}: ${bank.models.length} calibrated LLMs${skipped > 0 ? `, ${skipped} responses of other LLMs or items left out` : ''}${report.skipped.length > 0 ? `, ${report.skipped.length} invalid records skipped` : ''}`,
+    );
   }
   if (options.tiny !== undefined) {
     const file = join(options.tiny, 'bank.json');
@@ -71,7 +73,11 @@ export async function siteInput(
     const ids = new Set(bundle.items.map((it) => it.id));
     const missing = tiny.items.filter((it) => !ids.has(it.id));
     if (missing.length > 0) {
-      throw new LlmNrmError('UNKNOWN_ITEM', `${file}: ${missing.length} of its ${tiny.items.length} items are not in ${bundlePath} (first ${JSON.stringify(missing[0]!.id)}): publish from this bundle`, { file });
+      throw new LlmNrmError(
+        'UNKNOWN_ITEM',
+        `${file}: ${missing.length} of its ${tiny.items.length} items are not in ${bundlePath} (first ${JSON.stringify(missing[0]!.id)}): publish from this bundle`,
+        { file },
+      );
     }
     input.tiny = { bundle: tiny, source: options.tiny };
     say(`tiny subset: ${tiny.items.length} items from ${file}`);
@@ -84,10 +90,27 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
   describe: 'Build the leaderboard site (a static folder: theta with intervals, option curves, information, in-browser scoring) from a calibration bundle',
   builder: (y: Argv) =>
     y
-      .positional('bundle', { describe: 'Calibration bundle written by `llm-nrm fit` (or, with --serve, a site folder built before)', type: 'string', demandOption: true })
-      .option('responses', { describe: 'Tidy responses of the calibrated LLMs (what `fit` read): adds preferred options, bias intervals, accuracy per benchmark', type: 'string', requiresArg: true })
-      .option('tiny', { describe: 'A folder written by `llm-nrm publish` (bank.json): its test information beside the full bank\'s', type: 'string', requiresArg: true })
-      .option('output', { alias: 'o', describe: 'Folder to write the site into (replaced atomically); required unless <bundle> is a built site', type: 'string', requiresArg: true })
+      .positional('bundle', {
+        describe: 'Calibration bundle written by `llm-nrm fit` (or, with --serve, a site folder built before)',
+        type: 'string',
+        demandOption: true,
+      })
+      .option('responses', {
+        describe: 'Tidy responses of the calibrated LLMs (what `fit` read): adds preferred options, bias intervals, accuracy per benchmark',
+        type: 'string',
+        requiresArg: true,
+      })
+      .option('tiny', {
+        describe: "A folder written by `llm-nrm publish` (bank.json): its test information beside the full bank's",
+        type: 'string',
+        requiresArg: true,
+      })
+      .option('output', {
+        alias: 'o',
+        describe: 'Folder to write the site into (replaced atomically); required unless <bundle> is a built site',
+        type: 'string',
+        requiresArg: true,
+      })
       .option('title', { describe: 'Title in the site header', type: 'string', requiresArg: true })
       .option('serve', { describe: 'Serve the site on 127.0.0.1 for a preview after building it (Ctrl-C stops)', type: 'boolean', default: false })
       .option('port', { describe: 'Port for --serve (0 = any free port)', type: 'number', default: 4173 })
@@ -95,7 +118,10 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       .option('json', { describe: 'Print the build summary as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 leaderboard bundle.json -o site/', 'the site from the bundle alone')
-      .example('$0 leaderboard bundle.json --responses responses.jsonl.gz --tiny tiny/ -o site/ --serve', 'with the responses and a published subset, then preview it')
+      .example(
+        '$0 leaderboard bundle.json --responses responses.jsonl.gz --tiny tiny/ -o site/ --serve',
+        'with the responses and a published subset, then preview it',
+      )
       .example('$0 leaderboard site/ --serve --port 8080', 'preview a site built before')
       .epilogue(
         'The site is static (open it from any web server; `--serve` is a preview). Item texts and model ids are shown as text only, ' +
@@ -103,7 +129,8 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
           'file in the browser with the same code as `llm-nrm score`.',
       ) as unknown as Argv<LeaderboardArgs>,
   handler: async (argv) => {
-    if (!(Number.isInteger(argv.port) && argv.port >= 0 && argv.port < 65536)) throw new LlmNrmError('INVALID_OPTION', `invalid --port: ${argv.port} (0 to 65535)`);
+    if (!(Number.isInteger(argv.port) && argv.port >= 0 && argv.port < 65536))
+      throw new LlmNrmError('INVALID_OPTION', `invalid --port: ${argv.port} (0 to 65535)`);
     const say = (m: string) => info(argv.quiet, m);
     if (isBuiltSite(argv.bundle)) {
       if (!argv.serve) throw new LlmNrmError('INVALID_OPTION', `${argv.bundle} is a built site, not a bundle: pass --serve to preview it`);
@@ -116,18 +143,27 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       ...(argv.responses !== undefined ? { responses: argv.responses } : {}),
       ...(argv.tiny !== undefined ? { tiny: argv.tiny } : {}),
       ...(argv.title !== undefined ? { title: argv.title } : {}),
-      skipInvalid: argv['skip-invalid'], say,
+      skipInvalid: argv['skip-invalid'],
+      say,
     });
     const res: BuildSiteResult = await buildSite(input, argv.output);
     const seconds = (performance.now() - t0) / 1000;
     const summary = {
-      output: res.dir, files: res.files, bytes: res.bytes, seconds, llms: input.bundle.llms.length, items: input.bundle.items.length,
-      responses: input.bank !== undefined, tiny: input.tiny?.bundle.items.length ?? null,
+      output: res.dir,
+      files: res.files,
+      bytes: res.bytes,
+      seconds,
+      llms: input.bundle.llms.length,
+      items: input.bundle.items.length,
+      responses: input.bank !== undefined,
+      tiny: input.tiny?.bundle.items.length ?? null,
     };
     if (argv.json) printJson(summary);
     else {
-      process.stdout.write(`wrote the leaderboard site for ${summary.llms} LLMs x ${summary.items} items to ${res.dir} ` +
-        `(${res.files} data files, ${(res.bytes / 1e6).toFixed(1)} MB) in ${seconds.toFixed(1)} s\n`);
+      process.stdout.write(
+        `wrote the leaderboard site for ${summary.llms} LLMs x ${summary.items} items to ${res.dir} ` +
+          `(${res.files} data files, ${(res.bytes / 1e6).toFixed(1)} MB) in ${seconds.toFixed(1)} s\n`,
+      );
     }
     if (!argv.serve) {
       say(`preview it: llm-nrm leaderboard ${argv.bundle} -o ${argv.output} --serve  (or serve the folder with any static web server)`);

@@ -29,7 +29,10 @@ const write = (name: string, rs: object[]) => {
   writeFileSync(p, rs.map((r) => JSON.stringify(r)).join('\n') + '\n');
   return p;
 };
-const calibration = write('calibration.jsonl', records.filter((r) => r.model !== heldOut));
+const calibration = write(
+  'calibration.jsonl',
+  records.filter((r) => r.model !== heldOut),
+);
 const held = records.filter((r) => r.model === heldOut);
 const bundlePath = join(tmp.dir, 'bundle.json');
 const pkg = join(tmp.dir, 'tiny-toy');
@@ -49,7 +52,11 @@ const writeList = (name: string, lines: string[]) => {
 };
 const readJson = (p: string) => JSON.parse(readFileSync(p, 'utf8'));
 const argmax = (p: number[]) => p.indexOf(Math.max(...p));
-const items = () => readFileSync(join(pkg, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const items = () =>
+  readFileSync(join(pkg, 'items.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 const heldTiny = () => {
   const ids = new Set(items().map((it: { item_id: string }) => it.item_id));
   return held.filter((r) => ids.has(r.item));
@@ -61,8 +68,19 @@ const scoreJson = async (...args: string[]) => {
 
 describe('llm-nrm publish', () => {
   it('writes the package: bank.json (restricted, validated bundle; items sha256; curves), items.jsonl, each harness, README', () => {
-    for (const f of ['README.md', 'bank.json', 'items.jsonl', 'lm-eval/tiny_toy.yaml', 'lm-eval/nrm_lmeval.py', 'lm-eval/items.jsonl',
-      'inspect/tiny_toy.py', 'inspect/items.jsonl', 'openai-evals/evals/tiny-toy.yaml', 'openai-evals/data/tiny-toy/samples.jsonl', 'openai-evals/data/tiny-toy/manifest.json']) {
+    for (const f of [
+      'README.md',
+      'bank.json',
+      'items.jsonl',
+      'lm-eval/tiny_toy.yaml',
+      'lm-eval/nrm_lmeval.py',
+      'lm-eval/items.jsonl',
+      'inspect/tiny_toy.py',
+      'inspect/items.jsonl',
+      'openai-evals/evals/tiny-toy.yaml',
+      'openai-evals/data/tiny-toy/samples.jsonl',
+      'openai-evals/data/tiny-toy/manifest.json',
+    ]) {
       expect(existsSync(join(pkg, f)), f).toBe(true);
     }
     expect(readdirSync(tmp.dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
@@ -85,8 +103,16 @@ describe('llm-nrm publish', () => {
     expect(bank.accuracy.grid.length).toBe(bank.accuracy.overall.accuracy.length);
     expect(Object.keys(bank.accuracy.benchmarks).sort()).toEqual(['even', 'odd']);
     const yaml = readFileSync(join(pkg, 'lm-eval/tiny_toy.yaml'), 'utf8');
-    for (const line of ['custom_dataset: !function nrm_lmeval.load_items', 'test_split: test', 'output_type: multiple_choice', 'doc_to_text: prompt',
-      'doc_to_choice: continuations', 'doc_to_target: gold', 'target_delimiter: ""', `  bank_sha256: ${sha(join(pkg, 'bank.json'))}`]) {
+    for (const line of [
+      'custom_dataset: !function nrm_lmeval.load_items',
+      'test_split: test',
+      'output_type: multiple_choice',
+      'doc_to_text: prompt',
+      'doc_to_choice: continuations',
+      'doc_to_target: gold',
+      'target_delimiter: ""',
+      `  bank_sha256: ${sha(join(pkg, 'bank.json'))}`,
+    ]) {
       expect(yaml).toContain(line);
     }
     expect(yaml).toContain('#   dataset_path: json');
@@ -99,19 +125,43 @@ describe('llm-nrm publish', () => {
   });
 
   it('refuses items without a recorded prompt, counting them, unless --render-prompt (then flagged)', async () => {
-    const bare = write('bare.jsonl', records.filter((r) => r.model !== heldOut).map(({ prompt: _p, continuations: _c, ...r }) => r));
+    const bare = write(
+      'bare.jsonl',
+      records.filter((r) => r.model !== heldOut).map(({ prompt: _p, continuations: _c, ...r }) => r),
+    );
     const out = join(tmp.dir, 'bare-pkg');
     const refused = await runCli(['publish', bundlePath, '--responses', bare, '--items', '10', '-o', out]);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('120 of 120 items have no recorded prompt and continuations');
     expect(refused.err).toContain('--render-prompt');
     expect(existsSync(out)).toBe(false);
-    const ok = await runCli(['publish', bundlePath, '--responses', bare, '--items', '10', '--render-prompt', '--forms', '2', '--harness', 'lm-eval', '-o', out, '-q']);
+    const ok = await runCli([
+      'publish',
+      bundlePath,
+      '--responses',
+      bare,
+      '--items',
+      '10',
+      '--render-prompt',
+      '--forms',
+      '2',
+      '--harness',
+      'lm-eval',
+      '-o',
+      out,
+      '-q',
+    ]);
     expect(ok.code).toBe(0);
     const readme = readFileSync(join(out, 'A', 'README.md'), 'utf8');
     expect(readme).toContain('10 of 10 prompts are rendered from question and options');
-    const a = readFileSync(join(out, 'A', 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).item_id);
-    const bIds = readFileSync(join(out, 'B', 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).item_id);
+    const a = readFileSync(join(out, 'A', 'items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).item_id);
+    const bIds = readFileSync(join(out, 'B', 'items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).item_id);
     expect(a.filter((id: string) => bIds.includes(id))).toEqual([]);
     expect(existsSync(join(out, 'A', 'inspect'))).toBe(false);
     // An existing folder is not overwritten without --force.
@@ -127,10 +177,20 @@ describe('llm-nrm publish', () => {
 
   it('scores a tiny run written as lm-eval samples back: the same theta as the tidy records, matched by item_id', async () => {
     const run = join(tmp.dir, 'lmeval-run');
-    await writeLmEvalHarness(heldTiny().map((r) => ({ ...r, model: 'new-model' })), run, { tinyTask: 'tiny_toy', date: '2026-01-01T00-00-00.000001' });
+    await writeLmEvalHarness(
+      heldTiny().map((r) => ({ ...r, model: 'new-model' })),
+      run,
+      { tinyTask: 'tiny_toy', date: '2026-01-01T00-00-00.000001' },
+    );
     const viaHarness = await scoreJson(pkg, run);
     expect(viaHarness.code).toBe(0);
-    const direct = await scoreJson(pkg, write('held-tiny.jsonl', heldTiny().map((r) => ({ ...r, model: 'new-model' }))));
+    const direct = await scoreJson(
+      pkg,
+      write(
+        'held-tiny.jsonl',
+        heldTiny().map((r) => ({ ...r, model: 'new-model' })),
+      ),
+    );
     const [h, d] = [viaHarness.json.llms[0], direct.json.llms[0]];
     expect(h.items).toBe(N);
     expect(h.nuisance).toBe('sharpness');
@@ -147,10 +207,37 @@ describe('llm-nrm publish', () => {
   it('--item-list publishes the listed items, and names the line of an unknown one', async () => {
     const ids = ['sim/3', 'sim/10', 'sim/57', 'sim/99'];
     const out = join(tmp.dir, 'listed');
-    const ok = await runCli(['publish', bundlePath, '--responses', calibration, '--item-list', writeList('list.txt', ['# chosen by hand', ...ids, '']), '--harness', 'lm-eval', '-o', out, '-q']);
+    const ok = await runCli([
+      'publish',
+      bundlePath,
+      '--responses',
+      calibration,
+      '--item-list',
+      writeList('list.txt', ['# chosen by hand', ...ids, '']),
+      '--harness',
+      'lm-eval',
+      '-o',
+      out,
+      '-q',
+    ]);
     expect(ok.err).toBe('');
-    expect(readFileSync(join(out, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).item_id).sort()).toEqual([...ids].sort());
-    const bad = await runCli(['publish', bundlePath, '--responses', calibration, '--item-list', writeList('bad.txt', ['sim/3', 'sim/nope']), '-o', join(tmp.dir, 'never2')]);
+    expect(
+      readFileSync(join(out, 'items.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).item_id)
+        .sort(),
+    ).toEqual([...ids].sort());
+    const bad = await runCli([
+      'publish',
+      bundlePath,
+      '--responses',
+      calibration,
+      '--item-list',
+      writeList('bad.txt', ['sim/3', 'sim/nope']),
+      '-o',
+      join(tmp.dir, 'never2'),
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/bad\.txt:2: item "sim\/nope" is not in the bundle/);
     expect(existsSync(join(tmp.dir, 'never2'))).toBe(false);
@@ -164,14 +251,23 @@ describe('llm-nrm publish', () => {
     // The calibrated LLMs' answers to the package's items, scored as a run of it, and their full-bank accuracy.
     const ids = new Set(items().map((it: { item_id: string }) => it.item_id));
     const calib = records.filter((r) => r.model !== heldOut);
-    const scored = await scoreJson(pkg, write('calib-tiny.jsonl', calib.filter((r) => ids.has(r.item))));
+    const scored = await scoreJson(
+      pkg,
+      write(
+        'calib-tiny.jsonl',
+        calib.filter((r) => ids.has(r.item)),
+      ),
+    );
     expect(scored.code).toBe(0);
     const right = (r: ResponseRecord) => (argmax(r.probs!) === r.key ? 1 : 0);
     const full = new Map<string, [number, number]>();
     for (const r of calib) full.set(r.model, [(full.get(r.model)?.[0] ?? 0) + right(r), (full.get(r.model)?.[1] ?? 0) + 1]);
     const F = { grid: bank.accuracy.grid, accuracy: bank.accuracy.overall.accuracy };
     const rows = scored.json.llms.map((l: { id: string; theta: number; sharpness: number; accuracy: number }) => ({
-      theta: l.theta, logSharpness: Math.log(l.sharpness), tinyAccuracy: l.accuracy, fullAccuracy: full.get(l.id)![0] / full.get(l.id)![1],
+      theta: l.theta,
+      logSharpness: Math.log(l.sharpness),
+      tinyAccuracy: l.accuracy,
+      fullAccuracy: full.get(l.id)![0] / full.get(l.id)![1],
     }));
     const refit = fitTinyAccuracyEstimator(F, rows);
     for (let t = 0; t < 4; t++) expect(Math.abs(refit.coef[t]! - est.coef[t])).toBeLessThan(1e-6);
@@ -195,13 +291,23 @@ describe('llm-nrm publish', () => {
     expect(e.err).toContain(`${f} was edited after publishing`);
     // Another task's output: nothing matches, and it says so.
     const other = join(tmp.dir, 'other-run');
-    await writeLmEvalHarness(held.slice(0, 5).map((r) => ({ ...r, benchmark: 'hellaswag' })), other, { date: '2026-01-01T00-00-00.000001' });
+    await writeLmEvalHarness(
+      held.slice(0, 5).map((r) => ({ ...r, benchmark: 'hellaswag' })),
+      other,
+      { date: '2026-01-01T00-00-00.000001' },
+    );
     const o = await runCli(['score', pkg, other]);
     expect(o.code).toBe(1);
     expect(o.err).toMatch(/none of the 5 responses in .* is to an item of .*tiny-toy \(tasks in the responses: hellaswag; the package's task is tiny_toy\)/);
     // Half the items: scored, with the SE larger and a warning that says why.
     const half = join(tmp.dir, 'half-run');
-    await writeLmEvalHarness(heldTiny().slice(0, N / 2).map((r) => ({ ...r, model: 'new-model' })), half, { tinyTask: 'tiny_toy', date: '2026-01-01T00-00-00.000001' });
+    await writeLmEvalHarness(
+      heldTiny()
+        .slice(0, N / 2)
+        .map((r) => ({ ...r, model: 'new-model' })),
+      half,
+      { tinyTask: 'tiny_toy', date: '2026-01-01T00-00-00.000001' },
+    );
     const hr = await runCli(['score', pkg, half, '--json']);
     expect(hr.code).toBe(0);
     expect(hr.err).toContain(`warning: new-model: answered ${N / 2} of the ${N} items`);
@@ -229,31 +335,65 @@ describe('llm-nrm publish', () => {
       expect(r.status, r.stderr).toBe(0);
     }
     const py = readFileSync(join(pkg, 'inspect/tiny_toy.py'), 'utf8');
-    for (const s of ['json_dataset(os.path.join(HERE, "items.jsonl"))', 'multiple_choice()', 'scorer=choice()', 'GenerateConfig(logprobs=True, top_logprobs=20)']) expect(py).toContain(s);
+    for (const s of [
+      'json_dataset(os.path.join(HERE, "items.jsonl"))',
+      'multiple_choice()',
+      'scorer=choice()',
+      'GenerateConfig(logprobs=True, top_logprobs=20)',
+    ])
+      expect(py).toContain(s);
     expect(py).not.toMatch(/shuffle\s*=\s*True|shuffle_choices\(|\.shuffle\(/);
     const tinyHeld = new Map(heldTiny().map((r) => [r.item, r]));
     // Inspect: a legacy JSON log as `inspect eval` writes it for this task (logprobs of the answer letter).
-    const rows = readFileSync(join(pkg, 'inspect/items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync(join(pkg, 'inspect/items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const samples = rows.map((row) => {
       const r = tinyHeld.get(row.metadata.item_id)!;
       const L = row.choices.map((_: string, k: number) => String.fromCharCode(65 + k));
       const pick = L[argmax(r.probs!)];
       return {
-        id: row.id, epoch: 1, input: row.input, choices: row.choices, target: row.target,
-        messages: [{ role: 'user', content: `Answer the following multiple choice question.\n\n${row.input}\n\n${row.choices.map((c: string, k: number) => `${L[k]}) ${c}`).join('\n')}` }],
+        id: row.id,
+        epoch: 1,
+        input: row.input,
+        choices: row.choices,
+        target: row.target,
+        messages: [
+          {
+            role: 'user',
+            content: `Answer the following multiple choice question.\n\n${row.input}\n\n${row.choices.map((c: string, k: number) => `${L[k]}) ${c}`).join('\n')}`,
+          },
+        ],
         output: {
-          model: 'm', completion: `ANSWER: ${pick}`,
-          choices: [{ message: { role: 'assistant', content: `ANSWER: ${pick}` }, logprobs: { content: [
-            { token: 'ANSWER', logprob: 0, top_logprobs: [] }, { token: ':', logprob: 0, top_logprobs: [] },
-            { token: ` ${pick}`, logprob: Math.log(Math.max(...r.probs!)), top_logprobs: r.probs!.map((p, k) => ({ token: ` ${L[k]}`, logprob: Math.log(p) })) },
-          ] } }],
+          model: 'm',
+          completion: `ANSWER: ${pick}`,
+          choices: [
+            {
+              message: { role: 'assistant', content: `ANSWER: ${pick}` },
+              logprobs: {
+                content: [
+                  { token: 'ANSWER', logprob: 0, top_logprobs: [] },
+                  { token: ':', logprob: 0, top_logprobs: [] },
+                  {
+                    token: ` ${pick}`,
+                    logprob: Math.log(Math.max(...r.probs!)),
+                    top_logprobs: r.probs!.map((p, k) => ({ token: ` ${L[k]}`, logprob: Math.log(p) })),
+                  },
+                ],
+              },
+            },
+          ],
         },
         scores: { choice: { value: pick === row.target ? 'C' : 'I', answer: pick } },
         metadata: row.metadata,
       };
     });
     const ilog = join(tmp.dir, 'inspect-log.json');
-    writeFileSync(ilog, JSON.stringify({ version: 2, status: 'success', eval: { task: 'tiny_toy', model: 'openai/new-model', scorers: [{ name: 'choice' }] }, samples }));
+    writeFileSync(
+      ilog,
+      JSON.stringify({ version: 2, status: 'success', eval: { task: 'tiny_toy', model: 'openai/new-model', scorers: [{ name: 'choice' }] }, samples }),
+    );
     const ins = await scoreJson(pkg, ilog);
     expect(ins.code).toBe(0);
     expect(ins.json.llms[0].items).toBe(N);
@@ -261,16 +401,36 @@ describe('llm-nrm publish', () => {
     const direct = (await scoreJson(pkg, write('held-tiny2.jsonl', heldTiny()))).json.llms[0];
     expect(Math.abs(ins.json.llms[0].theta - direct.theta)).toBeLessThan(1e-4);
     // OpenAI evals: a record log of the Match eval; samples are named by line index only.
-    const oai = readFileSync(join(pkg, 'openai-evals/data/tiny-toy/samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const oai = readFileSync(join(pkg, 'openai-evals/data/tiny-toy/samples.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const manifest = readJson(join(pkg, 'openai-evals/data/tiny-toy/manifest.json')).items as string[];
     const run = 'R1';
-    const lines: object[] = [{ spec: { completion_fns: ['new-model'], eval_name: 'tiny-toy.test.v1', base_eval: 'tiny-toy', split: 'test', run_config: { eval_spec: { cls: 'evals.elsuite.basic.match:Match' } }, run_id: run } }];
+    const lines: object[] = [
+      {
+        spec: {
+          completion_fns: ['new-model'],
+          eval_name: 'tiny-toy.test.v1',
+          base_eval: 'tiny-toy',
+          split: 'test',
+          run_config: { eval_spec: { cls: 'evals.elsuite.basic.match:Match' } },
+          run_id: run,
+        },
+      },
+    ];
     let ev = 0;
     oai.forEach((s, idx) => {
       const r = tinyHeld.get(manifest[idx]!)!;
       const pick = String.fromCharCode(65 + argmax(r.probs!));
       lines.push({ run_id: run, event_id: ev++, sample_id: `tiny-toy.test.${idx}`, type: 'sampling', data: { prompt: s.input, sampled: pick } });
-      lines.push({ run_id: run, event_id: ev++, sample_id: `tiny-toy.test.${idx}`, type: 'match', data: { correct: pick === s.ideal, expected: s.ideal, picked: pick, sampled: pick } });
+      lines.push({
+        run_id: run,
+        event_id: ev++,
+        sample_id: `tiny-toy.test.${idx}`,
+        type: 'match',
+        data: { correct: pick === s.ideal, expected: s.ideal, picked: pick, sampled: pick },
+      });
     });
     lines.push({ final_report: { accuracy: 0.5 } });
     const olog = write('oai-log.jsonl', lines);
@@ -283,40 +443,52 @@ describe('llm-nrm publish', () => {
   // The real harness: lm_eval 0.4.13 in the venv `.ci/run` builds (CI always has it; elsewhere the test is skipped without it).
   const lmEval = join(repoRoot, '.venv-lmeval/bin/lm_eval');
   const haveLmEval = existsSync(lmEval);
-  it.skipIf(!haveLmEval && !process.env.CI)('lm_eval --model dummy runs the task; its nrm_theta equals llm-nrm score of the same samples (1e-4)', async () => {
-    expect(haveLmEval, `${lmEval} is missing: .ci/run installs lm_eval 0.4.13 into .venv-lmeval before the tests`).toBe(true);
-    const shim = join(tmp.dir, 'shim');
-    spawnSync('mkdir', ['-p', shim]);
-    // lm-eval's table printer imports pytablewriter, which the local package index lacks: a minimal stand-in.
-    writeFileSync(join(shim, 'pytablewriter.py'), [
-      'class _Writer:',
-      '    def __init__(self, *a, **k):',
-      '        self.headers, self.value_matrix = [], []',
-      '    def dumps(self):',
-      '        rows = [self.headers] + [[str(v) for v in r] for r in self.value_matrix]',
-      '        return "\\n".join("|" + "|".join(str(c) for c in r) + "|" for r in rows)',
-      'MarkdownTableWriter = LatexTableWriter = _Writer',
-      '',
-    ].join('\n'));
-    const out = join(tmp.dir, 'lm-eval-out');
-    const r = spawnSync(lmEval, ['--model', 'dummy', '--tasks', 'tiny_toy', '--include_path', join(pkg, 'lm-eval'), '--log_samples', '--output_path', out], {
-      encoding: 'utf8', env: { ...process.env, PYTHONPATH: shim, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false' }, timeout: 540_000,
-    });
-    expect(r.status, r.stderr.slice(-3000)).toBe(0);
-    expect(r.stdout).toMatch(/nrm_theta/);
-    const find = (dir: string, re: RegExp): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? find(join(dir, e.name), re) : re.test(e.name) ? [join(dir, e.name)] : []));
-    const [results] = find(out, /^results_.*\.json$/);
-    const res = readJson(results!).results.tiny_toy;
-    expect(readJson(results!).configs.tiny_toy.metadata.bank_sha256).toBe(spawnSync('sha256sum', [join(pkg, 'bank.json')], { encoding: 'utf8' }).stdout.split(' ')[0]);
-    const scored = await scoreJson(pkg, out);
-    expect(scored.code).toBe(0);
-    const l = scored.json.llms[0];
-    expect(l.items).toBe(N);
-    expect(Math.abs(res['nrm_theta,none'] - l.theta)).toBeLessThan(1e-4);
-    expect(Math.abs(res['nrm_theta_se,none'] - l.se)).toBeLessThan(1e-4);
-    expect(Math.abs(res['nrm_pred_acc,none'] - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
-    expect(Math.abs(res['acc,none'] - l.accuracy)).toBeLessThan(1e-9);
-  }, 600_000);
+  it.skipIf(!haveLmEval && !process.env.CI)(
+    'lm_eval --model dummy runs the task; its nrm_theta equals llm-nrm score of the same samples (1e-4)',
+    async () => {
+      expect(haveLmEval, `${lmEval} is missing: .ci/run installs lm_eval 0.4.13 into .venv-lmeval before the tests`).toBe(true);
+      const shim = join(tmp.dir, 'shim');
+      spawnSync('mkdir', ['-p', shim]);
+      // lm-eval's table printer imports pytablewriter, which the local package index lacks: a minimal stand-in.
+      writeFileSync(
+        join(shim, 'pytablewriter.py'),
+        [
+          'class _Writer:',
+          '    def __init__(self, *a, **k):',
+          '        self.headers, self.value_matrix = [], []',
+          '    def dumps(self):',
+          '        rows = [self.headers] + [[str(v) for v in r] for r in self.value_matrix]',
+          '        return "\\n".join("|" + "|".join(str(c) for c in r) + "|" for r in rows)',
+          'MarkdownTableWriter = LatexTableWriter = _Writer',
+          '',
+        ].join('\n'),
+      );
+      const out = join(tmp.dir, 'lm-eval-out');
+      const r = spawnSync(lmEval, ['--model', 'dummy', '--tasks', 'tiny_toy', '--include_path', join(pkg, 'lm-eval'), '--log_samples', '--output_path', out], {
+        encoding: 'utf8',
+        env: { ...process.env, PYTHONPATH: shim, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false' },
+        timeout: 540_000,
+      });
+      expect(r.status, r.stderr.slice(-3000)).toBe(0);
+      expect(r.stdout).toMatch(/nrm_theta/);
+      const find = (dir: string, re: RegExp): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? find(join(dir, e.name), re) : re.test(e.name) ? [join(dir, e.name)] : []));
+      const [results] = find(out, /^results_.*\.json$/);
+      const res = readJson(results!).results.tiny_toy;
+      expect(readJson(results!).configs.tiny_toy.metadata.bank_sha256).toBe(
+        spawnSync('sha256sum', [join(pkg, 'bank.json')], { encoding: 'utf8' }).stdout.split(' ')[0],
+      );
+      const scored = await scoreJson(pkg, out);
+      expect(scored.code).toBe(0);
+      const l = scored.json.llms[0];
+      expect(l.items).toBe(N);
+      expect(Math.abs(res['nrm_theta,none'] - l.theta)).toBeLessThan(1e-4);
+      expect(Math.abs(res['nrm_theta_se,none'] - l.se)).toBeLessThan(1e-4);
+      expect(Math.abs(res['nrm_pred_acc,none'] - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
+      expect(Math.abs(res['acc,none'] - l.accuracy)).toBeLessThan(1e-9);
+    },
+    600_000,
+  );
 });
 
 describe('a package from the winogrande fixture round-trips', () => {
@@ -325,18 +497,41 @@ describe('a package from the winogrande fixture round-trips', () => {
     const { readLmEvalHarness } = await import('@llm-nrm/adapters');
     const all: ResponseRecord[] = [];
     for await (const r of readLmEvalHarness(fixture('lm-eval-harness/lm-eval-pr1567-slurmevals'))) all.push(r);
-    const calib = write('wino-calib.jsonl', all.filter((r) => r.model !== 'mistral'));
+    const calib = write(
+      'wino-calib.jsonl',
+      all.filter((r) => r.model !== 'mistral'),
+    );
     const wb = join(tmp.dir, 'wino-bundle.json');
     expect((await runCli(['fit', calib, '-o', wb, '-q'])).code).toBe(0);
     const wpkg = join(tmp.dir, 'tiny-wino');
     // write_out logs keep no single prompt per item: a rendered one, flagged.
-    const pub = await runCli(['publish', wb, '--responses', calib, '--items', '41', '--render-prompt', '--name', 'wino', '--harness', 'lm-eval', '-o', wpkg, '-q']);
+    const pub = await runCli([
+      'publish',
+      wb,
+      '--responses',
+      calib,
+      '--items',
+      '41',
+      '--render-prompt',
+      '--name',
+      'wino',
+      '--harness',
+      'lm-eval',
+      '-o',
+      wpkg,
+      '-q',
+    ]);
     expect(pub.code).toBe(0);
-    const rows = readFileSync(join(wpkg, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = readFileSync(join(wpkg, 'items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(41);
     const byId = new Map(rows.map((it) => [it.item_id, it]));
     // The held-out model's answers to the package, as the tiny task would log them (its prompt and continuations).
-    const mistral = all.filter((r) => r.model === 'mistral' && byId.has(r.item)).map((r) => ({ ...r, prompt: byId.get(r.item)!.prompt, continuations: byId.get(r.item)!.continuations }));
+    const mistral = all
+      .filter((r) => r.model === 'mistral' && byId.has(r.item))
+      .map((r) => ({ ...r, prompt: byId.get(r.item)!.prompt, continuations: byId.get(r.item)!.continuations }));
     expect(mistral).toHaveLength(41);
     const run = join(tmp.dir, 'wino-run');
     await writeLmEvalHarness(mistral, run, { tinyTask: 'tiny_wino', date: '2026-01-01T00-00-00.000001' });

@@ -2,8 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
-  LlmNrmError, fleetNuisance, itemContentSha256, SCORE_P_FLOOR, validateBundle,
-  type BundleItem, type CalibrationBundle, type ResponseRecord,
+  LlmNrmError,
+  fleetNuisance,
+  itemContentSha256,
+  SCORE_P_FLOOR,
+  validateBundle,
+  type BundleItem,
+  type CalibrationBundle,
+  type ResponseRecord,
 } from '@llm-nrm/core';
 import { HARNESS_EXPORTERS, readAnyResponses, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
 import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nrm/analysis';
@@ -102,12 +108,21 @@ export function restrictBundle(bundle: CalibrationBundle, ids: Set<string>): Cal
   const items = bundle.items.filter((it) => ids.has(it.id));
   const kMax = Math.max(...items.map((it) => it.nOptions));
   const nrm = bundle.model === 'llm-nrm' || bundle.model === 'nrm' || bundle.model === 'nrm-hard';
-  return validateBundle(JSON.parse(JSON.stringify({
-    ...bundle,
-    kMax,
-    items,
-    llms: bundle.llms.map((l) => ({ ...l, positionBias: nrm ? l.positionBias.slice(0, kMax) : l.positionBias, fallback: nrm ? l.fallback.slice(0, kMax) : l.fallback })),
-  })), 'restricted bundle');
+  return validateBundle(
+    JSON.parse(
+      JSON.stringify({
+        ...bundle,
+        kMax,
+        items,
+        llms: bundle.llms.map((l) => ({
+          ...l,
+          positionBias: nrm ? l.positionBias.slice(0, kMax) : l.positionBias,
+          fallback: nrm ? l.fallback.slice(0, kMax) : l.fallback,
+        })),
+      }),
+    ),
+    'restricted bundle',
+  );
 }
 
 /** `--item-list`: item ids one a line (blank lines and # comments skipped), each in the bundle once, with a recorded prompt unless rendering. */
@@ -128,7 +143,12 @@ async function readItemList(file: string, bundle: CalibrationBundle, forms: numb
     const i = index.get(id);
     if (i === undefined) throw new LlmNrmError('UNKNOWN_ITEM', `${file}:${n + 1}: item ${JSON.stringify(id)} is not in the bundle`, { file, line: n + 1 });
     if (seen.has(id)) throw new LlmNrmError('INVALID_OPTION', `${file}:${n + 1}: item ${JSON.stringify(id)} is listed twice`, { file, line: n + 1 });
-    if (exact && !exact[i]) throw new LlmNrmError('INVALID_OPTION', `${file}:${n + 1}: item ${JSON.stringify(id)} has no recorded prompt and continuations (--render-prompt builds one)`, { file, line: n + 1 });
+    if (exact && !exact[i])
+      throw new LlmNrmError(
+        'INVALID_OPTION',
+        `${file}:${n + 1}: item ${JSON.stringify(id)} has no recorded prompt and continuations (--render-prompt builds one)`,
+        { file, line: n + 1 },
+      );
     seen.add(id);
     ids.push(id);
   });
@@ -142,36 +162,74 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
   builder: (y: Argv) =>
     y
       .positional('bundle', { describe: 'Calibration bundle (JSON, from `llm-nrm fit`)', type: 'string', demandOption: true })
-      .option('responses', { describe: 'The calibration responses (tidy file or harness outputs): prompts, continuations and accuracies', type: 'string', demandOption: true, requiresArg: true })
+      .option('responses', {
+        describe: 'The calibration responses (tidy file or harness outputs): prompts, continuations and accuracies',
+        type: 'string',
+        demandOption: true,
+        requiresArg: true,
+      })
       .option('items', { alias: 'n', describe: 'Items per form', type: 'number', default: 41 })
       .option('per-benchmark', { describe: "Keep each benchmark's share of the bank in the selection", type: 'boolean', default: false })
       .option('forms', { describe: 'Parallel forms with no shared item (written to <output>/A, <output>/B, ...)', type: 'number', default: 1 })
-      .option('harness', { describe: `Harnesses to export, comma-separated (${[...HARNESS_EXPORTERS.keys()].join(', ')})`, type: 'string', default: [...HARNESS_EXPORTERS.keys()].join(',') })
+      .option('harness', {
+        describe: `Harnesses to export, comma-separated (${[...HARNESS_EXPORTERS.keys()].join(', ')})`,
+        type: 'string',
+        default: [...HARNESS_EXPORTERS.keys()].join(','),
+      })
       .option('name', { describe: 'Benchmark name: the tasks are tiny_<name> (default: the output folder name)', type: 'string', requiresArg: true })
-      .option('render-prompt', { describe: 'Items without a recorded prompt get a standard one from question and options (flagged in the README)', type: 'boolean', default: false })
-      .option('item-list', { describe: 'Publish these items (a file of item ids, one a line) instead of selecting them: a subset chosen elsewhere, or a random baseline', type: 'string', requiresArg: true })
+      .option('render-prompt', {
+        describe: 'Items without a recorded prompt get a standard one from question and options (flagged in the README)',
+        type: 'boolean',
+        default: false,
+      })
+      .option('item-list', {
+        describe: 'Publish these items (a file of item ids, one a line) instead of selecting them: a subset chosen elsewhere, or a random baseline',
+        type: 'string',
+        requiresArg: true,
+      })
       .option('output', { alias: 'o', describe: 'Package folder to write (atomically)', type: 'string', demandOption: true, requiresArg: true })
       .option('force', { describe: 'Replace an existing output folder', type: 'boolean', default: false })
       .option('json', { describe: 'Print the summary as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No status on stderr', type: 'boolean', default: false })
       .example('$0 publish bundle.json --responses calib.jsonl --items 41 --name mmlu -o tiny-mmlu/', '41 items as lm-eval, Inspect and OpenAI-evals tasks')
-      .example('$0 publish bundle.json --responses calib.jsonl --item-list my-items.txt -o tiny-mine/', 'publish the items listed (one id a line) instead of selecting')
-      .example('$0 publish bundle.json --responses calib.jsonl --items 100 --per-benchmark --forms 2 --harness lm-eval -o tiny/', 'two parallel 100-item forms, benchmark shares kept')
+      .example(
+        '$0 publish bundle.json --responses calib.jsonl --item-list my-items.txt -o tiny-mine/',
+        'publish the items listed (one id a line) instead of selecting',
+      )
+      .example(
+        '$0 publish bundle.json --responses calib.jsonl --items 100 --per-benchmark --forms 2 --harness lm-eval -o tiny/',
+        'two parallel 100-item forms, benchmark shares kept',
+      )
       .epilogue(
-        'Items are chosen greedily to maximise the expected log test information over the calibrated LLMs\' abilities, so the ' +
+        "Items are chosen greedily to maximise the expected log test information over the calibrated LLMs' abilities, so the " +
           'tiny test measures the whole range (the top-information items pile up at one ability level). Run the package in your ' +
           'harness, then `llm-nrm score <package> <harness output>` places the model on the full leaderboard.',
       ) as unknown as Argv<PublishArgs>,
   handler: async (argv) => {
     if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
     if (!Number.isInteger(argv.forms) || argv.forms < 1 || argv.forms > 26) throw new LlmNrmError('INVALID_OPTION', `invalid --forms: ${argv.forms} (1 to 26)`);
-    const harnesses = argv.harness.split(',').map((s) => s.trim()).filter((s) => s !== '');
-    for (const h of harnesses) if (!HARNESS_EXPORTERS.has(h)) throw new LlmNrmError('INVALID_OPTION', `unknown --harness ${JSON.stringify(h)} (known: ${[...HARNESS_EXPORTERS.keys()].join(', ')})`);
+    const harnesses = argv.harness
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    for (const h of harnesses)
+      if (!HARNESS_EXPORTERS.has(h))
+        throw new LlmNrmError('INVALID_OPTION', `unknown --harness ${JSON.stringify(h)} (known: ${[...HARNESS_EXPORTERS.keys()].join(', ')})`);
     const bundle = await readBundle(argv.bundle);
     if (!(bundle.model === 'llm-nrm' || bundle.model === 'nrm' || bundle.model === 'nrm-hard')) {
-      throw new LlmNrmError('INVALID_OPTION', `${argv.bundle}: a ${bundle.model} bundle; tiny benchmarks score option-level models (llm-nrm, nrm): fit one with --model llm-nrm`);
+      throw new LlmNrmError(
+        'INVALID_OPTION',
+        `${argv.bundle}: a ${bundle.model} bundle; tiny benchmarks score option-level models (llm-nrm, nrm): fit one with --model llm-nrm`,
+      );
     }
-    const name = (argv.name ?? argv.output.replace(/\/+$/, '').split('/').pop()!.replace(/^tiny[-_]/, '')).replace(/[^A-Za-z0-9_]+/g, '_');
+    const name = (
+      argv.name ??
+      argv.output
+        .replace(/\/+$/, '')
+        .split('/')
+        .pop()!
+        .replace(/^tiny[-_]/, '')
+    ).replace(/[^A-Za-z0-9_]+/g, '_');
     const { records } = await readAnyResponses(argv.responses);
     info(argv.quiet, `read ${records.length} responses from ${argv.responses}`);
     const content = collectContent(records);
@@ -189,11 +247,15 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       );
     }
     const eligible = argv['render-prompt'] && nExact < need ? undefined : exact;
-    const sel = argv['item-list'] !== undefined
-      ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)] }
-      : selectForRange(bank, layout, x, argv.items, {
-        abilities: bundle.llms.map((l) => l.theta), perBenchmark: argv['per-benchmark'], forms: argv.forms, ...(eligible ? { eligible } : {}),
-      });
+    const sel =
+      argv['item-list'] !== undefined
+        ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)] }
+        : selectForRange(bank, layout, x, argv.items, {
+            abilities: bundle.llms.map((l) => l.theta),
+            perBenchmark: argv['per-benchmark'],
+            forms: argv.forms,
+            ...(eligible ? { eligible } : {}),
+          });
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.
     const acc = accuracies(records, bundle);
     const thetas = bundle.llms.map((l) => l.theta);
@@ -211,13 +273,17 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       }
       return out;
     };
-    const grid = accuracyCurve(thetas, bundle.llms.map((l) => acc.overall.get(l.id) ?? NaN)).grid;
+    const grid = accuracyCurve(
+      thetas,
+      bundle.llms.map((l) => acc.overall.get(l.id) ?? NaN),
+    ).grid;
     const curves = (tinyIds: Set<string>, restricted: CalibrationBundle) => {
       const runRecords = tinyRunRecords(records, tinyIds);
       const scores = tinyRunScores(restricted, runRecords, TINY_NUISANCE);
       const t = accuracies(runRecords, bundle);
       const benchmarks: Record<string, TinyAccuracy> = {};
-      for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0]))) if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, { acc: t.byBench.get(b), scores });
+      for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0])))
+        if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, { acc: t.byBench.get(b), scores });
       return { grid, overall: curveOf(acc.overall, { acc: t.overall, scores }), benchmarks };
     };
     const [bundleSha, responsesSha] = await Promise.all([sha256File(argv.bundle), sha256File(argv.responses).catch(() => undefined)]);
@@ -238,23 +304,45 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         }
         const sha = itemContentSha256(prompt, continuations);
         if (it.contentSha256 !== undefined && continuations === c.continuations && sha !== it.contentSha256) {
-          throw new LlmNrmError('CONTENT_CHANGED', `item ${JSON.stringify(id)}: its prompt in ${argv.responses} differs from the text it was calibrated on (${argv.bundle})`);
+          throw new LlmNrmError(
+            'CONTENT_CHANGED',
+            `item ${JSON.stringify(id)}: its prompt in ${argv.responses} differs from the text it was calibrated on (${argv.bundle})`,
+          );
         }
-        return { item_id: id, benchmark: it.benchmark ?? '', prompt, continuations, gold: it.key, options, source: c.source ?? it.source ?? null, content_sha256: sha };
+        return {
+          item_id: id,
+          benchmark: it.benchmark ?? '',
+          prompt,
+          continuations,
+          gold: it.key,
+          options,
+          source: c.source ?? it.source ?? null,
+          content_sha256: sha,
+        };
       });
       const restricted = restrictBundle(bundle, new Set(ids));
       info(argv.quiet, `scoring the ${bundle.llms.length} calibrated LLMs as tiny runs of ${ids.length} items (the accuracy estimator)`);
       const formName = String.fromCharCode(65 + f);
       const bank: Omit<TinyBank, 'itemsSha256'> = {
-        format: 'llm-nrm-tiny', formatVersion: 1, name, task: `tiny_${name}${argv.forms > 1 ? `_${formName.toLowerCase()}` : ''}`,
+        format: 'llm-nrm-tiny',
+        formatVersion: 1,
+        name,
+        task: `tiny_${name}${argv.forms > 1 ? `_${formName.toLowerCase()}` : ''}`,
         tool: { name: 'llm-nrm', version: toolVersion() },
         renderedPrompts: rendered,
-        scoring: { nuisance: TINY_NUISANCE, thetaSd: 3, sharpnessSd: restricted.priors?.sharpnessSd ?? 0.5, pFloor: SCORE_P_FLOOR, fleet: fleetNuisance(restricted) },
+        scoring: {
+          nuisance: TINY_NUISANCE,
+          thetaSd: 3,
+          sharpnessSd: restricted.priors?.sharpnessSd ?? 0.5,
+          pFloor: SCORE_P_FLOOR,
+          fleet: fleetNuisance(restricted),
+        },
         accuracy: curves(new Set(ids), restricted),
         bundle: restricted,
         ...(argv.forms > 1 ? { form: { name: formName, of: argv.forms } } : {}),
         provenance: {
-          createdAt: new Date().toISOString(), command: commandLine(),
+          createdAt: new Date().toISOString(),
+          command: commandLine(),
           bundle: { path: argv.bundle, sha256: bundleSha },
           ...(responsesSha ? { responses: { path: argv.responses, sha256: responsesSha } } : {}),
         },
@@ -262,10 +350,22 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       const dir = argv.forms > 1 ? join(argv.output, formName) : argv.output;
       const pkg = tinyPackage(bank, items);
       const res = await writeTinyPackage(dir, pkg, { harnesses, overwrite: argv.force });
-      info(argv.quiet, `wrote ${dir}: ${items.length} items${rendered > 0 ? ` (${rendered} with rendered prompts)` : ''}, bank sha256 ${res.bankSha256.slice(0, 12)}...`);
+      info(
+        argv.quiet,
+        `wrote ${dir}: ${items.length} items${rendered > 0 ? ` (${rendered} with rendered prompts)` : ''}, bank sha256 ${res.bankSha256.slice(0, 12)}...`,
+      );
       const perBench = new Map<string, number>();
       for (const it of items) perBench.set(it.benchmark, (perBench.get(it.benchmark) ?? 0) + 1);
-      summaries.push({ dir, task: bank.task, items: ids, benchmarks: Object.fromEntries(perBench), renderedPrompts: rendered, bankSha256: res.bankSha256, itemsSha256: res.itemsSha256, files: res.files });
+      summaries.push({
+        dir,
+        task: bank.task,
+        items: ids,
+        benchmarks: Object.fromEntries(perBench),
+        renderedPrompts: rendered,
+        bankSha256: res.bankSha256,
+        itemsSha256: res.itemsSha256,
+        files: res.files,
+      });
     }
     if (argv.json) {
       printJson({ name, forms: summaries });
@@ -273,8 +373,15 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     }
     for (const s of summaries) {
       process.stdout.write(`${s.dir}: task ${s.task}, ${(s.items as string[]).length} items\n`);
-      process.stdout.write(formatTable(['benchmark', 'items'], Object.entries(s.benchmarks as Record<string, number>).map(([b, n]) => [b || '(none)', n])));
+      process.stdout.write(
+        formatTable(
+          ['benchmark', 'items'],
+          Object.entries(s.benchmarks as Record<string, number>).map(([b, n]) => [b || '(none)', n]),
+        ),
+      );
     }
-    process.stdout.write(`run: lm_eval --model <model> --model_args <args> --tasks ${summaries[0]!.task} --include_path ${join(String(summaries[0]!.dir), 'lm-eval')} --log_samples --output_path out/\nthen: llm-nrm score ${summaries[0]!.dir} out/\n`);
+    process.stdout.write(
+      `run: lm_eval --model <model> --model_args <args> --tasks ${summaries[0]!.task} --include_path ${join(String(summaries[0]!.dir), 'lm-eval')} --log_samples --output_path out/\nthen: llm-nrm score ${summaries[0]!.dir} out/\n`,
+    );
   },
 };

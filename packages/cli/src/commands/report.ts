@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError } from '@llm-nrm/core';
 import {
-  informationSummary, informativeDistractors, itemInformation, itemQuality, parseRanking, rankAgreement,
+  informationSummary,
+  informativeDistractors,
+  itemInformation,
+  itemQuality,
+  parseRanking,
+  rankAgreement,
   type InformationSummaryRow,
 } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
@@ -30,7 +35,11 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
   builder: (y: Argv) =>
     y
       .positional('bundle', { describe: 'Calibration bundle (JSON, from `llm-nrm fit`)', type: 'string', demandOption: true })
-      .option('external', { describe: 'External ranking CSV `model,score` (e.g. Arena Elo): Spearman/Kendall with bootstrap SD', type: 'string', requiresArg: true })
+      .option('external', {
+        describe: 'External ranking CSV `model,score` (e.g. Arena Elo): Spearman/Kendall with bootstrap SD',
+        type: 'string',
+        requiresArg: true,
+      })
       .option('flagged', { describe: 'Flagged items to list', type: 'number', default: 20 })
       .option('json', { describe: 'Print results as JSON', type: 'boolean', default: false })
       .example('$0 report bundle.json --external arena.csv', 'with agreement against Arena Elo'),
@@ -47,8 +56,12 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     const withInformative = distractors.filter((d) => d.length > 0).length;
     const llms = [...bundle.llms].sort((a, b) => b.theta - a.theta);
     const out: Record<string, unknown> = {
-      model: bundle.model, llms: llms.map((l) => ({ id: l.id, theta: l.theta, se: l.se, sharpness: l.sharpness, accuracy: l.accuracy ?? null })),
-      information: { prior, fitted }, flags: flagCounts, flagged, itemsWithInformativeDistractor: withInformative,
+      model: bundle.model,
+      llms: llms.map((l) => ({ id: l.id, theta: l.theta, se: l.se, sharpness: l.sharpness, accuracy: l.accuracy ?? null })),
+      information: { prior, fitted },
+      flags: flagCounts,
+      flagged,
+      itemsWithInformativeDistractor: withInformative,
     };
     let text = `${bundle.model} bank: ${bundle.llms.length} LLMs, ${bundle.items.length} items\n\n`;
     text += formatTable(
@@ -59,7 +72,11 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       text += '\n' + infoTable('Item information over binary scoring, averaged over N(0,1)', prior);
       text += '\n' + infoTable('... and over the fitted abilities', fitted);
       text += `\nItems with an informative distractor: ${withInformative} / ${bank.items.length}\n`;
-      text += `Item-quality flags: ${Object.entries(flagCounts).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}\n`;
+      text += `Item-quality flags: ${
+        Object.entries(flagCounts)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none'
+      }\n`;
       if (flagged.length > 0) {
         text += formatTable(
           ['item', 'flags', 'modal at theta 2', 'key slope', 'slope spread'],

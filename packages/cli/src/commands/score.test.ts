@@ -19,8 +19,14 @@ const write = (name: string, rs: ResponseRecord[]) => {
   writeFileSync(p, rs.map((r) => JSON.stringify(r)).join('\n') + '\n');
   return p;
 };
-const calibration = write('calibration.jsonl', records.filter((r) => !heldOut.has(r.model)));
-const fresh = write('new.jsonl', records.filter((r) => heldOut.has(r.model)));
+const calibration = write(
+  'calibration.jsonl',
+  records.filter((r) => !heldOut.has(r.model)),
+);
+const fresh = write(
+  'new.jsonl',
+  records.filter((r) => heldOut.has(r.model)),
+);
 const bundlePath = join(tmp.dir, 'bundle.json');
 let bundle: CalibrationBundle;
 
@@ -39,7 +45,12 @@ describe('llm-nrm score', () => {
     const res = JSON.parse(out);
     expect(res.llms).toHaveLength(16);
     const cal = res.llms.map((l: { id: string }) => bundle.llms.find((c) => c.id === l.id)!.theta);
-    expect(spearmanRho(res.llms.map((l: { theta: number }) => l.theta), cal)).toBeGreaterThan(0.98);
+    expect(
+      spearmanRho(
+        res.llms.map((l: { theta: number }) => l.theta),
+        cal,
+      ),
+    ).toBeGreaterThan(0.98);
     // Calibration fixes the scale by standardising the fleet's thetas and scoring uses only a weak
     // N(0, 3^2) prior, so re-scoring the calibration responses lands on the calibrated thetas
     // (up to the small pull of that prior), well inside one standard error.

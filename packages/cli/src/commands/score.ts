@@ -2,8 +2,14 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
-  FLEET_NUISANCE_BELOW, LlmNrmError, parseBundle, scoreResponses,
-  type CalibrationBundle, type LlmScore, type RecordSource, type ResponseRecord,
+  FLEET_NUISANCE_BELOW,
+  LlmNrmError,
+  parseBundle,
+  scoreResponses,
+  type CalibrationBundle,
+  type LlmScore,
+  type RecordSource,
+  type ResponseRecord,
 } from '@llm-nrm/core';
 import { isToolOutput, readAnyResponses, writeFileAtomic, type TinyBank } from '@llm-nrm/adapters';
 import { accuracyAt, predictTinyAccuracy } from '@llm-nrm/analysis';
@@ -90,7 +96,8 @@ export async function readTinyFolder(dir: string): Promise<TinyFolder> {
   } catch (e) {
     throw new LlmNrmError('INVALID_BUNDLE', `${bankPath} is not JSON: ${(e as Error).message}`, { cause: e, file: bankPath });
   }
-  if (raw.format !== 'llm-nrm-tiny') throw new LlmNrmError('INVALID_BUNDLE', `${bankPath} is not a tiny package's bank (format ${JSON.stringify(raw.format)})`, { file: bankPath });
+  if (raw.format !== 'llm-nrm-tiny')
+    throw new LlmNrmError('INVALID_BUNDLE', `${bankPath} is not a tiny package's bank (format ${JSON.stringify(raw.format)})`, { file: bankPath });
   raw.bundle = parseBundle(JSON.stringify(raw.bundle), `${bankPath} bundle`);
   for (const rel of ['items.jsonl', 'lm-eval/items.jsonl']) {
     const p = join(dir, rel);
@@ -229,24 +236,40 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
   describe: 'Place new LLMs on a calibrated scale (theta ± SE, rank interval, predicted accuracy) from tidy responses or harness outputs',
   builder: (y: Argv) =>
     engineOption(y)
-      .positional('bundle', { describe: 'Calibration bundle written by `llm-nrm fit`, or a tiny package folder written by `llm-nrm publish`', type: 'string', demandOption: true })
-      .positional('responses', { describe: 'Tidy responses (.jsonl, .arrow, .parquet) or harness output (lm-eval, Inspect, OpenAI evals, HELM; file or folder, format detected)', type: 'string', demandOption: true })
+      .positional('bundle', {
+        describe: 'Calibration bundle written by `llm-nrm fit`, or a tiny package folder written by `llm-nrm publish`',
+        type: 'string',
+        demandOption: true,
+      })
+      .positional('responses', {
+        describe: 'Tidy responses (.jsonl, .arrow, .parquet) or harness output (lm-eval, Inspect, OpenAI evals, HELM; file or folder, format detected)',
+        type: 'string',
+        demandOption: true,
+      })
       .option('output', { alias: 'o', describe: 'Write the scores as JSON', type: 'string', requiresArg: true })
-      .option('skip-invalid', { describe: 'Skip (and count) invalid records and responses to items not in the bundle, instead of stopping', type: 'boolean', default: false })
+      .option('skip-invalid', {
+        describe: 'Skip (and count) invalid records and responses to items not in the bundle, instead of stopping',
+        type: 'boolean',
+        default: false,
+      })
       .option('nuisance', {
-        describe: `How sharpness, position bias and fallback are scored: fit them all with theta; fleet: hold them at the calibrated fleet's means ` +
+        describe:
+          `How sharpness, position bias and fallback are scored: fit them all with theta; fleet: hold them at the calibrated fleet's means ` +
           `(theta alone); sharpness: fit theta and sharpness, bias and fallback at the fleet's; auto: sharpness for an LLM that answered fewer than ` +
           `${FLEET_NUISANCE_BELOW} items (tiny runs), else fit; a tiny package's runs: as the package says (sharpness, what its lm-eval task computes)`,
-        choices: ['auto', 'fit', 'fleet', 'sharpness'] as const, default: 'auto' as const,
+        choices: ['auto', 'fit', 'fleet', 'sharpness'] as const,
+        default: 'auto' as const,
       })
       .option('json', { describe: 'Print the scores as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 score bundle.json new-model.jsonl', 'theta ± SE and the place on the leaderboard')
-      .example('$0 score tiny-mmlu/ out/', 'a tiny run straight from lm-eval\'s --output_path folder (or Inspect logs, an OpenAI-evals record)')
+      .example('$0 score tiny-mmlu/ out/', "a tiny run straight from lm-eval's --output_path folder (or Inspect logs, an OpenAI-evals record)")
       .example('$0 score bundle.json tiny-run.parquet --skip-invalid -o scores.json', 'skip responses to items the bundle lacks')
       .epilogue(
-        'Item parameters and the globals stay at the bundle\'s values. From fewer than ' + FLEET_NUISANCE_BELOW + ' items an LLM\'s ' +
-          'bias and fallback are held at the calibrated fleet\'s means and theta and sharpness are fitted (the robust score of a tiny run; ' +
+        "Item parameters and the globals stay at the bundle's values. From fewer than " +
+          FLEET_NUISANCE_BELOW +
+          " items an LLM's " +
+          "bias and fallback are held at the calibrated fleet's means and theta and sharpness are fitted (the robust score of a tiny run; " +
           'the lm-eval task computes the same number); the SE says how little a score rests on. The rank interval spans the ranks ' +
           'among the calibrated LLMs that theta ± 1.645 SE takes; a tiny package also predicts the full-bank accuracy (90% interval).',
       ) as unknown as Argv<ScoreArgs>,
@@ -255,7 +278,10 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     let bundle: CalibrationBundle;
     if (tiny) {
       // What the harness ran is what the items are checked against.
-      bundle = { ...tiny.bank.bundle, items: tiny.bank.bundle.items.map((it) => ({ ...it, contentSha256: tiny.content.get(it.id) ?? it.contentSha256 })) } as CalibrationBundle;
+      bundle = {
+        ...tiny.bank.bundle,
+        items: tiny.bank.bundle.items.map((it) => ({ ...it, contentSha256: tiny.content.get(it.id) ?? it.contentSha256 })),
+      } as CalibrationBundle;
       bundle.items.forEach((it) => {
         if (it.contentSha256 === undefined) delete it.contentSha256;
       });
@@ -271,7 +297,11 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       } catch (e) {
         // `score responses.jsonl bundle.json`: say so rather than "not a valid calibration bundle".
         if (e instanceof LlmNrmError && e.code === 'INVALID_BUNDLE' && (await isToolOutput(argv.responses))) {
-          throw new LlmNrmError('INVALID_OPTION', `${argv.bundle} is not a calibration bundle but ${argv.responses} is: were the arguments swapped? (llm-nrm score <bundle> <responses>)`, { cause: e });
+          throw new LlmNrmError(
+            'INVALID_OPTION',
+            `${argv.bundle} is not a calibration bundle but ${argv.responses} is: were the arguments swapped? (llm-nrm score <bundle> <responses>)`,
+            { cause: e },
+          );
         }
         throw e;
       }
@@ -334,10 +364,17 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     // A tiny package says how its runs are scored (what its lm-eval aggregation does too).
     const nuisance = tiny && argv.nuisance === 'auto' ? tiny.bank.scoring.nuisance : argv.nuisance;
     const res = scoreResponses(bundle, records, {
-      sources, skipInvalid: argv['skip-invalid'], nuisance, engine: await loadEngine(argv.engine), onProgress: fitProgress(argv.quiet, 'score'),
+      sources,
+      skipInvalid: argv['skip-invalid'],
+      nuisance,
+      engine: await loadEngine(argv.engine),
+      onProgress: fitProgress(argv.quiet, 'score'),
     });
     const skippedInvalid = report.skipped.length + res.stats.skipped - unknown;
-    info(argv.quiet, `scored ${res.llms.length} LLMs on ${res.stats.cells} cells against ${bundle.items.length} calibrated items (${bundle.model}, ${bundle.llms.length} calibrated LLMs)`);
+    info(
+      argv.quiet,
+      `scored ${res.llms.length} LLMs on ${res.stats.cells} cells against ${bundle.items.length} calibrated items (${bundle.model}, ${bundle.llms.length} calibrated LLMs)`,
+    );
     if (unknown > 0) info(argv.quiet, `skipped ${unknown} responses to items not in the bundle`);
     if (skippedInvalid > 0) info(argv.quiet, `skipped ${skippedInvalid} invalid records`);
     const lo = Math.min(...bundle.llms.map((l) => l.theta));
@@ -348,9 +385,14 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       .map((l) => {
         const extra: Record<string, unknown> = { rankInterval: rankInterval(bundle, l.theta, l.se) };
         if (tiny) extra['predictedAccuracy'] = predictedAccuracy(tiny.bank, l, runAcc.get(l.id) ?? new Map());
-        if (l.items < bundle.items.length) warnings.push(`${l.id}: answered ${l.items} of the ${bundle.items.length} items; the SE (${l.se.toFixed(3)}) reflects the items answered`);
-        if (l.theta < lo || l.theta > hi) warnings.push(`${l.id}: theta ${l.theta.toFixed(3)} lies outside the calibrated range [${lo.toFixed(3)}, ${hi.toFixed(3)}]: rank and accuracy are extrapolated`);
-        return { ...l, ...place(bundle, l.theta), ...extra } as LlmScore & Placement & { rankInterval: [number, number]; predictedAccuracy?: Record<string, { accuracy: number; low: number; high: number }> };
+        if (l.items < bundle.items.length)
+          warnings.push(`${l.id}: answered ${l.items} of the ${bundle.items.length} items; the SE (${l.se.toFixed(3)}) reflects the items answered`);
+        if (l.theta < lo || l.theta > hi)
+          warnings.push(
+            `${l.id}: theta ${l.theta.toFixed(3)} lies outside the calibrated range [${lo.toFixed(3)}, ${hi.toFixed(3)}]: rank and accuracy are extrapolated`,
+          );
+        return { ...l, ...place(bundle, l.theta), ...extra } as LlmScore &
+          Placement & { rankInterval: [number, number]; predictedAccuracy?: Record<string, { accuracy: number; low: number; high: number }> };
       })
       .sort((a, b) => b.theta - a.theta || a.id.localeCompare(b.id));
     for (const w of warnings) info(argv.quiet, `warning: ${w}`);
@@ -380,7 +422,9 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       for (const l of scored) {
         const pa = l.predictedAccuracy!;
         const parts = Object.entries(pa).map(([b, v]) => `${b} ${(100 * v.accuracy).toFixed(1)}% [${(100 * v.low).toFixed(1)}, ${(100 * v.high).toFixed(1)}]`);
-        process.stdout.write(`${l.id}: rank ${l.rankInterval[0]}-${l.rankInterval[1]} of ${bundle.llms.length + 1} (90%); predicted full-bank accuracy ${parts.join('; ')}\n`);
+        process.stdout.write(
+          `${l.id}: rank ${l.rankInterval[0]}-${l.rankInterval[1]} of ${bundle.llms.length + 1} (90%); predicted full-bank accuracy ${parts.join('; ')}\n`,
+        );
       }
     }
     if (!res.converged) info(argv.quiet, 'warning: scoring did not converge; the estimates may be rough');
@@ -391,8 +435,14 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
 export function formatScores(bundle: CalibrationBundle, scored: (LlmScore & Placement)[]): string {
   const hasSharpness = bundle.model === 'llm-nrm' && bundle.parts.sharpness;
   const rows = scored.map((l) => [
-    l.id, l.theta, Number.isFinite(l.se) ? `±${l.se.toFixed(4)}` : '-', hasSharpness ? l.sharpness : '-', l.cells, l.accuracy,
-    `${l.rank} of ${l.of}`, Number.isFinite(l.percentile) ? `${l.percentile.toFixed(1)}%` : '-',
+    l.id,
+    l.theta,
+    Number.isFinite(l.se) ? `±${l.se.toFixed(4)}` : '-',
+    hasSharpness ? l.sharpness : '-',
+    l.cells,
+    l.accuracy,
+    `${l.rank} of ${l.of}`,
+    Number.isFinite(l.percentile) ? `${l.percentile.toFixed(1)}%` : '-',
   ]);
   const lines = [formatTable(['model', 'theta', 'se', 'sharpness', 'cells', 'accuracy', 'rank', 'percentile'], rows).trimEnd()];
   if (scored.length <= 10) {

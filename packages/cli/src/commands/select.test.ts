@@ -50,7 +50,15 @@ describe('llm-nrm select', () => {
 describe('llm-nrm report', () => {
   it('prints abilities, information over binary per benchmark and agreement with an external ranking', async () => {
     const csv = join(tmp.dir, 'elo.csv');
-    writeFileSync(csv, 'model,score\n' + bank.models.slice(0, 10).map((m, j) => `${m},${1000 + j}`).join('\n') + '\n');
+    writeFileSync(
+      csv,
+      'model,score\n' +
+        bank.models
+          .slice(0, 10)
+          .map((m, j) => `${m},${1000 + j}`)
+          .join('\n') +
+        '\n',
+    );
     const { code, out } = await run(['report', bundlePath, '--external', csv]);
     expect(code).toBe(0);
     expect(out).toContain('llm-nrm bank: 14 LLMs, 30 items');

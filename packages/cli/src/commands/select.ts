@@ -30,19 +30,27 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
       .option('items', { alias: 'n', describe: 'Number of items to keep', type: 'number', default: 41 })
       .option('abilities', {
         describe: "Ability distribution the information is averaged over: the bundle's fitted LLMs, or the N(0,1) prior",
-        choices: ['fitted', 'prior'] as const, default: 'fitted' as const,
+        choices: ['fitted', 'prior'] as const,
+        default: 'fitted' as const,
       })
       .option('information', {
         describe: "Rank by the NRM component's information (paper.md) or by each fitted LLM's full LLM-NRM information (gate included)",
-        choices: ['nrm', 'llm'] as const, default: 'nrm' as const,
+        choices: ['nrm', 'llm'] as const,
+        default: 'nrm' as const,
       })
       .option('method', {
-        describe: "range (default): greedily maximise the expected log test information over the bundle's LLM abilities, so the items cover the " +
+        describe:
+          "range (default): greedily maximise the expected log test information over the bundle's LLM abilities, so the items cover the " +
           'whole range; information: the n items of highest average information (they pile up at one ability level and rank no better than random ones)',
-        choices: ['range', 'information'] as const, default: 'range' as const,
+        choices: ['range', 'information'] as const,
+        default: 'range' as const,
       })
       .option('per-benchmark', { describe: "Keep each benchmark's share of the bank (range method)", type: 'boolean', default: false })
-      .option('responses', { describe: 'Responses of LLMs to score from all items and from the selected ones only (Kendall tau of the two rankings)', type: 'string', requiresArg: true })
+      .option('responses', {
+        describe: 'Responses of LLMs to score from all items and from the selected ones only (Kendall tau of the two rankings)',
+        type: 'string',
+        requiresArg: true,
+      })
       .option('output', { alias: 'o', describe: 'Write the selected item ids, one per line', type: 'string', requiresArg: true })
       .option('json', { describe: 'Print results as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No status on stderr', type: 'boolean', default: false })
@@ -53,18 +61,22 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
     if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
     const bundle = await readBundle(argv.bundle);
     const { bank, layout, x } = bundleBank(bundle);
-    const sel = argv.method === 'information'
-      ? selectItems(bank, layout, x, argv.items, { abilities: argv.abilities, information: argv.information })
-      : (() => {
-        const r = selectForRange(bank, layout, x, argv.items, { perBenchmark: argv['per-benchmark'], ...(argv.abilities === 'prior' ? { abilities: Array.from({ length: 41 }, (_, t) => -3 + 0.15 * t) } : {}) });
-        const items = r.forms[0]!;
-        // Per item, its information averaged over the abilities (for the table).
-        const info = Float64Array.from(items, (i) => {
-          const one = selectForRange(bank, layout, x, 1, { abilities: r.abilities, eligible: Uint8Array.from(bank.items, (_, k) => (k === i ? 1 : 0)) });
-          return one.testInformation[0]!.reduce((s, v) => s + v, 0) / r.abilities.length;
-        });
-        return { items, ids: r.ids[0]!, information: info };
-      })();
+    const sel =
+      argv.method === 'information'
+        ? selectItems(bank, layout, x, argv.items, { abilities: argv.abilities, information: argv.information })
+        : (() => {
+            const r = selectForRange(bank, layout, x, argv.items, {
+              perBenchmark: argv['per-benchmark'],
+              ...(argv.abilities === 'prior' ? { abilities: Array.from({ length: 41 }, (_, t) => -3 + 0.15 * t) } : {}),
+            });
+            const items = r.forms[0]!;
+            // Per item, its information averaged over the abilities (for the table).
+            const info = Float64Array.from(items, (i) => {
+              const one = selectForRange(bank, layout, x, 1, { abilities: r.abilities, eligible: Uint8Array.from(bank.items, (_, k) => (k === i ? 1 : 0)) });
+              return one.testInformation[0]!.reduce((s, v) => s + v, 0) / r.abilities.length;
+            });
+            return { items, ids: r.ids[0]!, information: info };
+          })();
     const out: Record<string, unknown> = {
       items: sel.ids,
       information: Array.from(sel.information),

@@ -51,20 +51,37 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
   describe: 'Simulate a fleet of LLMs answering a bank from known LLM-NRM parameters; write tidy responses (and the truth)',
   builder: (y: Argv) =>
     y
-      .option('output', { alias: 'o', describe: 'Tidy responses file to write: .jsonl, .jsonl.gz, .arrow or .parquet', type: 'string', demandOption: true, requiresArg: true })
-      .option('models', { describe: 'Number of LLMs (the paper\'s fleet: 189)', type: 'number', default: 189 })
-      .option('items', { describe: 'Number of items (2 to 10 options each, mean about 5.8, like the paper\'s bank)', type: 'number', default: 2000 })
+      .option('output', {
+        alias: 'o',
+        describe: 'Tidy responses file to write: .jsonl, .jsonl.gz, .arrow or .parquet',
+        type: 'string',
+        demandOption: true,
+        requiresArg: true,
+      })
+      .option('models', { describe: "Number of LLMs (the paper's fleet: 189)", type: 'number', default: 189 })
+      .option('items', { describe: "Number of items (2 to 10 options each, mean about 5.8, like the paper's bank)", type: 'number', default: 2000 })
       .option('seed', { describe: 'Seed of every random draw', type: 'number', default: 1 })
       .option('noise', { describe: 'SD of Gaussian noise on the true logits before the softmax', type: 'number', default: 0.3 })
       .option('missing', { describe: 'Fraction of cells left unobserved, in [0, 1)', type: 'number', default: 0 })
       .option('hard', { describe: 'Fraction of cells answered hard (one option drawn) instead of as a distribution', type: 'number', default: 0 })
-      .option('rotations', { describe: 'Show each item under this many cyclic rotations of its options (records carry `position`)', type: 'number', default: 1 })
-      .option('truth', { describe: 'Also write the generating parameters as JSON (theta, sharpness, positionBias, fallback per LLM; a, c per item; w0, kappa)', type: 'string', requiresArg: true })
+      .option('rotations', {
+        describe: 'Show each item under this many cyclic rotations of its options (records carry `position`)',
+        type: 'number',
+        default: 1,
+      })
+      .option('truth', {
+        describe: 'Also write the generating parameters as JSON (theta, sharpness, positionBias, fallback per LLM; a, c per item; w0, kappa)',
+        type: 'string',
+        requiresArg: true,
+      })
       .option('json', { describe: 'Print the summary as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 simulate -o fleet.jsonl.gz --truth truth.json', 'the paper-sized fleet: 189 LLMs x 2000 items')
       .example('$0 simulate --models 40 --items 400 --missing 0.2 --hard 0.1 -o small.parquet', 'a small, sparse, partly hard-answered fleet')
-      .example('$0 simulate --rotations 4 -o rotated.arrow', 'every item shown under 4 option orders (positional bias identifiable)') as unknown as Argv<SimulateArgs>,
+      .example(
+        '$0 simulate --rotations 4 -o rotated.arrow',
+        'every item shown under 4 option orders (positional bias identifiable)',
+      ) as unknown as Argv<SimulateArgs>,
   handler: async (argv) => {
     if (tidyFormatFromExtension(argv.output) === undefined) {
       throw new LlmNrmError('INVALID_OPTION', `unknown output extension: ${argv.output} (use .jsonl, .jsonl.gz, .arrow or .parquet)`);
@@ -76,7 +93,13 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     check('hard', argv.hard, argv.hard >= 0 && argv.hard <= 1, 'in [0, 1]');
     check('seed', argv.seed, Number.isInteger(argv.seed), 'an integer');
     const fleet = simulateFleet({
-      models: argv.models, items: argv.items, seed: argv.seed, noise: argv.noise, missing: argv.missing, hard: argv.hard, rotations: argv.rotations,
+      models: argv.models,
+      items: argv.items,
+      seed: argv.seed,
+      noise: argv.noise,
+      missing: argv.missing,
+      hard: argv.hard,
+      rotations: argv.rotations,
     });
     const tick = progress(argv.quiet);
     const started = Date.now();
@@ -86,7 +109,10 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
         if (s >= 1) tick(`simulate: ${n} records (${s.toFixed(0)} s)`);
       },
     });
-    info(argv.quiet, `wrote ${records} records (${argv.models} LLMs x ${argv.items} items${argv.rotations > 1 ? ` x ${argv.rotations} rotations` : ''}) to ${argv.output}`);
+    info(
+      argv.quiet,
+      `wrote ${records} records (${argv.models} LLMs x ${argv.items} items${argv.rotations > 1 ? ` x ${argv.rotations} rotations` : ''}) to ${argv.output}`,
+    );
     if (argv.truth !== undefined) {
       const truth = {
         ...fleetTruth(fleet),

@@ -16,7 +16,10 @@ describe('checkDesign', () => {
 
   it('an LLM connected to no other: the others are ranked, it is not', () => {
     const { bank } = bankFromRecords([
-      r('a', 'q/1', [0.8, 0.2]), r('a', 'q/2', [0.3, 0.7]), r('b', 'q/1', [0.4, 0.6]), r('b', 'q/2', [0.6, 0.4]),
+      r('a', 'q/1', [0.8, 0.2]),
+      r('a', 'q/2', [0.3, 0.7]),
+      r('b', 'q/1', [0.4, 0.6]),
+      r('b', 'q/2', [0.6, 0.4]),
       r('c', 'other/1', [0.5, 0.5]),
     ]);
     const d = checkDesign(bank);
@@ -30,9 +33,12 @@ describe('checkDesign', () => {
   it('a single LLM, identical LLMs, all-correct and all-wrong LLMs are named', () => {
     expect(checkDesign(bankFromRecords([r('solo', 'q/1', [0.6, 0.4]), r('solo', 'q/2', [0.4, 0.6])]).bank).warnings.map((w) => w.code)).toEqual(['SINGLE_LLM']);
     const { bank } = bankFromRecords([
-      r('x', 'q/1', [0.9, 0.1]), r('x', 'q/2', [0.8, 0.2]),
-      r('y', 'q/1', [0.9, 0.1]), r('y', 'q/2', [0.8, 0.2]),
-      r('z', 'q/1', [0.1, 0.9]), r('z', 'q/2', [0.3, 0.7]),
+      r('x', 'q/1', [0.9, 0.1]),
+      r('x', 'q/2', [0.8, 0.2]),
+      r('y', 'q/1', [0.9, 0.1]),
+      r('y', 'q/2', [0.8, 0.2]),
+      r('z', 'q/1', [0.1, 0.9]),
+      r('z', 'q/2', [0.3, 0.7]),
     ]);
     const d = checkDesign(bank);
     expect(Array.from(d.comparable)).toEqual([1, 1, 1]);

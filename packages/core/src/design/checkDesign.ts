@@ -158,10 +158,18 @@ export function checkDesign(bank: ResponseBank): DesignReport {
     else if (n > 0 && right === 0) allWrong.push(bank.models[j]!);
   }
   if (allRight.length > 0) {
-    warnings.push({ code: 'ALL_CORRECT', message: `${allRight.join(', ')} answered every item right: theta is a lower bound set by the prior, not an estimate`, llms: allRight });
+    warnings.push({
+      code: 'ALL_CORRECT',
+      message: `${allRight.join(', ')} answered every item right: theta is a lower bound set by the prior, not an estimate`,
+      llms: allRight,
+    });
   }
   if (allWrong.length > 0) {
-    warnings.push({ code: 'ALL_WRONG', message: `${allWrong.join(', ')} answered every item wrong: theta is an upper bound set by the prior, not an estimate`, llms: allWrong });
+    warnings.push({
+      code: 'ALL_WRONG',
+      message: `${allWrong.join(', ')} answered every item wrong: theta is an upper bound set by the prior, not an estimate`,
+      llms: allWrong,
+    });
   }
   return { groups, groupOf, comparable, warnings };
 }

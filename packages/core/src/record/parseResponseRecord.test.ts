@@ -28,9 +28,24 @@ describe('parseResponseRecord (the one record check)', () => {
   });
 
   it('returns a fresh canonical record carrying prompt, continuations and source', () => {
-    const raw = { ...base, options: ['a', 'b'], logprobs: [-1, '-Infinity'], prompt: 'Q?', continuations: [' a', ' b'], source: '{"harness":"lm-eval","docId":"3"}', extra: 1 };
+    const raw = {
+      ...base,
+      options: ['a', 'b'],
+      logprobs: [-1, '-Infinity'],
+      prompt: 'Q?',
+      continuations: [' a', ' b'],
+      source: '{"harness":"lm-eval","docId":"3"}',
+      extra: 1,
+    };
     const r = parseResponseRecord(raw);
-    expect(r).toStrictEqual({ ...base, options: ['a', 'b'], logprobs: [-1, -Infinity], prompt: 'Q?', continuations: [' a', ' b'], source: { harness: 'lm-eval', docId: '3' } });
+    expect(r).toStrictEqual({
+      ...base,
+      options: ['a', 'b'],
+      logprobs: [-1, -Infinity],
+      prompt: 'Q?',
+      continuations: [' a', ' b'],
+      source: { harness: 'lm-eval', docId: '3' },
+    });
     expect(r.options).not.toBe(raw.options);
   });
 

@@ -16,7 +16,10 @@ describe('resolveItemVersions', () => {
     ];
     const { records, conflicts, index } = resolveItemVersions(rows);
     expect(conflicts).toHaveLength(1);
-    expect(conflicts[0]!.versions.map((v) => [v.models, v.firstOption])).toEqual([[2, 'Sarah'], [1, 'the cat']]);
+    expect(conflicts[0]!.versions.map((v) => [v.models, v.firstOption])).toEqual([
+      [2, 'Sarah'],
+      [1, 'the cat'],
+    ]);
     const ids = records.map((r) => r.item);
     expect(ids[0]).toMatch(/^mmlu_pro\/7#[0-9a-z]{6}$/);
     expect(ids[0]).toBe(ids[1]);
@@ -36,10 +39,17 @@ describe('resolveItemVersions', () => {
       rec('d', { choice: 0, nOptions: 10, key: 2 }),
     ];
     const split = resolveItemVersions(rows);
-    expect(split.conflicts[0]!.versions.map((v) => [v.nOptions, v.key, v.models])).toEqual([[4, 2, 2], [10, 2, 1], [4, 1, 1]]);
+    expect(split.conflicts[0]!.versions.map((v) => [v.nOptions, v.key, v.models])).toEqual([
+      [4, 2, 2],
+      [10, 2, 1],
+      [4, 1, 1],
+    ]);
     expect(new Set(split.records.map((r) => r.item)).size).toBe(3);
     const major = resolveItemVersions(rows, 'majority');
-    expect(major.records.map((r) => [r.model, r.item])).toEqual([['a', 'mmlu_pro/7'], ['b', 'mmlu_pro/7']]);
+    expect(major.records.map((r) => [r.model, r.item])).toEqual([
+      ['a', 'mmlu_pro/7'],
+      ['b', 'mmlu_pro/7'],
+    ]);
     expect(major.dropped).toBe(2);
     expect(major.conflicts[0]!.versions.map((v) => v.kept)).toEqual([true, false, false]);
   });
@@ -53,7 +63,10 @@ describe('resolveItemVersions', () => {
 
   it('duplicateRows counts repeated (model, item, presentation) rows', () => {
     const a = rec('a', { probs: [0.5, 0.5] });
-    expect(duplicateRows([a, a, a, rec('a', { probs: [0.5, 0.5], position: [1, 0] })])).toEqual({ count: 2, examples: [{ model: 'a', item: 'mmlu_pro/7', rows: 3 }] });
+    expect(duplicateRows([a, a, a, rec('a', { probs: [0.5, 0.5], position: [1, 0] })])).toEqual({
+      count: 2,
+      examples: [{ model: 'a', item: 'mmlu_pro/7', rows: 3 }],
+    });
   });
 
   it('the same id and options but another doc_hash is another item', () => {

@@ -62,7 +62,14 @@ export function contentHash(text: string): string {
  * left untouched, so this costs nothing on clean data.
  */
 export function resolveItemVersions(records: readonly ResponseRecord[], policy: ItemVersionPolicy = 'split'): ResolvedItemVersions {
-  interface Version { sig: string; k: number | undefined; key: number; texts: string[] | undefined; rows: number[]; models: Set<string> }
+  interface Version {
+    sig: string;
+    k: number | undefined;
+    key: number;
+    texts: string[] | undefined;
+    rows: number[];
+    models: Set<string>;
+  }
   const byItem = new Map<string, Map<string, Version>>();
   const bare = new Map<string, number[]>();
   records.forEach((r, t) => {
@@ -107,8 +114,7 @@ export function resolveItemVersions(records: readonly ResponseRecord[], policy: 
   const conflicts: ItemVersionConflict[] = [];
   for (const [item, versions] of byItem) {
     if (versions.size <= 1) continue;
-    const list = [...versions.values()].sort((a, b) =>
-      b.models.size - a.models.size || b.rows.length - a.rows.length || (a.sig < b.sig ? -1 : 1));
+    const list = [...versions.values()].sort((a, b) => b.models.size - a.models.size || b.rows.length - a.rows.length || (a.sig < b.sig ? -1 : 1));
     const out: ItemVersion[] = [];
     list.forEach((v, i) => {
       const kept = policy === 'split' || i === 0;
@@ -141,12 +147,18 @@ export function resolveItemVersions(records: readonly ResponseRecord[], policy: 
 
 /** Conflicts as short lines for a report: `winogrande/0: 2 versions (3 LLMs "Sarah..." ...)`. */
 export function describeItemVersions(conflicts: readonly ItemVersionConflict[], limit = 10): string[] {
-  const lines = conflicts.slice(0, limit).map((c) =>
-    `${c.item}: ${c.versions.length} versions: ` +
-      c.versions
-        .map((v) => `${v.id}${v.kept ? '' : ' (dropped)'} [${v.nOptions ?? '?'} options, key ${v.key}${v.firstOption !== undefined ? `, ${JSON.stringify(v.firstOption.slice(0, 30))}` : ''}; ${v.models} LLMs, ${v.records} records]`)
-        .join(', '),
-  );
+  const lines = conflicts
+    .slice(0, limit)
+    .map(
+      (c) =>
+        `${c.item}: ${c.versions.length} versions: ` +
+        c.versions
+          .map(
+            (v) =>
+              `${v.id}${v.kept ? '' : ' (dropped)'} [${v.nOptions ?? '?'} options, key ${v.key}${v.firstOption !== undefined ? `, ${JSON.stringify(v.firstOption.slice(0, 30))}` : ''}; ${v.models} LLMs, ${v.records} records]`,
+          )
+          .join(', '),
+    );
   if (conflicts.length > limit) lines.push(`... and ${conflicts.length - limit} more ids`);
   return lines;
 }

@@ -2,9 +2,7 @@
 // the binary 1PL-4PL family on core's TypeScript kernel. Threaded engines share one process-wide
 // pool per thread count, so however many engines and fits a program makes, it holds at most
 // threads - 1 workers per count (idle, unref'd); `disposeWasmThreads()` stops them.
-import {
-  binaryObjective, correctness, type CurvatureBuilder, type Layout, type Objective, type Priors, type ResponseBank,
-} from '@llm-nrm/core';
+import { binaryObjective, correctness, type CurvatureBuilder, type Layout, type Objective, type Priors, type ResponseBank } from '@llm-nrm/core';
 import { createWasmObjective, type WasmObjective } from './objective.js';
 import { sharedMemorySupported } from './module.js';
 import { BlockPool, type PoolPlatform } from './pool.js';

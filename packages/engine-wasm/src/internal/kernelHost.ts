@@ -8,14 +8,67 @@ import { kernelModule, type KernelExports, type KernelVariant } from './module.j
 
 /** Header slots (i32) shared with assembly/kernel.ts. */
 const H = {
-  GROUPS: 0, C: 1, WIDTH: 2, KMAX: 3, FLAGS: 4, GROUPS_PER_BLOCK: 5, BLOCKS: 6, ROW_START: 7, ROW_END: 8, ROWS: 9,
-  Q4: 10, MASK: 11, COL_ITEM: 12, COL_OFFSETS: 13, ITEM_OFFSETS: 14, COL_POS: 15, TH4: 16, S4: 17, DR4: 18,
-  ACF: 20, BF: 22, GTH: 23, GS: 24, GDELTA: 25, GRHO: 26, BLOCK_SCALARS: 27, BLOCK_GB: 28,
-  BLOCK_GAC: 29, SCRATCH: 30, ITEMS: 31, SUMK: 32, W0: 33, KAPPA: 34, OUT_GAC: 35, OUT_GB: 36, OUT_SCALARS: 37,
+  GROUPS: 0,
+  C: 1,
+  WIDTH: 2,
+  KMAX: 3,
+  FLAGS: 4,
+  GROUPS_PER_BLOCK: 5,
+  BLOCKS: 6,
+  ROW_START: 7,
+  ROW_END: 8,
+  ROWS: 9,
+  Q4: 10,
+  MASK: 11,
+  COL_ITEM: 12,
+  COL_OFFSETS: 13,
+  ITEM_OFFSETS: 14,
+  COL_POS: 15,
+  TH4: 16,
+  S4: 17,
+  DR4: 18,
+  ACF: 20,
+  BF: 22,
+  GTH: 23,
+  GS: 24,
+  GDELTA: 25,
+  GRHO: 26,
+  BLOCK_SCALARS: 27,
+  BLOCK_GB: 28,
+  BLOCK_GAC: 29,
+  SCRATCH: 30,
+  ITEMS: 31,
+  SUMK: 32,
+  W0: 33,
+  KAPPA: 34,
+  OUT_GAC: 35,
+  OUT_GB: 36,
+  OUT_SCALARS: 37,
   // The curvature passes (assembly/curvature.ts).
-  CV_X: 40, CV_B: 41, CV_HL: 42, CV_HG: 43, CV_S0: 44, CV_S1: 45, CV_S2: 46, CV_SQ: 47, CV_U1: 48, CV_U0: 49,
-  CV_HH: 50, CV_GB: 51, CV_ICOL_OFF: 52, CV_ICOL: 53, CV_ITEMS_PER_BLOCK: 54, CV_ROW: 55, CV_SCRATCH: 56,
-  L_THETA: 57, L_A: 58, L_C: 59, L_DELTA: 60, L_RHO: 61, L_W0: 62, L_KBAR: 63,
+  CV_X: 40,
+  CV_B: 41,
+  CV_HL: 42,
+  CV_HG: 43,
+  CV_S0: 44,
+  CV_S1: 45,
+  CV_S2: 46,
+  CV_SQ: 47,
+  CV_U1: 48,
+  CV_U0: 49,
+  CV_HH: 50,
+  CV_GB: 51,
+  CV_ICOL_OFF: 52,
+  CV_ICOL: 53,
+  CV_ITEMS_PER_BLOCK: 54,
+  CV_ROW: 55,
+  CV_SCRATCH: 56,
+  L_THETA: 57,
+  L_A: 58,
+  L_C: 59,
+  L_DELTA: 60,
+  L_RHO: 61,
+  L_W0: 62,
+  L_KBAR: 63,
 } as const;
 const HEADER_SLOTS = 64;
 /** Curvature scratch bytes per block (assembly/curvature.ts CURV_SCRATCH, checked against its export). */
@@ -63,8 +116,18 @@ export class LlmNrmKernel {
   readonly itemBlocks: number;
   /** The curvature passes' inputs and cell sums (see curvatureSums). */
   readonly cv: {
-    x: Float64Array; b: Float64Array; row: Float64Array; hl: Float64Array; hg: Float64Array;
-    s0: Float64Array; s1: Float64Array; s2: Float64Array; u1: Float64Array; u0: Float64Array; hh: Float64Array; gb: Float64Array;
+    x: Float64Array;
+    b: Float64Array;
+    row: Float64Array;
+    hl: Float64Array;
+    hg: Float64Array;
+    s0: Float64Array;
+    s1: Float64Array;
+    s2: Float64Array;
+    u1: Float64Array;
+    u0: Float64Array;
+    hh: Float64Array;
+    gb: Float64Array;
   };
   private readonly hdr: Int32Array;
   private readonly hdrF: Float32Array;
@@ -146,11 +209,12 @@ export class LlmNrmKernel {
     this.bytes = at;
     const pages = Math.ceil(at / PAGE);
     if (pages > MAX_PAGES) {
-      throw new LlmNrmError('INVALID_OPTION', `bank too large for the wasm engine: needs ${(at / 2 ** 30).toFixed(2)} GiB of kernel memory (at most 4 GiB; ${J} LLMs x ${width} option entries)`);
+      throw new LlmNrmError(
+        'INVALID_OPTION',
+        `bank too large for the wasm engine: needs ${(at / 2 ** 30).toFixed(2)} GiB of kernel memory (at most 4 GiB; ${J} LLMs x ${width} option entries)`,
+      );
     }
-    this.memory = variant === 'shared'
-      ? new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
-      : new WebAssembly.Memory({ initial: pages });
+    this.memory = variant === 'shared' ? new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true }) : new WebAssembly.Memory({ initial: pages });
     const buf = this.memory.buffer;
     this.header = p.header;
     this.hdr = new Int32Array(buf, p.header, HEADER_SLOTS);
@@ -167,17 +231,52 @@ export class LlmNrmKernel {
     h[H.ITEMS] = I;
     h[H.SUMK] = sumK;
     const slots: [number, number][] = [
-      [H.Q4, p.q4], [H.MASK, p.mask], [H.COL_ITEM, p.colItem], [H.COL_OFFSETS, p.colOffsets],
-      [H.ITEM_OFFSETS, p.itemOffsets], [H.COL_POS, p.colPos], [H.TH4, p.th4], [H.S4, p.s4], [H.DR4, p.dr4],
-      [H.ACF, p.acf], [H.BF, p.bf], [H.GTH, p.gth], [H.GS, p.gs],
-      [H.GDELTA, p.gdelta], [H.GRHO, p.grho], [H.BLOCK_SCALARS, p.blockScalars], [H.BLOCK_GB, p.blockGb],
-      [H.BLOCK_GAC, p.blockGac], [H.SCRATCH, p.scratch], [H.OUT_GAC, p.outGac], [H.OUT_GB, p.outGb],
+      [H.Q4, p.q4],
+      [H.MASK, p.mask],
+      [H.COL_ITEM, p.colItem],
+      [H.COL_OFFSETS, p.colOffsets],
+      [H.ITEM_OFFSETS, p.itemOffsets],
+      [H.COL_POS, p.colPos],
+      [H.TH4, p.th4],
+      [H.S4, p.s4],
+      [H.DR4, p.dr4],
+      [H.ACF, p.acf],
+      [H.BF, p.bf],
+      [H.GTH, p.gth],
+      [H.GS, p.gs],
+      [H.GDELTA, p.gdelta],
+      [H.GRHO, p.grho],
+      [H.BLOCK_SCALARS, p.blockScalars],
+      [H.BLOCK_GB, p.blockGb],
+      [H.BLOCK_GAC, p.blockGac],
+      [H.SCRATCH, p.scratch],
+      [H.OUT_GAC, p.outGac],
+      [H.OUT_GB, p.outGb],
       [H.OUT_SCALARS, p.outScalars],
-      [H.CV_X, p.cvX], [H.CV_B, p.cvB], [H.CV_HL, p.cvHL], [H.CV_HG, p.cvHG], [H.CV_S0, p.cvS0], [H.CV_S1, p.cvS1],
-      [H.CV_S2, p.cvS2], [H.CV_SQ, p.cvSq], [H.CV_U1, p.cvU1], [H.CV_U0, p.cvU0], [H.CV_HH, p.cvHH], [H.CV_GB, p.cvGB],
-      [H.CV_ICOL_OFF, p.cvIcolOff], [H.CV_ICOL, p.cvIcol], [H.CV_ROW, p.cvRow], [H.CV_SCRATCH, p.cvScratch],
-      [H.CV_ITEMS_PER_BLOCK, ipb], [H.L_THETA, layout.theta], [H.L_A, layout.a], [H.L_C, layout.c],
-      [H.L_DELTA, layout.delta], [H.L_RHO, layout.rho], [H.L_W0, layout.w0], [H.L_KBAR, layout.kbar],
+      [H.CV_X, p.cvX],
+      [H.CV_B, p.cvB],
+      [H.CV_HL, p.cvHL],
+      [H.CV_HG, p.cvHG],
+      [H.CV_S0, p.cvS0],
+      [H.CV_S1, p.cvS1],
+      [H.CV_S2, p.cvS2],
+      [H.CV_SQ, p.cvSq],
+      [H.CV_U1, p.cvU1],
+      [H.CV_U0, p.cvU0],
+      [H.CV_HH, p.cvHH],
+      [H.CV_GB, p.cvGB],
+      [H.CV_ICOL_OFF, p.cvIcolOff],
+      [H.CV_ICOL, p.cvIcol],
+      [H.CV_ROW, p.cvRow],
+      [H.CV_SCRATCH, p.cvScratch],
+      [H.CV_ITEMS_PER_BLOCK, ipb],
+      [H.L_THETA, layout.theta],
+      [H.L_A, layout.a],
+      [H.L_C, layout.c],
+      [H.L_DELTA, layout.delta],
+      [H.L_RHO, layout.rho],
+      [H.L_W0, layout.w0],
+      [H.L_KBAR, layout.kbar],
     ];
     for (const [slot, ptr] of slots) h[slot] = ptr;
     new Int32Array(buf, p.cvSq, I + 1).set(sq);
@@ -243,8 +342,10 @@ export class LlmNrmKernel {
     this.s4.fill(1);
     const instance = new WebAssembly.Instance(kernelModule(variant), { env: { memory: this.memory } });
     this.exports = instance.exports as unknown as KernelExports;
-    if (this.exports.scratchBytes() !== SCRATCH_BYTES) throw new Error(`engine-wasm: kernel scratch is ${this.exports.scratchBytes()} bytes, host assumed ${SCRATCH_BYTES}`);
-    if (this.exports.curvScratchBytes() !== CURV_SCRATCH_BYTES) throw new Error(`engine-wasm: curvature scratch is ${this.exports.curvScratchBytes()} bytes, host assumed ${CURV_SCRATCH_BYTES}`);
+    if (this.exports.scratchBytes() !== SCRATCH_BYTES)
+      throw new Error(`engine-wasm: kernel scratch is ${this.exports.scratchBytes()} bytes, host assumed ${SCRATCH_BYTES}`);
+    if (this.exports.curvScratchBytes() !== CURV_SCRATCH_BYTES)
+      throw new Error(`engine-wasm: curvature scratch is ${this.exports.curvScratchBytes()} bytes, host assumed ${CURV_SCRATCH_BYTES}`);
   }
 
   /** Set the row range and gate scalars of the next pass; returns the blocks it covers [b0, b1). */

@@ -4,9 +4,23 @@
 // around it: parameters in (f64 -> f32), the gate difficulties b_i and their backward pass (core's
 // `computeDifficulties` / `difficultyBackward`), the priors and the free mask.
 import {
-  DEFAULT_PRIORS, LlmNrmError, computeDifficulties, difficultyBackward, finishLlmNrmPass, freeMask, getFamily,
-  llmNrmCurvatureFromSums, sigmoid, softplus,
-  type CurvatureAt, type CurvatureOptions, type EvalScope, type LlmNrmLayout, type Objective, type Priors, type ResponseBank,
+  DEFAULT_PRIORS,
+  LlmNrmError,
+  computeDifficulties,
+  difficultyBackward,
+  finishLlmNrmPass,
+  freeMask,
+  getFamily,
+  llmNrmCurvatureFromSums,
+  sigmoid,
+  softplus,
+  type CurvatureAt,
+  type CurvatureOptions,
+  type EvalScope,
+  type LlmNrmLayout,
+  type Objective,
+  type Priors,
+  type ResponseBank,
 } from '@llm-nrm/core';
 import { LlmNrmKernel, type KernelLayoutOptions } from './kernelHost.js';
 import { TASK, kernelModule, runTask, sharedMemorySupported } from './module.js';
@@ -64,7 +78,8 @@ export function createWasmObjective(
   options: WasmObjectiveOptions,
   platform: PoolPlatform | null,
 ): WasmObjective {
-  if (layout.kind !== 'llm-nrm') throw new LlmNrmError('INVALID_OPTION', `the wasm kernel computes LLM-NRM layouts, got ${String((layout as { kind?: unknown }).kind)}`);
+  if (layout.kind !== 'llm-nrm')
+    throw new LlmNrmError('INVALID_OPTION', `the wasm kernel computes LLM-NRM layouts, got ${String((layout as { kind?: unknown }).kind)}`);
   const requested = options.pool?.threads ?? options.threads ?? 1;
   if (!(Number.isInteger(requested) && requested >= 1)) throw new LlmNrmError('INVALID_OPTION', `threads must be a positive integer, got ${requested}`);
   const threaded = requested > 1 && (options.pool !== undefined || (platform !== null && sharedMemorySupported()));
@@ -197,16 +212,35 @@ export function createWasmObjective(
       cv.row[4 * j + 1] = useS ? softplus(sb) : 1;
       cv.row[4 * j + 2] = sigmoid(sb);
     }
-    for (const [task, n] of [[TASK.CURV_ROWS, kernel.blocks], [TASK.CURV_ITEMS, kernel.itemBlocks]] as const) {
+    for (const [task, n] of [
+      [TASK.CURV_ROWS, kernel.blocks],
+      [TASK.CURV_ITEMS, kernel.itemBlocks],
+    ] as const) {
       if (held.pool !== null) held.pool.run(held.id, kernel.header, 0, n, kernel.exports, task);
       else for (let blk = 0; blk < n; blk++) runTask(kernel.exports, task, kernel.header, blk);
     }
     // The globals' partials, added in block order.
     const globals = new Float64Array(4);
     for (let blk = 0; blk < kernel.blocks; blk++) for (let t = 0; t < 4; t++) globals[t]! += cv.hg[4 * blk + t]!;
-    return llmNrmCurvatureFromSums(bank, layout, x, freeAt, priors, {
-      llm: cv.hl, s0: cv.s0, s1: cv.s1, s2: cv.s2, u1: cv.u1, u0: cv.u0, hh: cv.hh, gb: cv.gb, globals,
-    }, opts);
+    return llmNrmCurvatureFromSums(
+      bank,
+      layout,
+      x,
+      freeAt,
+      priors,
+      {
+        llm: cv.hl,
+        s0: cv.s0,
+        s1: cv.s1,
+        s2: cv.s2,
+        u1: cv.u1,
+        u0: cv.u0,
+        hh: cv.hh,
+        gb: cv.gb,
+        globals,
+      },
+      opts,
+    );
   }
 
   const objective: WasmObjective = {

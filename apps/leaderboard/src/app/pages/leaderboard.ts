@@ -26,8 +26,13 @@ export function sparkline(values: number[], label: string): SVGElement {
     const y = (H / 2) * (1 - v / m);
     return s('rect', { class: v >= 0 ? 'pos' : 'neg', x: 14 * k + 2, width: 10, y: Math.min(y, H / 2), height: Math.max(1, Math.abs(H / 2 - y)) });
   });
-  return s('svg', { class: 'spark', width: w, height: H, viewBox: `0 0 ${w} ${H}`, role: 'img', 'aria-label': label },
-    s('title', null, label), s('line', { x1: 0, x2: w, y1: H / 2, y2: H / 2 }), ...bars);
+  return s(
+    'svg',
+    { class: 'spark', width: w, height: H, viewBox: `0 0 ${w} ${H}`, role: 'img', 'aria-label': label },
+    s('title', null, label),
+    s('line', { x1: 0, x2: w, y1: H / 2, y2: H / 2 }),
+    ...bars,
+  );
 }
 
 function intervalBar(r: BoardRow, lo: number, hi: number): SVGElement {
@@ -45,12 +50,44 @@ function intervalBar(r: BoardRow, lo: number, hi: number): SVGElement {
 function rowsCsv(rows: BoardRow[], m: Manifest): string {
   const q = (v: string) => (/[",\n\r]/.test(v) || /^[=+\-@\t]/.test(v) ? `"${(/^[=+\-@\t]/.test(v) ? `'${v}` : v).replace(/"/g, '""')}"` : v);
   const k = m.kMax;
-  const head = ['rank', 'rank_lo', 'rank_hi', 'tie_group', 'model', 'theta', 'se', 'theta_lo95', 'theta_hi95', 'accuracy', 'sharpness', 'fallback_strength',
-    ...Array.from({ length: k }, (_, t) => `position_bias_${t + 1}`), 'added', 'outside_calibrated_range'];
+  const head = [
+    'rank',
+    'rank_lo',
+    'rank_hi',
+    'tie_group',
+    'model',
+    'theta',
+    'se',
+    'theta_lo95',
+    'theta_hi95',
+    'accuracy',
+    'sharpness',
+    'fallback_strength',
+    ...Array.from({ length: k }, (_, t) => `position_bias_${t + 1}`),
+    'added',
+    'outside_calibrated_range',
+  ];
   const lines = [head.join(',')];
   for (const r of rows) {
-    lines.push([r.rank, r.rankLo, r.rankHi, r.group, q(r.id), r.theta, r.se ?? '', r.lo ?? '', r.hi ?? '', r.accuracy ?? '', r.sharpness, r.fallbackStrength,
-      ...Array.from({ length: k }, (_, t) => r.positionBias[t] ?? ''), r.added, r.outOfRange].join(','));
+    lines.push(
+      [
+        r.rank,
+        r.rankLo,
+        r.rankHi,
+        r.group,
+        q(r.id),
+        r.theta,
+        r.se ?? '',
+        r.lo ?? '',
+        r.hi ?? '',
+        r.accuracy ?? '',
+        r.sharpness,
+        r.fallbackStrength,
+        ...Array.from({ length: k }, (_, t) => r.positionBias[t] ?? ''),
+        r.added,
+        r.outOfRange,
+      ].join(','),
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -73,14 +110,23 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
     const th = h('th', { scope: 'col', class: c.num ? 'num' : null, title: c.title ?? null });
     if (c.key) {
       const key = c.key;
-      th.appendChild(h('button', { type: 'button', onclick: () => {
-        if (sortKey === key) desc = !desc;
-        else {
-          sortKey = key;
-          desc = key !== 'id';
-        }
-        render();
-      } }, c.label));
+      th.appendChild(
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: () => {
+              if (sortKey === key) desc = !desc;
+              else {
+                sortKey = key;
+                desc = key !== 'id';
+              }
+              render();
+            },
+          },
+          c.label,
+        ),
+      );
     } else th.textContent = c.label;
     return th;
   });
@@ -91,7 +137,8 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
     let out = rows.filter((r) => ql === '' || r.id.toLowerCase().includes(ql));
     if (bench >= 0) out = out.filter((r) => r.added || (r.benchmarks?.[bench] ?? null) !== null);
     const acc = (r: BoardRow) => (bench >= 0 ? (r.benchmarks?.[bench] ?? null) : r.accuracy) ?? -Infinity;
-    const val = (r: BoardRow): number | string => (sortKey === 'id' ? r.id.toLowerCase() : sortKey === 'accuracy' ? acc(r) : sortKey === 'se' ? (r.se ?? Infinity) : r[sortKey]);
+    const val = (r: BoardRow): number | string =>
+      sortKey === 'id' ? r.id.toLowerCase() : sortKey === 'accuracy' ? acc(r) : sortKey === 'se' ? (r.se ?? Infinity) : r[sortKey];
     out.sort((a, b) => {
       const x = val(a);
       const y = val(b);
@@ -108,24 +155,53 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
     accHead.querySelector('button')!.textContent = bench >= 0 ? `Accuracy (${m.benchmarks[bench]!.name})` : 'Accuracy';
     const list = visible();
     count.textContent = `${list.length} of ${rows.length} models${query ? ` matching “${query}”` : ''}.`;
-    replace(tbody, list.map((r) => {
-      const link = r.added ? h('span', { class: 'name' }, r.id) : h('a', { class: 'name', href: `#/model/${r.index}` }, r.id);
-      const acc = bench >= 0 ? (r.benchmarks?.[bench] ?? null) : r.accuracy;
-      return h('tr', { class: r.added ? 'mine' : null, 'data-model': r.id, 'data-theta': String(r.theta) },
-        h('td', { class: 'num' }, String(r.rank), h('span', { class: 'muted' }, r.rankLo === r.rankHi ? '' : ` (${r.rankLo}–${r.rankHi})`)),
-        h('td', { class: 'num' }, h('span', { class: 'group' }, String(r.group))),
-        h('td', { class: 'model', title: r.id }, link,
-          r.added ? h('span', { class: 'tag mine' }, 'yours') : null,
-          r.outOfRange ? h('span', { class: 'tag warn', title: 'theta is outside the calibrated models\' range: an extrapolation' }, 'outside calibrated range') : null,
-          r.warnings.length > 0 ? h('span', { class: 'tag warn', title: m.warnings.filter((w) => r.warnings.includes(w.code)).map((w) => w.message).join(' ') }, 'see warning') : null),
-        h('td', { class: 'num' }, fmt(r.theta), h('span', { class: 'muted' }, r.lo === null ? '' : ` [${fmt(r.lo)}, ${fmt(r.hi)}]`)),
-        h('td', null, intervalBar(r, lo - pad, hi + pad)),
-        h('td', { class: 'num' }, pct(acc)),
-        h('td', { class: 'num' }, fmt(r.sharpness)),
-        h('td', { class: 'num' }, fmt(r.fallbackStrength)),
-        h('td', null, r.positionBias.length > 0 ? sparkline(r.positionBias, `position bias of ${r.id}: ${r.positionBias.map((v, k) => `${String.fromCharCode(65 + k)} ${fmt(v)}`).join(', ')}`) : '–'),
-      );
-    }));
+    replace(
+      tbody,
+      list.map((r) => {
+        const link = r.added ? h('span', { class: 'name' }, r.id) : h('a', { class: 'name', href: `#/model/${r.index}` }, r.id);
+        const acc = bench >= 0 ? (r.benchmarks?.[bench] ?? null) : r.accuracy;
+        return h(
+          'tr',
+          { class: r.added ? 'mine' : null, 'data-model': r.id, 'data-theta': String(r.theta) },
+          h('td', { class: 'num' }, String(r.rank), h('span', { class: 'muted' }, r.rankLo === r.rankHi ? '' : ` (${r.rankLo}–${r.rankHi})`)),
+          h('td', { class: 'num' }, h('span', { class: 'group' }, String(r.group))),
+          h(
+            'td',
+            { class: 'model', title: r.id },
+            link,
+            r.added ? h('span', { class: 'tag mine' }, 'yours') : null,
+            r.outOfRange
+              ? h('span', { class: 'tag warn', title: "theta is outside the calibrated models' range: an extrapolation" }, 'outside calibrated range')
+              : null,
+            r.warnings.length > 0
+              ? h(
+                  'span',
+                  {
+                    class: 'tag warn',
+                    title: m.warnings
+                      .filter((w) => r.warnings.includes(w.code))
+                      .map((w) => w.message)
+                      .join(' '),
+                  },
+                  'see warning',
+                )
+              : null,
+          ),
+          h('td', { class: 'num' }, fmt(r.theta), h('span', { class: 'muted' }, r.lo === null ? '' : ` [${fmt(r.lo)}, ${fmt(r.hi)}]`)),
+          h('td', null, intervalBar(r, lo - pad, hi + pad)),
+          h('td', { class: 'num' }, pct(acc)),
+          h('td', { class: 'num' }, fmt(r.sharpness)),
+          h('td', { class: 'num' }, fmt(r.fallbackStrength)),
+          h(
+            'td',
+            null,
+            r.positionBias.length > 0
+              ? sparkline(r.positionBias, `position bias of ${r.id}: ${r.positionBias.map((v, k) => `${String.fromCharCode(65 + k)} ${fmt(v)}`).join(', ')}`)
+              : '–',
+          ),
+        );
+      }),
+    );
   }
 
   const search = h('input', { type: 'search', placeholder: 'model name', value: query, 'aria-label': 'Search models' });
@@ -133,36 +209,74 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
     query = search.value;
     render();
   });
-  const select = h('select', { 'aria-label': 'Benchmark' },
+  const select = h(
+    'select',
+    { 'aria-label': 'Benchmark' },
     h('option', { value: '-1' }, 'All benchmarks'),
-    ...m.benchmarks.map((b) => h('option', { value: String(b.id) }, `${b.name} (${b.items} items)`)));
+    ...m.benchmarks.map((b) => h('option', { value: String(b.id) }, `${b.name} (${b.items} items)`)),
+  );
   select.disabled = !m.hasResponses;
   select.addEventListener('change', () => {
     bench = Number(select.value);
     render();
   });
   const stamp = m.provenance.createdAt.slice(0, 10);
-  const csvBtn = h('button', { type: 'button', onclick: () => download(`llm-nrm-leaderboard-${stamp}.csv`, 'text/csv', rowsCsv(visible(), m)) }, 'Download CSV');
-  const jsonBtn = h('button', { type: 'button', onclick: () => download(`llm-nrm-leaderboard-${stamp}.json`, 'application/json', JSON.stringify({ model: m.model, items: m.items, createdAt: m.provenance.createdAt, llms: visible() }, null, 2)) }, 'Download JSON');
+  const csvBtn = h(
+    'button',
+    { type: 'button', onclick: () => download(`llm-nrm-leaderboard-${stamp}.csv`, 'text/csv', rowsCsv(visible(), m)) },
+    'Download CSV',
+  );
+  const jsonBtn = h(
+    'button',
+    {
+      type: 'button',
+      onclick: () =>
+        download(
+          `llm-nrm-leaderboard-${stamp}.json`,
+          'application/json',
+          JSON.stringify({ model: m.model, items: m.items, createdAt: m.provenance.createdAt, llms: visible() }, null, 2),
+        ),
+    },
+    'Download JSON',
+  );
 
   const nGroups = new Set(rows.map((r) => r.group)).size;
   view.append(
     h('h1', null, 'Leaderboard'),
-    h('p', { class: 'lede' }, `${rows.length} models on ${m.items.toLocaleString('en')} items (${m.benchmarks.length} benchmark${m.benchmarks.length === 1 ? '' : 's'}), calibrated with ${m.model.toUpperCase()}. ${nGroups} tie groups at 95%.`),
+    h(
+      'p',
+      { class: 'lede' },
+      `${rows.length} models on ${m.items.toLocaleString('en')} items (${m.benchmarks.length} benchmark${m.benchmarks.length === 1 ? '' : 's'}), calibrated with ${m.model.toUpperCase()}. ${nGroups} tie groups at 95%.`,
+    ),
     howTo(
-      'θ is each model\'s ability on the scale the items were calibrated on (0 is the fleet\'s average, 1 is one fleet standard deviation). The bar is its 95% interval, θ ± 1.96 standard errors; two models whose intervals overlap a lot are not reliably ordered.',
+      "θ is each model's ability on the scale the items were calibrated on (0 is the fleet's average, 1 is one fleet standard deviation). The bar is its 95% interval, θ ± 1.96 standard errors; two models whose intervals overlap a lot are not reliably ordered.",
       `The rank interval in brackets is the range of ranks it takes in 95% of ${m.rankDraws.toLocaleString('en')} random redraws of every θ within its standard error. Models in one tie group are not separated from the group's top model at 95%.`,
       'Accuracy is the share of items whose most likely option was the key. Sharpness says how peaked its option distributions are (above 1: more confident than the average model). Fallback is how strongly its guesses lean to one displayed position when an item is too hard, and the sparkline shows its bias toward each displayed position (A, B, C...): blue bars above the line favour that position, vermillion bars below avoid it.',
       'A model you score on the “Score your model” page appears here in yellow, marked “yours”; a flag says when its θ lies outside the range of the calibrated models.',
     ),
-    ...(m.warnings.length > 0 ? [h('div', { class: 'error-box', role: 'note' }, h('strong', null, 'What this data cannot support'),
-      h('ul', null, ...m.warnings.map((w) => h('li', null, w.message))))] : []),
-    h('div', { class: 'controls' },
-      h('label', null, 'Search', search),
-      h('label', null, 'Benchmark', select),
-      csvBtn, jsonBtn),
+    ...(m.warnings.length > 0
+      ? [
+          h(
+            'div',
+            { class: 'error-box', role: 'note' },
+            h('strong', null, 'What this data cannot support'),
+            h('ul', null, ...m.warnings.map((w) => h('li', null, w.message))),
+          ),
+        ]
+      : []),
+    h('div', { class: 'controls' }, h('label', null, 'Search', search), h('label', null, 'Benchmark', select), csvBtn, jsonBtn),
     count,
-    h('div', { class: 'table-wrap' }, h('table', { id: 'board' }, h('caption', { class: 'muted' }, 'Models by θ, highest first; click a column title to sort'), h('thead', null, h('tr', null, ...headCells)), tbody)),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { id: 'board' },
+        h('caption', { class: 'muted' }, 'Models by θ, highest first; click a column title to sort'),
+        h('thead', null, h('tr', null, ...headCells)),
+        tbody,
+      ),
+    ),
   );
   render();
 }

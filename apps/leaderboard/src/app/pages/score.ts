@@ -34,13 +34,22 @@ export async function scorePage(view: HTMLElement): Promise<void> {
   const results = h('div', { id: 'score-results' });
   const input = h('input', { type: 'file', id: 'score-file', accept: '.jsonl,.json,application/json,application/x-ndjson' });
   const modelId = h('input', { type: 'text', id: 'score-model', value: 'my-model', size: 28, 'aria-describedby': 'model-help' });
-  const scoring = h('select', { id: 'score-scoring' }, h('option', { value: 'raw' }, 'raw loglikelihood (acc)'), h('option', { value: 'chars' }, 'per character (acc_norm)'), h('option', { value: 'bytes' }, 'per byte'));
+  const scoring = h(
+    'select',
+    { id: 'score-scoring' },
+    h('option', { value: 'raw' }, 'raw loglikelihood (acc)'),
+    h('option', { value: 'chars' }, 'per character (acc_norm)'),
+    h('option', { value: 'bytes' }, 'per byte'),
+  );
   const skip = h('input', { type: 'checkbox', id: 'score-skip' });
-  const drop = h('label', { class: 'drop', for: 'score-file' },
+  const drop = h(
+    'label',
+    { class: 'drop', for: 'score-file' },
     input,
     h('strong', null, 'Drop a responses file here, or press Enter to choose one'),
     h('br'),
-    h('span', { class: 'muted' }, 'tidy JSON Lines (llm-nrm convert) or an lm-eval-harness samples_<task>_<date>.jsonl'));
+    h('span', { class: 'muted' }, 'tidy JSON Lines (llm-nrm convert) or an lm-eval-harness samples_<task>_<date>.jsonl'),
+  );
   drop.tabIndex = 0;
   drop.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' || e.key === ' ') {
@@ -59,36 +68,92 @@ export async function scorePage(view: HTMLElement): Promise<void> {
       if (/\.gz$/i.test(file.name)) throw new Error('gzipped files are not read here: gunzip it first (or use llm-nrm score)');
       const text = await file.text();
       const t0 = performance.now();
-      const res = await scoreInWorker({ text, fileName: file.name, model: modelId.value.trim() || 'my-model', score: scoring.value as ScoreRequest['score'], skipInvalid: skip.checked }, (msg) => {
-        status.textContent = msg;
-      });
+      const res = await scoreInWorker(
+        { text, fileName: file.name, model: modelId.value.trim() || 'my-model', score: scoring.value as ScoreRequest['score'], skipInvalid: skip.checked },
+        (msg) => {
+          status.textContent = msg;
+        },
+      );
       const secs = (performance.now() - t0) / 1000;
       for (const l of res.llms) {
         const i = added.findIndex((a) => a.id === l.id && a.source === file.name);
         if (i >= 0) added.splice(i, 1);
         added.push({
-          id: l.id, theta: l.theta, se: Number.isFinite(l.se) ? l.se : null,
-          lo: Number.isFinite(l.se) ? l.theta - 1.959964 * l.se : null, hi: Number.isFinite(l.se) ? l.theta + 1.959964 * l.se : null,
-          rank: 0, rankLo: 0, rankHi: 0, group: 0, accuracy: l.accuracy, cells: l.cells, sharpness: l.sharpness,
+          id: l.id,
+          theta: l.theta,
+          se: Number.isFinite(l.se) ? l.se : null,
+          lo: Number.isFinite(l.se) ? l.theta - 1.959964 * l.se : null,
+          hi: Number.isFinite(l.se) ? l.theta + 1.959964 * l.se : null,
+          rank: 0,
+          rankLo: 0,
+          rankHi: 0,
+          group: 0,
+          accuracy: l.accuracy,
+          cells: l.cells,
+          sharpness: l.sharpness,
           fallbackStrength: l.fallback.length > 0 ? Math.max(...l.fallback) - Math.min(...l.fallback) : 0,
-          positionBias: l.positionBias, fallback: l.fallback, benchmarks: null, warnings: [],
-          index: -1, added: true, outOfRange: false, source: file.name,
+          positionBias: l.positionBias,
+          fallback: l.fallback,
+          benchmarks: null,
+          warnings: [],
+          index: -1,
+          added: true,
+          outOfRange: false,
+          source: file.name,
         });
       }
       const rows = board(lb.llms, m);
       status.textContent = `Scored ${res.llms.length} model${res.llms.length === 1 ? '' : 's'} from ${res.records.toLocaleString('en')} ${res.format === 'tidy' ? 'tidy records' : 'lm-eval samples'} (${res.cells.toLocaleString('en')} cells) in ${secs.toFixed(1)} s${res.converged ? '' : '; the scoring did not converge, the estimates may be rough'}.`;
-      replace(results,
-        h('div', { class: 'table-wrap' }, h('table', { id: 'scored' },
-          h('thead', null, h('tr', null, ...['Model', 'θ', 'SE', 'Rank', 'Accuracy', 'Items', 'Cells', 'Sharpness'].map((t, i) => h('th', { scope: 'col', class: i > 0 ? 'num' : null }, t)))),
-          h('tbody', null, ...res.llms.map((l) => {
-            const r = rows.find((x) => x.added && x.id === l.id && x.source === file.name)!;
-            return h('tr', { 'data-model': l.id, 'data-theta': String(l.theta) },
-              h('td', { class: 'model' }, l.id, r.outOfRange ? h('span', { class: 'tag warn' }, 'outside calibrated range') : null),
-              h('td', { class: 'num' }, fmt(l.theta, 4)), h('td', { class: 'num' }, Number.isFinite(l.se) ? `±${fmt(l.se, 4)}` : '–'),
-              h('td', { class: 'num' }, `${r.rank} (${r.rankLo}–${r.rankHi}) of ${rows.length}`),
-              h('td', { class: 'num' }, pct(l.accuracy)), h('td', { class: 'num' }, l.items.toLocaleString('en')), h('td', { class: 'num' }, l.cells.toLocaleString('en')),
-              h('td', { class: 'num', title: l.nuisance === 'fleet' ? 'few items: sharpness, bias and fallback held at the calibrated fleet\'s means (as llm-nrm score --nuisance auto)' : null }, l.nuisance === 'fleet' ? 'fleet mean' : fmt(l.sharpness)));
-          })))),
+      replace(
+        results,
+        h(
+          'div',
+          { class: 'table-wrap' },
+          h(
+            'table',
+            { id: 'scored' },
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ...['Model', 'θ', 'SE', 'Rank', 'Accuracy', 'Items', 'Cells', 'Sharpness'].map((t, i) =>
+                  h('th', { scope: 'col', class: i > 0 ? 'num' : null }, t),
+                ),
+              ),
+            ),
+            h(
+              'tbody',
+              null,
+              ...res.llms.map((l) => {
+                const r = rows.find((x) => x.added && x.id === l.id && x.source === file.name)!;
+                return h(
+                  'tr',
+                  { 'data-model': l.id, 'data-theta': String(l.theta) },
+                  h('td', { class: 'model' }, l.id, r.outOfRange ? h('span', { class: 'tag warn' }, 'outside calibrated range') : null),
+                  h('td', { class: 'num' }, fmt(l.theta, 4)),
+                  h('td', { class: 'num' }, Number.isFinite(l.se) ? `±${fmt(l.se, 4)}` : '–'),
+                  h('td', { class: 'num' }, `${r.rank} (${r.rankLo}–${r.rankHi}) of ${rows.length}`),
+                  h('td', { class: 'num' }, pct(l.accuracy)),
+                  h('td', { class: 'num' }, l.items.toLocaleString('en')),
+                  h('td', { class: 'num' }, l.cells.toLocaleString('en')),
+                  h(
+                    'td',
+                    {
+                      class: 'num',
+                      title:
+                        l.nuisance === 'fleet'
+                          ? "few items: sharpness, bias and fallback held at the calibrated fleet's means (as llm-nrm score --nuisance auto)"
+                          : null,
+                    },
+                    l.nuisance === 'fleet' ? 'fleet mean' : fmt(l.sharpness),
+                  ),
+                );
+              }),
+            ),
+          ),
+        ),
         res.unknown > 0 ? h('p', { class: 'muted' }, `${res.unknown} responses to items not in the bank were skipped.`) : null,
         res.notes.length > 0 ? h('details', null, h('summary', null, 'Reader notes'), h('ul', null, ...res.notes.map((n) => h('li', null, n)))) : null,
         h('p', null, h('a', { href: '#/', id: 'see-board' }, 'See it on the leaderboard →')),
@@ -120,16 +185,23 @@ export async function scorePage(view: HTMLElement): Promise<void> {
 
   view.append(
     h('h1', null, 'Score your model'),
-    h('p', { class: 'lede' }, `Place a model on this leaderboard from its answers to the bank's items, with the calibration held fixed (${m.items.toLocaleString('en')} items, ${m.llms} calibrated models). The file is read and scored in this browser tab by @llm-nrm/core; nothing is uploaded.`),
+    h(
+      'p',
+      { class: 'lede' },
+      `Place a model on this leaderboard from its answers to the bank's items, with the calibration held fixed (${m.items.toLocaleString('en')} items, ${m.llms} calibrated models). The file is read and scored in this browser tab by @llm-nrm/core; nothing is uploaded.`,
+    ),
     howTo(
-      'Give the model\'s per-option scores: a tidy JSON Lines file (one record per model × item, from llm-nrm convert) or an lm-eval-harness samples file written with --log_samples. Only items of this bank count; tick the box to skip the others instead of stopping.',
-      'The scoring fits the model\'s θ, sharpness, position bias and fallback with every item parameter fixed, exactly as llm-nrm score does, so the numbers match the command line. From fewer than 200 items it fits θ alone and holds the others at the calibrated fleet\'s means (llm-nrm score --nuisance auto). Its SE says how much the θ rests on: few items give a wide interval.',
+      "Give the model's per-option scores: a tidy JSON Lines file (one record per model × item, from llm-nrm convert) or an lm-eval-harness samples file written with --log_samples. Only items of this bank count; tick the box to skip the others instead of stopping.",
+      "The scoring fits the model's θ, sharpness, position bias and fallback with every item parameter fixed, exactly as llm-nrm score does, so the numbers match the command line. From fewer than 200 items it fits θ alone and holds the others at the calibrated fleet's means (llm-nrm score --nuisance auto). Its SE says how much the θ rests on: few items give a wide interval.",
     ),
     drop,
-    h('div', { class: 'controls' },
+    h(
+      'div',
+      { class: 'controls' },
       h('label', { for: 'score-model' }, 'Model id (lm-eval samples only)', modelId),
       h('label', { for: 'score-scoring' }, 'lm-eval option scoring', scoring),
-      h('label', null, h('span', null, skip, ' skip responses to items not in the bank'))),
+      h('label', null, h('span', null, skip, ' skip responses to items not in the bank')),
+    ),
     h('p', { id: 'model-help', class: 'muted' }, 'A tidy file names its models itself; an lm-eval samples file does not, so give the id here.'),
     status,
     results,

@@ -13,11 +13,12 @@ function blockMatrix(blocks: Blocks, b: number): Float64Array {
   const L = blocks.chol[b]!;
   const P = blocks.idx[b]!.length;
   const M = new Float64Array(P * P);
-  for (let r = 0; r < P; r++) for (let c = 0; c < P; c++) {
-    let s = 0;
-    for (let k = 0; k < P; k++) s += L[r * P + k]! * L[c * P + k]!;
-    M[r * P + c] = s;
-  }
+  for (let r = 0; r < P; r++)
+    for (let c = 0; c < P; c++) {
+      let s = 0;
+      for (let k = 0; k < P; k++) s += L[r * P + k]! * L[c * P + k]!;
+      M[r * P + c] = s;
+    }
   return M;
 }
 
@@ -66,12 +67,13 @@ describe('binary preconditioner blocks', () => {
         const first = used.indexOf(true);
         const shift = M[first * 5]! - H[first * 5]!;
         expect(shift).toBeGreaterThan(-1e-5 * (1 + Math.abs(H[first * 5]!)));
-        for (let r = 0; r < 4; r++) for (let c = 0; c < 4; c++) {
-          if (!used[r] || !used[c]) continue;
-          const want = H[r * 4 + c]! + (r === c ? shift : 0);
-          expect(Math.abs(M[r * 4 + c]! - want), `item ${i} [${r}][${c}]`).toBeLessThan(1e-5 * (1 + Math.abs(want)));
-          if (Math.abs(M[r * 4 + c]! - fisher[i]![r * 4 + c]!) > 1e-3 * (1 + Math.abs(want))) differsFromFisher++;
-        }
+        for (let r = 0; r < 4; r++)
+          for (let c = 0; c < 4; c++) {
+            if (!used[r] || !used[c]) continue;
+            const want = H[r * 4 + c]! + (r === c ? shift : 0);
+            expect(Math.abs(M[r * 4 + c]! - want), `item ${i} [${r}][${c}]`).toBeLessThan(1e-5 * (1 + Math.abs(want)));
+            if (Math.abs(M[r * 4 + c]! - fisher[i]![r * 4 + c]!) > 1e-3 * (1 + Math.abs(want))) differsFromFisher++;
+          }
         if (Math.abs(shift) < 1e-5) checked++;
       }
       // Some blocks are definite as they stand (no shift) at this point.

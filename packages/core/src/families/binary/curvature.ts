@@ -9,7 +9,13 @@ import type { CurvatureAt, CurvatureOptions } from '../family.js';
  * for the SEs (`llm`, `itemGN`, `llmItem`), the observed Hessian for 3PL/4PL's preconditioner blocks.
  */
 export function binaryCurvature(
-  bank: ResponseBank, L: BinaryLayout, x: Float64Array, free: Uint8Array, priors: Priors, y: Uint8Array, opts: CurvatureOptions = {},
+  bank: ResponseBank,
+  L: BinaryLayout,
+  x: Float64Array,
+  free: Uint8Array,
+  priors: Priors,
+  y: Uint8Array,
+  opts: CurvatureOptions = {},
 ): CurvatureAt {
   const inv = opts.itemInverse;
   const { itemSd } = { ...DEFAULT_PRIORS, ...priors };

@@ -10,7 +10,12 @@ import type { CurvatureAt, CurvatureOptions } from '../family.js';
 
 /** Block Gauss-Newton curvature of the LLM-NRM objective at x (see BlockPreconditioner). */
 export function llmNrmCurvature(
-  bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free: Uint8Array, priors: Priors, opts: CurvatureOptions = {},
+  bank: ResponseBank,
+  L: LlmNrmLayout,
+  x: Float64Array,
+  free: Uint8Array,
+  priors: Priors,
+  opts: CurvatureOptions = {},
 ): CurvatureAt {
   const cross = opts.cross === true;
   const itemInverse = opts.itemInverse;
@@ -335,7 +340,20 @@ export function llmNrmCurvature(
   }
   const itemGlobals: Float64Array[] = [];
   const itemGN: Float64Array[] = [];
-  addItemBlocks(bank, L, x, free, lamItem, { sq, S0, S1, S2, U1, U0, HH, GB }, aux, wts, blocks, cross, withCross ? { IG: IG!, EG: EG!, itemGlobals } : null, itemGN);
+  addItemBlocks(
+    bank,
+    L,
+    x,
+    free,
+    lamItem,
+    { sq, S0, S1, S2, U1, U0, HH, GB },
+    aux,
+    wts,
+    blocks,
+    cross,
+    withCross ? { IG: IG!, EG: EG!, itemGlobals } : null,
+    itemGN,
+  );
   const globals = Float64Array.from(Hg);
   blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
   const out: CurvatureAt = { blocks, llm };
@@ -386,9 +404,18 @@ function finishLlmHessian(HL: Float64Array, L: LlmNrmLayout, lamS: number, lamLl
 
 /** The item blocks from their cell sums: the gate's b_i terms, the item prior, into `blocks`. */
 function addItemBlocks(
-  bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free: Uint8Array, lamItem: number, sums: ItemSums,
-  aux: Float64Array, wts: Float64Array, blocks: Blocks, cross: boolean,
-  withCross: { IG: Float64Array; EG: Float64Array; itemGlobals: Float64Array[] } | null, itemGN: Float64Array[],
+  bank: ResponseBank,
+  L: LlmNrmLayout,
+  x: Float64Array,
+  free: Uint8Array,
+  lamItem: number,
+  sums: ItemSums,
+  aux: Float64Array,
+  wts: Float64Array,
+  blocks: Blocks,
+  cross: boolean,
+  withCross: { IG: Float64Array; EG: Float64Array; itemGlobals: Float64Array[] } | null,
+  itemGN: Float64Array[],
 ): void {
   const I = L.nItems;
   const useFb = L.parts.fallback;
@@ -511,7 +538,12 @@ export interface LlmNrmCurvatureSums {
  * llmNrmCurvature) from cell sums an engine computed: the same blocks as llmNrmCurvature.
  */
 export function llmNrmCurvatureFromSums(
-  bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, free: Uint8Array, priors: Priors, sums: LlmNrmCurvatureSums,
+  bank: ResponseBank,
+  L: LlmNrmLayout,
+  x: Float64Array,
+  free: Uint8Array,
+  priors: Priors,
+  sums: LlmNrmCurvatureSums,
   opts: CurvatureOptions = {},
 ): CurvatureAt {
   if (opts.cross === true || opts.itemInverse !== undefined || opts.itemZ !== undefined) {
@@ -539,7 +571,20 @@ export function llmNrmCurvatureFromSums(
     blocks.add(llmParamIndices(L, j), HL, free, 0, useFb ? LLM_STEP_CAP : Infinity);
   }
   const sq = itemSquareOffsets(bank);
-  addItemBlocks(bank, L, x, free, lamItem, { sq, S0: sums.s0, S1: sums.s1, S2: sums.s2, U1: sums.u1, U0: sums.u0, HH: sums.hh, GB: sums.gb }, aux, wts, blocks, false, null, []);
+  addItemBlocks(
+    bank,
+    L,
+    x,
+    free,
+    lamItem,
+    { sq, S0: sums.s0, S1: sums.s1, S2: sums.s2, U1: sums.u1, U0: sums.u0, HH: sums.hh, GB: sums.gb },
+    aux,
+    wts,
+    blocks,
+    false,
+    null,
+    [],
+  );
   blocks.add([L.w0, L.kbar], Float64Array.from(sums.globals), free, 1e-6, opts.globalStepCap ?? Infinity);
   return { blocks, llm };
 }
