@@ -13,15 +13,20 @@ import type { Argv } from 'yargs';
  */
 export const WASM_THREADS = Math.max(1, Math.min(4, availableParallelism()));
 
-const LOADERS: Record<string, () => Promise<Engine>> = {
+/** What a loader may be told: the wasm engine's thread count (default WASM_THREADS). */
+export interface EngineLoadOptions {
+  threads?: number;
+}
+
+const LOADERS: Record<string, (options: EngineLoadOptions) => Promise<Engine>> = {
   ts: async () => tsEngine,
   tfjs: async () => (await import('@llm-nrm/engine-tfjs')).tfjsEngine(),
-  wasm: async () => {
+  wasm: async (options) => {
     // engine-wasm's objective takes a layout; core's Engine takes the family.
     const wasm = await import('@llm-nrm/engine-wasm');
     // Compile now, so a runtime without WebAssembly SIMD fails here (and the default falls back to ts).
     await wasm.loadWasmKernel();
-    const w = wasm.wasmEngine({ threads: WASM_THREADS });
+    const w = wasm.wasmEngine({ threads: options.threads ?? WASM_THREADS });
     return {
       name: 'wasm',
       detail: 'WebAssembly SIMD kernel (@llm-nrm/engine-wasm)',
@@ -45,10 +50,10 @@ export const DEFAULT_ENGINE = 'auto';
 /** Observed-or-not option entries (J x sum of option counts) from which `auto` picks wasm. */
 export const AUTO_WASM_ENTRIES = 250_000;
 
-LOADERS.auto = async () => {
+LOADERS.auto = async (options) => {
   let wasm: Engine | null = null;
   try {
-    wasm = await LOADERS.wasm!();
+    wasm = await LOADERS.wasm!(options);
   } catch (e) {
     process.stderr.write(`note: engine wasm did not load (${(e as Error).message}); fitting with ts\n`);
   }
@@ -70,11 +75,14 @@ LOADERS.auto = async () => {
 
 export const ENGINE_NAMES: readonly string[] = Object.keys(LOADERS);
 
-/** Load the engine of an `--engine` value (validated by yargs' choices). */
-export async function loadEngine(name: string): Promise<Engine> {
+/**
+ * Load the engine of an `--engine` value (validated by yargs' choices). `threads` is for callers
+ * that already run several fits at once (evaluate's CV workers), so threads never outnumber cores.
+ */
+export async function loadEngine(name: string, options: EngineLoadOptions = {}): Promise<Engine> {
   const load = LOADERS[name];
   if (load === undefined) throw new Error(`unknown engine ${JSON.stringify(name)}`);
-  return load();
+  return load(options);
 }
 
 /** The `--engine` option, shared by every command that fits. */

@@ -9,7 +9,7 @@ import type { CvWorkerData, CvWorkerReply, CvWorkerTask } from './evaluateWorker
 const data = workerData as CvWorkerData;
 const port = parentPort!;
 const ready = (async (): Promise<FitOptions> => {
-  const fitOptions: FitOptions = { engine: await loadEngine(data.engine) };
+  const fitOptions: FitOptions = { engine: await loadEngine(data.engine, { threads: data.engineThreads }) };
   if (data.maxIterations !== undefined) fitOptions.maxIterations = data.maxIterations;
   return fitOptions;
 })();

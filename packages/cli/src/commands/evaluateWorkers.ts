@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { crossValidate, crossValidationOf, crossValidationPlan, type CrossValidation, type CvFoldMetrics, type ModelSpec } from '@llm-nrm/analysis';
 import { LlmNrmError, type FitOptions, type LlmNrmErrorCode, type ModelName, type ResponseBank } from '@llm-nrm/core';
-import { loadEngine } from '../engines.js';
+import { loadEngine, WASM_THREADS } from '../engines.js';
 
 export interface ParallelCvOptions {
   models: readonly ModelName[];
@@ -26,6 +26,8 @@ export interface CvWorkerData {
   bank: ResponseBank;
   folds: Uint8Array;
   engine: string;
+  /** The wasm engine's threads in each worker: the cores shared out, so the workers do not oversubscribe them. */
+  engineThreads: number;
   maxIterations?: number;
 }
 
@@ -68,6 +70,7 @@ export async function crossValidateParallel(bank: ResponseBank, options: Paralle
     bank,
     folds: plan.folds,
     engine: options.engine,
+    engineThreads: Math.max(1, Math.floor(WASM_THREADS / nWorkers)),
     ...(options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}),
   };
   let next = 0;
