@@ -1,5 +1,5 @@
 import { LlmNrmError } from './errors.js';
-import { itemContentSha256 } from './itemContent.js';
+import { recordContentSha256 } from './itemContent.js';
 import { MAX_OPTIONS, parseResponseRecord } from './record/parseResponseRecord.js';
 import type { ItemSpec, RecordSource, ResponseRecord } from './types.js';
 
@@ -245,12 +245,12 @@ export function bankFromRecords(records: Iterable<ResponseRecord>, options: Bank
         }
       }
       // A calibrated item answered on another text is another item: never score it as this one.
-      const content = typeof r.prompt === 'string' && Array.isArray(r.continuations) ? itemContentSha256(r.prompt, r.continuations) : undefined;
+      const content = recordContentSha256(r);
       const calibrated = known !== undefined ? items[known]!.contentSha256 : undefined;
       if (fixedItems && content !== undefined && calibrated !== undefined && content !== calibrated) {
         throw new LlmNrmError(
           'CONTENT_CHANGED',
-          `item ${JSON.stringify(r.item)} was answered on another prompt or continuations than it was calibrated on (content sha256 ${content.slice(0, 12)}..., calibrated ${calibrated.slice(0, 12)}...)`,
+          `item ${JSON.stringify(r.item)} was answered on another prompt, contexts or continuations than it was calibrated on (content sha256 ${content.slice(0, 12)}..., calibrated ${calibrated.slice(0, 12)}...)`,
         );
       }
       const sig = r.position !== undefined ? checkPosition(r.position, k) : '';

@@ -61,7 +61,7 @@ export { standardizeTheta, standardized } from './fit/identification.js';
 export { inverseFirstDiagonal, thetaStandardErrors, type StandardErrorOptions, type ThetaStandardErrors } from './fit/standardErrors.js';
 export { fit, initialParameters, itemDifficulties, modelObjective, type FitOptions, type FitResult } from './fit.js';
 export { predictor, wrongOptionShares, type Predictor } from './predict.js';
-export { itemContentSha256 } from './itemContent.js';
+export { itemContentSha256, recordContentSha256 } from './itemContent.js';
 export { randomSource, type Random } from './random.js';
 export { bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
 export {

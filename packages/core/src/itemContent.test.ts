@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { itemContentSha256 } from './itemContent.js';
+import { itemContentSha256, recordContentSha256 } from './itemContent.js';
 import { sha256Hex } from './internal/sha256.js';
 
 describe('sha256Hex / itemContentSha256', () => {
@@ -13,5 +13,14 @@ describe('sha256Hex / itemContentSha256', () => {
   it('hashes the JSON pair, so the split between prompt and continuations matters', () => {
     expect(itemContentSha256('Q\nAnswer:', [' A', ' B'])).toBe(createHash('sha256').update('["Q\\nAnswer:",[" A"," B"]]').digest('hex'));
     expect(itemContentSha256('Q', [' A', ' B'])).not.toBe(itemContentSha256('Q ', ['A', ' B']));
+  });
+
+  it('hashes a multiple-input item as [contexts, continuations], apart from any single-prompt item', () => {
+    const ctx = ['The cat', 'The dog'];
+    expect(itemContentSha256(ctx, [' ran.', ' ran.'])).toBe(createHash('sha256').update('[["The cat","The dog"],[" ran."," ran."]]').digest('hex'));
+    expect(itemContentSha256(ctx, [' ran.', ' ran.'])).not.toBe(itemContentSha256('["The cat","The dog"]', [' ran.', ' ran.']));
+    expect(recordContentSha256({ contexts: ctx, continuations: [' ran.', ' ran.'] })).toBe(itemContentSha256(ctx, [' ran.', ' ran.']));
+    expect(recordContentSha256({ prompt: 'Q', continuations: [' A', ' B'] })).toBe(itemContentSha256('Q', [' A', ' B']));
+    expect(recordContentSha256({ prompt: 'Q' })).toBeUndefined();
   });
 });

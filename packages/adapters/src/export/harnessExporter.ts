@@ -17,4 +17,9 @@ export interface HarnessExporter {
   files(pkg: TinyPackage): ExportedFile[];
   /** README section: the command to run and what the output holds. `dir` is the package folder. */
   readme(pkg: TinyPackage, dir: string): string;
+  /**
+   * Why this harness cannot run the package as calibrated (e.g. multiple-input items, which need
+   * per-option contexts), or null when it can. `writeTinyPackage` refuses with the reason.
+   */
+  unsupported?(pkg: TinyPackage): string | null;
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ExportedFile, HarnessExporter } from './harnessExporter.js';
-import type { TinyPackage } from './tinyPackage.js';
+import { multipleInputItems, type TinyPackage } from './tinyPackage.js';
 
 const letter = (k: number) => String.fromCharCode(65 + k);
 
@@ -68,6 +68,13 @@ export const inspectExporter: HarnessExporter = {
       { path: `inspect/${pkg.bank.task}.py`, content: taskPy(pkg) },
       { path: 'inspect/items.jsonl', content: inspectItems(pkg) },
     ];
+  },
+  unsupported(pkg: TinyPackage): string | null {
+    // One prompt with lettered options is all Inspect shows; a multiple-input item has one context per option and no such prompt.
+    return multipleInputItems(pkg.items)
+      ? `the items are multiple-input (one context per option, lm-eval's winogrande form), which Inspect cannot present as calibrated: ` +
+          'publish with --harness lm-eval, or --render-prompt to render a standard question with lettered options for every harness'
+      : null;
   },
   readme(pkg: TinyPackage, dir: string): string {
     return [

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { ExportedFile, HarnessExporter } from './harnessExporter.js';
 import { NRM_LMEVAL_PY } from './nrmLmEvalPy.js';
-import type { TinyPackage } from './tinyPackage.js';
+import { multipleInputItems, type TinyPackage } from './tinyPackage.js';
 
 /** The task YAML. `absItems` (lm-eval < 0.4.9) swaps custom_dataset for `dataset_path: json`. */
 export function lmEvalTaskYaml(pkg: TinyPackage, absItems?: string): string {
@@ -27,9 +27,17 @@ export function lmEvalTaskYaml(pkg: TinyPackage, absItems?: string): string {
       : []),
     'test_split: test',
     'output_type: multiple_choice',
-    'doc_to_text: prompt',
-    'doc_to_choice: continuations',
-    'doc_to_target: gold',
+    ...(multipleInputItems(pkg.items)
+      ? [
+          // lm_eval 0.4.13 (api/task.py): doc_to_text returning an int makes a multiple-input task; each option is then
+          // requested as (doc_to_choice[k], target_delimiter + doc_to_target) and the int is the gold index.
+          '# multiple-input items (winogrande form): option k is scored as the shared continuation after contexts[k];',
+          '# doc_to_text (an int) is the gold index.',
+          'doc_to_text: gold',
+          'doc_to_choice: contexts',
+          'doc_to_target: continuation',
+        ]
+      : ['doc_to_text: prompt', 'doc_to_choice: continuations', 'doc_to_target: gold']),
     'target_delimiter: ""',
     'num_fewshot: 0',
     'process_results: !function nrm_lmeval.process_results',

@@ -66,7 +66,7 @@ def load_items(**kwargs):
         if not line.strip():
             continue
         r = json.loads(line)
-        docs.append({
+        doc = {
             "item_id": r["item_id"],
             "benchmark": r.get("benchmark") or "",
             "prompt": r["prompt"],
@@ -75,7 +75,15 @@ def load_items(**kwargs):
             "options": [str(o) for o in (r.get("options") or [])],
             "source": json.dumps(r.get("source")),
             "content_sha256": r.get("content_sha256") or "",
-        })
+        }
+        if r.get("contexts") is not None:
+            # A multiple-input item: one context per option, one continuation for all (doc_to_target).
+            conts = doc["continuations"]
+            if len(set(conts)) != 1 or len(r["contexts"]) != len(conts):
+                raise ValueError(path + ":" + str(n) + ": a multiple-input item needs one context per option and one shared continuation")
+            doc["contexts"] = list(r["contexts"])
+            doc["continuation"] = conts[0]
+        docs.append(doc)
     import datasets  # lm-eval's own dependency
 
     return {"test": datasets.Dataset.from_list(docs)}

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ExportedFile, HarnessExporter } from './harnessExporter.js';
-import type { TinyPackage } from './tinyPackage.js';
+import { multipleInputItems, type TinyPackage } from './tinyPackage.js';
 
 const letter = (k: number) => String.fromCharCode(65 + k);
 
@@ -52,6 +52,13 @@ export const openAIEvalsExporter: HarnessExporter = {
       { path: `openai-evals/data/${name}/samples.jsonl`, content: samples(pkg) },
       { path: `openai-evals/data/${name}/manifest.json`, content: JSON.stringify(manifest, null, 2) + '\n' },
     ];
+  },
+  unsupported(pkg: TinyPackage): string | null {
+    // One prompt with lettered options is all OpenAI evals shows; a multiple-input item has one context per option and no such prompt.
+    return multipleInputItems(pkg.items)
+      ? `the items are multiple-input (one context per option, lm-eval's winogrande form), which OpenAI evals cannot present as calibrated: ` +
+          'publish with --harness lm-eval, or --render-prompt to render a standard question with lettered options for every harness'
+      : null;
   },
   readme(pkg: TinyPackage, dir: string): string {
     const name = openAIEvalName(pkg.bank.task);

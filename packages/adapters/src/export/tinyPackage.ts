@@ -4,10 +4,18 @@ import type { CalibrationBundle, ItemSource } from '@llm-nrm/core';
 export interface TinyItem {
   item_id: string;
   benchmark: string;
-  /** The exact context of the calibration (or a rendered one: see `TinyBank.renderedPrompts`). */
+  /**
+   * The exact context of the calibration (or a rendered one: see `TinyBank.renderedPrompts`); ''
+   * for a multiple-input item, whose contexts are per option (`contexts`).
+   */
   prompt: string;
-  /** The scored strings, content order. */
+  /** The scored strings, content order (a multiple-input item's shared continuation, once per option). */
   continuations: string[];
+  /**
+   * A multiple-input item's per-option contexts, content order (lm-eval's winogrande form: option k
+   * scored as `continuations[k]` after `contexts[k]`); absent for single-prompt items.
+   */
+  contexts?: string[];
   /** 0-based index of the keyed option. */
   gold: number;
   options: string[];
@@ -73,6 +81,11 @@ export interface TinyPackage {
   items: TinyItem[];
   /** items.jsonl exactly as written. */
   itemsJsonl: string;
+}
+
+/** Whether a package's items are multiple-input (per-option contexts): they all are, or none is. */
+export function multipleInputItems(items: readonly TinyItem[]): boolean {
+  return items.length > 0 && items.every((it) => it.contexts !== undefined);
 }
 
 /** items.jsonl text: one JSON object per line, `\n` line ends. */

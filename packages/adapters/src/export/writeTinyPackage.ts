@@ -3,7 +3,7 @@ import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { LlmNrmError } from '@llm-nrm/core';
 import { harnessExporter } from './exporters.js';
-import { tinyItemsJsonl, type TinyBank, type TinyItem, type TinyPackage } from './tinyPackage.js';
+import { multipleInputItems, tinyItemsJsonl, type TinyBank, type TinyItem, type TinyPackage } from './tinyPackage.js';
 
 export interface WriteTinyPackageOptions {
   /** Harnesses to export (default all: lm-eval, inspect, openai-evals). */
@@ -51,6 +51,14 @@ function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
       '',
     );
   }
+  if (multipleInputItems(pkg.items)) {
+    lines.push(
+      "These items are **multiple-input** (lm-eval's winogrande form): each option has its own context (the sentence with the",
+      'blank filled by that option) and the scored continuation is the same for every option. The lm-eval task asks exactly',
+      'those requests, as the calibration did.',
+      '',
+    );
+  }
   lines.push('## Run it', '');
   for (const h of harnesses) lines.push(harnessExporter(h).readme(pkg, dir));
   lines.push(
@@ -70,7 +78,9 @@ function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
     '',
     "- `bank.json`: the calibration restricted to these items (all calibrated LLMs' thetas kept), the sha256 of `items.jsonl`, the",
     '  scoring recipe and the accuracy curves. Its sha256 is in every harness task file.',
-    '- `items.jsonl`: item_id, benchmark, prompt, continuations, gold, options, source, content_sha256 (sha256 of [prompt, continuations]).',
+    multipleInputItems(pkg.items)
+      ? '- `items.jsonl`: item_id, benchmark, prompt (empty), continuations, contexts, gold, options, source, content_sha256 (sha256 of [contexts, continuations]).'
+      : '- `items.jsonl`: item_id, benchmark, prompt, continuations, gold, options, source, content_sha256 (sha256 of [prompt, continuations]).',
     '',
     '## Provenance',
     '',
@@ -90,6 +100,19 @@ function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
 export async function writeTinyPackage(dir: string, pkg: TinyPackage, options: WriteTinyPackageOptions = {}): Promise<WriteTinyPackageResult> {
   const harnesses = options.harnesses ?? ['lm-eval', 'inspect', 'openai-evals'];
   const exporters = harnesses.map(harnessExporter);
+  const mixed = pkg.items.some((it) => it.contexts !== undefined) && !multipleInputItems(pkg.items);
+  if (mixed) {
+    const n = pkg.items.filter((it) => it.contexts !== undefined).length;
+    throw new LlmNrmError(
+      'INVALID_OPTION',
+      `${n} of ${pkg.items.length} items are multiple-input (per-option contexts, lm-eval's winogrande form) and the others are not: ` +
+        'one lm-eval task holds one form; publish them as separate packages (--item-list), or render every prompt (--render-prompt)',
+    );
+  }
+  for (const e of exporters) {
+    const why = e.unsupported?.(pkg);
+    if (why) throw new LlmNrmError('INVALID_OPTION', `--harness ${e.name}: ${why}`);
+  }
   let exists: boolean;
   try {
     await stat(dir);

@@ -5,6 +5,7 @@ import { bankFromRecords, fit, isLlmNrmError, type ResponseRecord } from '@llm-n
 import { expectArraysClose, fixture, tempDir } from '@llm-nrm/tooling/test';
 import { newReport } from '../reader.js';
 import { LFS_POINTER_REASON, readLmEvalHarness } from './readLmEvalHarness.js';
+import { writeOutMultipleInput } from './sampleRecord.js';
 
 const tmp = tempDir('llm-nrm-lmeval-');
 afterAll(() => tmp.cleanup());
@@ -40,10 +41,28 @@ describe('readLmEvalHarness', () => {
     expect(bank.models).toEqual(['llama', 'llama13', 'mistral']);
     expect(bank.items.length).toBe(1267);
     expect(bank.kMax).toBe(2);
+    // v0.3 joins each context to its continuation: split at the shared suffix's first space (winogrande's partial target).
+    expect(records.every((r) => r.contexts?.length === 2 && r.continuations![0] === r.continuations![1] && r.prompt === undefined)).toBe(true);
+    const r0 = records.find((r) => r.model === 'mistral' && r.item === 'winogrande/0')!;
+    expect(r0.contexts!.map((c) => c.split('\n\n').pop())).toEqual(['People think Samantha', 'People think Rebecca']);
+    expect(r0.continuations![0]).toBe(' is embarassed, because Samantha made snide comments about the shirt Rebecca was wearing.');
     // ...and core fits it.
     const r = fit(bank, { model: 'llm-nrm', standardErrors: false });
     expect(r.converged).toBe(true);
     expect(Number.isFinite(r.loss)).toBe(true);
+  });
+
+  it('splits v0.3 write_out prompts into contexts only where they have the multiple-input shape', () => {
+    expect(writeOutMultipleInput(['Shot.\n\nThe pearls were fancier.', 'Shot.\n\nThe rings were fancier.'])).toEqual({
+      contexts: ['Shot.\n\nThe pearls', 'Shot.\n\nThe rings'],
+      continuation: ' were fancier.',
+    });
+    // The blank at the end: the continuation is " .".
+    expect(writeOutMultipleInput(['He lost it in the pocket .', 'He lost it in the bag .'])!.continuation).toBe(' .');
+    // Ordinary multiple choice (the options are the distinct endings): long different solutions ending alike are not split.
+    expect(writeOutMultipleInput(['Q: how?\nA: pour the milk slowly into the bowl.', 'Q: how?\nA: tip the whole carton over onto the bowl.'])).toBeNull();
+    expect(writeOutMultipleInput(['Q\nA: Paris', 'Q\nA: London'])).toBeNull();
+    expect(writeOutMultipleInput(['same x', 'same x'])).toBeNull();
   });
 
   it('reads v0.4.0-0.4.2 JSON arrays in a .jsonl with real floats, NaN and -Infinity', async () => {
@@ -152,9 +171,10 @@ describe('readLmEvalHarness', () => {
     expect(rs[3]!.logprobs).toEqual([-1, -2]);
     expect(report.skipped).toEqual([{ file: f, line: 5, reason: 'gold out of range: -100 (2 options)' }]);
     expect(report.notes[0]).toMatch(/1 samples with several true options.*1 acc_mutual_info/);
-    // Multiple-input (winogrande) has k contexts and one continuation: no single prompt to record.
+    // Multiple-input (winogrande) has k contexts and one continuation: no single prompt, the k contexts instead.
     expect(rs[1]!.prompt).toBeUndefined();
-    expect(rs[1]!.continuations).toBeUndefined();
+    expect(rs[1]!.contexts).toEqual(['shot\n\nx Ann', 'shot\n\nx Bo']);
+    expect(rs[1]!.continuations).toEqual([' y', ' y']);
     expect(rs[1]!.source).toEqual({ harness: 'lm-eval', task: 'mix', docId: '1' });
     // acc_mutual_info: the conditional half is the request.
     expect([rs[3]!.prompt, rs[3]!.continuations]).toEqual(['c', [' a', ' b']]);

@@ -185,7 +185,53 @@ function writeOutRecord(raw: Obj, id: string, ctx: SampleContext): SampleResult 
   const key = typeof t === 'number' ? t : typeof t === 'string' && /^\d+$/.test(t.trim()) ? Number(t) : NaN;
   if (!(Number.isInteger(key) && key >= 0 && key < lps.length)) return { skip: `gold out of range: truth ${describeValue(t)} (${lps.length} options)` };
   const base: ResponseRecord = { model: ctx.model, item: `${ctx.task}/${id}`, benchmark: ctx.task, key, options, source: sampleSource(ctx, id) };
+  const split = writeOutMultipleInput(prompts);
+  if (split !== null) {
+    base.contexts = split.contexts;
+    base.continuations = split.contexts.map(() => split.continuation);
+  }
   return { record: softOrMissing(base, scoreOptions(lps, options, ctx.score, ctx.counts), ctx.counts), filter: 'none' };
+}
+
+/**
+ * The per-option contexts and shared continuation of a v0.3 `--write_out` record of a
+ * multiple-input task, or null when its prompts do not have that shape. v0.3 writes each request
+ * as `prompt_i` = context + continuation joined, so the split is not recorded: winogrande's
+ * partial evaluation scores `" " + the rest of the sentence` after the sentence up to the blank
+ * filled by option i, so the continuation is the prompts' shared suffix from its first space.
+ * That is exact unless the options end in the same word; to stay clear of ordinary
+ * multiple-choice prompts that happen to end alike (" ... the bowl." after different solutions),
+ * each option's distinct middle must be a short phrase (at most 4 words, as winogrande's names and
+ * noun phrases are: all 1,267 items of the fixture's three logs) or no longer than the shared
+ * continuation, and the contexts must differ. Otherwise null: the record keeps no contexts
+ * (publish then refuses or renders the item).
+ */
+export function writeOutMultipleInput(prompts: readonly string[]): { contexts: string[]; continuation: string } | null {
+  if (prompts.length < 2) return null;
+  const a = prompts[0]!;
+  let pre = a.length;
+  let suf = a.length;
+  for (const b of prompts.slice(1)) {
+    const m = Math.min(a.length, b.length);
+    let i = 0;
+    while (i < Math.min(pre, m) && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+    pre = i;
+    let j = 0;
+    while (j < Math.min(suf, m) && a.charCodeAt(a.length - 1 - j) === b.charCodeAt(b.length - 1 - j)) j++;
+    suf = j;
+  }
+  const shared = a.slice(a.length - suf);
+  const space = shared.indexOf(' ');
+  if (space < 0) return null;
+  const continuation = shared.slice(space);
+  if (continuation.trim() === '') return null;
+  const contexts = prompts.map((p) => p.slice(0, p.length - continuation.length));
+  if (new Set(contexts).size !== contexts.length) return null;
+  // Each context's part after the shared prefix: the option (and what the options share at its end).
+  const start = Math.min(pre, ...contexts.map((c) => c.length));
+  const words = (t: string) => t.trim().split(/\s+/).length;
+  if (contexts.some((c) => words(c.slice(start)) > 4 && c.length - start > continuation.length)) return null;
+  return { contexts, continuation };
 }
 
 /** Option texts and labels of a generate_until sample, from its doc or the task's doc_to_choice list. */
@@ -303,10 +349,10 @@ export function sampleRecord(raw: unknown, ctx: SampleContext): SampleResult {
   }
   const doc = isObj(raw.doc) ? raw.doc : {};
   const docChoices = doc.choices;
-  const display =
-    !multipleInput && Array.isArray(docChoices) && docChoices.length === k && docChoices.every((c) => typeof c === 'string') && scored.every(labelLike)
-      ? (docChoices as string[])
-      : scored;
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.length === k && v.every((c) => typeof c === 'string');
+  // An llm-nrm tiny task's doc carries the calibration's option texts (what the bank knows the item by).
+  const tinyOptions = typeof doc.item_id === 'string' && strings(doc.options) ? doc.options : null;
+  const display = tinyOptions ?? (!multipleInput && strings(docChoices) && scored.every(labelLike) ? docChoices : scored);
   const fr = Array.isArray(raw.filtered_resps) && raw.filtered_resps.length >= k ? raw.filtered_resps : raw.resps;
   if (!Array.isArray(fr) || fr.length < k) return { skip: `expected ${k} option responses, got ${Array.isArray(fr) ? fr.length : 'none'}` };
   const lps = new Array<number>(k);
@@ -321,9 +367,13 @@ export function sampleRecord(raw: unknown, ctx: SampleContext): SampleResult {
   const base: ResponseRecord = { model: ctx.model, item: sampleItemId(raw, ctx.task, id), benchmark: ctx.task, key: g.key, options: display };
   // One context scored against k continuations: that pair is the exact request. Multiple-input
   // tasks (winogrande's loglikelihood form) score one continuation after k contexts, which no
-  // single prompt represents: their prompt stays unset (publish refuses or renders one).
+  // single prompt represents: they keep the k contexts instead (publish exports them as a
+  // multiple-input task).
   if (!multipleInput && args.slice(0, k).every((a) => a[0] === args[0]![0]) && typeof args[0]![0] === 'string') {
     base.prompt = args[0]![0];
+    base.continuations = conts;
+  } else if (multipleInput && args.slice(0, k).every((a) => typeof a[0] === 'string')) {
+    base.contexts = ctxs;
     base.continuations = conts;
   }
   base.source = sampleSource(ctx, id, raw);

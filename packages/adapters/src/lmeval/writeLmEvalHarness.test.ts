@@ -67,4 +67,33 @@ describe('writeLmEvalHarness', () => {
     expect(results.model_name).toBe('a');
     expect(results['n-samples'].q).toEqual({ original: 2, effective: 2 });
   });
+
+  it('writes a multiple-input tiny item as lm-eval requests it, and reads its contexts back', async () => {
+    const rec: ResponseRecord = {
+      model: 'a',
+      item: 'wino/7',
+      benchmark: 'winogrande',
+      key: 1,
+      options: ['Sarah ran.', 'Maria ran.'],
+      logprobs: [-4.5, -3.25],
+      contexts: ['Few-shot.\n\nSarah', 'Few-shot.\n\nMaria'],
+      continuations: [' ran.', ' ran.'],
+    };
+    const out = join(tmp.dir, 'multi');
+    const res = await writeLmEvalHarness([rec], out, { tinyTask: 'tiny_wino', date: '2025-01-01T00-00-00.000001' });
+    const sample = JSON.parse(readFileSync(res.files[0]!, 'utf8').split('\n')[0]!);
+    // (context_i, continuation) pairs and the shared continuation as the target, as lm_eval 0.4.13 logs a multiple-input task.
+    expect(sample.arguments).toEqual({
+      gen_args_0: { arg_0: 'Few-shot.\n\nSarah', arg_1: ' ran.' },
+      gen_args_1: { arg_0: 'Few-shot.\n\nMaria', arg_1: ' ran.' },
+    });
+    expect(sample.target).toBe(' ran.');
+    const [back] = await read(out);
+    expect(back!.item).toBe('wino/7');
+    expect(back!.key).toBe(1);
+    expect(back!.contexts).toEqual(rec.contexts);
+    expect(back!.continuations).toEqual(rec.continuations);
+    expect(back!.prompt).toBeUndefined();
+    expectArraysClose(recordDistribution(back!, 2)!.probs, recordDistribution(rec, 2)!.probs, { atol: 1e-9, rtol: 0 });
+  });
 });

@@ -13,7 +13,8 @@ export interface WriteLmEvalOptions {
   /**
    * Write samples as an llm-nrm tiny task logs them: every sample in task `task`, its doc holding
    * the record's `item_id` (so the reader gives the original item ids back), and records with a
-   * `prompt` and `continuations` requested as exactly those strings. Default: off.
+   * `prompt` and `continuations` requested as exactly those strings (with per-option `contexts`,
+   * option i as the pair (contexts[i], continuations[i]), as a multiple-input task asks). Default: off.
    */
   tinyTask?: string;
 }
@@ -162,7 +163,10 @@ export async function writeLmEvalHarness(
       if (r.leakage !== undefined) leakage++;
       const labels = letterLabels(k);
       const texts = r.options ?? labels;
-      const exact = options.tinyTask !== undefined && typeof r.prompt === 'string' && r.continuations?.length === k;
+      // A multiple-input item (per-option contexts) is requested as lm-eval's multiple-input tasks
+      // request it: option i as (contexts[i], continuations[i]).
+      const multi = options.tinyTask !== undefined && r.contexts?.length === k && r.continuations?.length === k;
+      const exact = multi || (options.tinyTask !== undefined && typeof r.prompt === 'string' && r.continuations?.length === k);
       const doc: Record<string, unknown> =
         options.tinyTask !== undefined
           ? {
@@ -170,13 +174,15 @@ export async function writeLmEvalHarness(
               benchmark: r.benchmark ?? '',
               prompt: r.prompt ?? '',
               continuations: r.continuations ?? labels.map((l) => ` ${l}`),
+              ...(multi ? { contexts: r.contexts } : {}),
               gold: r.key,
               options: texts,
               choices: texts,
             }
           : { item: r.item, question: `Item ${r.item}`, choices: texts, answer: r.key };
-      const ctx = exact ? r.prompt! : `Item ${r.item}\n${texts.map((t, i) => `${labels[i]}. ${t}`).join('\n')}\nAnswer:`;
-      const target = r.key;
+      const ctx = multi ? r.contexts![0]! : exact ? r.prompt! : `Item ${r.item}\n${texts.map((t, i) => `${labels[i]}. ${t}`).join('\n')}\nAnswer:`;
+      // lm-eval logs a multiple-input sample's target as the shared continuation (doc_to_target).
+      const target = multi ? r.continuations![0]! : r.key;
       const sample: Record<string, unknown> = { doc_id: docId, doc, target };
       let acc: number;
       if (lps !== null) {
@@ -184,7 +190,7 @@ export async function writeLmEvalHarness(
         for (let i = 1; i < k; i++) if (lps[i]! > lps[best]!) best = i;
         const pairs = lps.map((v, i) => [pyFloat(v), i === best ? 'True' : 'False']);
         const args: Record<string, unknown> = {};
-        labels.forEach((l, i) => (args[`gen_args_${i}`] = { arg_0: ctx, arg_1: exact ? r.continuations![i]! : ` ${l}` }));
+        labels.forEach((l, i) => (args[`gen_args_${i}`] = { arg_0: multi ? r.contexts![i]! : ctx, arg_1: exact ? r.continuations![i]! : ` ${l}` }));
         sample.arguments = args;
         sample.resps = pairs.map((p) => [p]);
         sample.filtered_resps = pairs;

@@ -19,6 +19,7 @@ export function formatResponseRecord(r: ResponseRecord): string {
   if (r.leakage !== undefined) o.leakage = r.leakage;
   if (r.prompt !== undefined) o.prompt = r.prompt;
   if (r.continuations !== undefined) o.continuations = r.continuations;
+  if (r.contexts !== undefined) o.contexts = r.contexts;
   if (r.source !== undefined) o.source = r.source;
   return JSON.stringify(o);
 }

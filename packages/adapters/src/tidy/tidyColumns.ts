@@ -24,6 +24,8 @@ export const TIDY_COLUMNS: readonly { name: keyof ResponseRecord; type: TidyColu
   { name: 'leakage', type: 'float', required: false },
   { name: 'prompt', type: 'string', required: false },
   { name: 'continuations', type: 'string[]', required: false },
+  // A multiple-input item's per-option contexts (core's ResponseRecord.contexts).
+  { name: 'contexts', type: 'string[]', required: false },
   // An object: stored as its JSON text, since the column stores here hold flat types only.
   { name: 'source', type: 'string', required: false },
 ];

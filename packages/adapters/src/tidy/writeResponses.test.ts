@@ -46,6 +46,17 @@ function fleetRecords(): ResponseRecord[] {
       source: { harness: 'lm-eval', task: 'q', docId: '6', split: 'test' },
     },
     { model: 'content', item: 'q/7', key: 0, logprobs: [-1, -2], prompt: '', source: { harness: 'helm' } },
+    // A multiple-input item (lm-eval's winogrande form): one context per option, a shared continuation.
+    {
+      model: 'content',
+      item: 'q/8',
+      key: 1,
+      options: ['Sarah fixed it', 'Maria fixed it'],
+      logprobs: [-3.5, -2.25],
+      contexts: ['Q: who?\n\nSarah', 'Q: who?\n\nMaria'],
+      continuations: [' fixed it.', ' fixed it.'],
+      source: { harness: 'lm-eval', task: 'winogrande', docId: '8' },
+    },
   );
   return records;
 }
@@ -60,6 +71,7 @@ describe('writeResponses / readResponses round trip', () => {
     expect(records.some((r) => r.position !== undefined)).toBe(true);
     expect(records.some((r) => r.logprobs?.includes(-Infinity))).toBe(true);
     expect(records.some((r) => r.prompt !== undefined && r.continuations !== undefined && r.source !== undefined)).toBe(true);
+    expect(records.some((r) => r.contexts !== undefined)).toBe(true);
   });
 
   for (const name of ['fleet.jsonl', 'fleet.jsonl.gz', 'fleet.arrow', 'fleet.parquet']) {

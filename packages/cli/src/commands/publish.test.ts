@@ -66,6 +66,44 @@ const scoreJson = async (...args: string[]) => {
   return { ...r, json: r.code === 0 ? JSON.parse(r.out) : null };
 };
 
+// The real harness: lm_eval 0.4.13 in the venv `.ci/run` builds (CI always has it; elsewhere the tests are skipped without it).
+const lmEval = join(repoRoot, '.venv-lmeval/bin/lm_eval');
+const haveLmEval = existsSync(lmEval);
+const findFiles = (dir: string, re: RegExp): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? findFiles(join(dir, e.name), re) : re.test(e.name) ? [join(dir, e.name)] : []));
+
+/** `lm_eval --model dummy` on a package's task: its output folder and its results entry for the task. */
+function runLmEval(pkgDir: string, task: string, out: string): { results: Record<string, number>; config: Record<string, unknown> } {
+  expect(haveLmEval, `${lmEval} is missing: .ci/run installs lm_eval 0.4.13 into .venv-lmeval before the tests`).toBe(true);
+  const shim = join(tmp.dir, 'shim');
+  spawnSync('mkdir', ['-p', shim]);
+  // lm-eval's table printer imports pytablewriter, which the local package index lacks: a minimal stand-in.
+  writeFileSync(
+    join(shim, 'pytablewriter.py'),
+    [
+      'class _Writer:',
+      '    def __init__(self, *a, **k):',
+      '        self.headers, self.value_matrix = [], []',
+      '    def dumps(self):',
+      '        rows = [self.headers] + [[str(v) for v in r] for r in self.value_matrix]',
+      '        return "\\n".join("|" + "|".join(str(c) for c in r) + "|" for r in rows)',
+      'MarkdownTableWriter = LatexTableWriter = _Writer',
+      '',
+    ].join('\n'),
+  );
+  const r = spawnSync(lmEval, ['--model', 'dummy', '--tasks', task, '--include_path', join(pkgDir, 'lm-eval'), '--log_samples', '--output_path', out], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: shim, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false' },
+    timeout: 540_000,
+  });
+  expect(r.status, r.stderr.slice(-3000)).toBe(0);
+  expect(r.stdout).toMatch(/nrm_theta/);
+  const [results] = findFiles(out, /^results_.*\.json$/);
+  const doc = readJson(results!);
+  expect(doc.configs[task].metadata.bank_sha256).toBe(spawnSync('sha256sum', [join(pkgDir, 'bank.json')], { encoding: 'utf8' }).stdout.split(' ')[0]);
+  return { results: doc.results[task], config: doc.configs[task] };
+}
+
 describe('llm-nrm publish', () => {
   it('writes the package: bank.json (restricted, validated bundle; items sha256; curves), items.jsonl, each harness, README', () => {
     for (const f of [
@@ -440,111 +478,161 @@ describe('llm-nrm publish', () => {
     expect(o.json.llms[0].cells).toBe(N);
   });
 
-  // The real harness: lm_eval 0.4.13 in the venv `.ci/run` builds (CI always has it; elsewhere the test is skipped without it).
-  const lmEval = join(repoRoot, '.venv-lmeval/bin/lm_eval');
-  const haveLmEval = existsSync(lmEval);
   it.skipIf(!haveLmEval && !process.env.CI)(
     'lm_eval --model dummy runs the task; its nrm_theta equals llm-nrm score of the same samples (1e-4)',
     async () => {
-      expect(haveLmEval, `${lmEval} is missing: .ci/run installs lm_eval 0.4.13 into .venv-lmeval before the tests`).toBe(true);
-      const shim = join(tmp.dir, 'shim');
-      spawnSync('mkdir', ['-p', shim]);
-      // lm-eval's table printer imports pytablewriter, which the local package index lacks: a minimal stand-in.
-      writeFileSync(
-        join(shim, 'pytablewriter.py'),
-        [
-          'class _Writer:',
-          '    def __init__(self, *a, **k):',
-          '        self.headers, self.value_matrix = [], []',
-          '    def dumps(self):',
-          '        rows = [self.headers] + [[str(v) for v in r] for r in self.value_matrix]',
-          '        return "\\n".join("|" + "|".join(str(c) for c in r) + "|" for r in rows)',
-          'MarkdownTableWriter = LatexTableWriter = _Writer',
-          '',
-        ].join('\n'),
-      );
       const out = join(tmp.dir, 'lm-eval-out');
-      const r = spawnSync(lmEval, ['--model', 'dummy', '--tasks', 'tiny_toy', '--include_path', join(pkg, 'lm-eval'), '--log_samples', '--output_path', out], {
-        encoding: 'utf8',
-        env: { ...process.env, PYTHONPATH: shim, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false' },
-        timeout: 540_000,
-      });
-      expect(r.status, r.stderr.slice(-3000)).toBe(0);
-      expect(r.stdout).toMatch(/nrm_theta/);
-      const find = (dir: string, re: RegExp): string[] =>
-        readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? find(join(dir, e.name), re) : re.test(e.name) ? [join(dir, e.name)] : []));
-      const [results] = find(out, /^results_.*\.json$/);
-      const res = readJson(results!).results.tiny_toy;
-      expect(readJson(results!).configs.tiny_toy.metadata.bank_sha256).toBe(
-        spawnSync('sha256sum', [join(pkg, 'bank.json')], { encoding: 'utf8' }).stdout.split(' ')[0],
-      );
+      const { results: res } = runLmEval(pkg, 'tiny_toy', out);
       const scored = await scoreJson(pkg, out);
       expect(scored.code).toBe(0);
       const l = scored.json.llms[0];
       expect(l.items).toBe(N);
-      expect(Math.abs(res['nrm_theta,none'] - l.theta)).toBeLessThan(1e-4);
-      expect(Math.abs(res['nrm_theta_se,none'] - l.se)).toBeLessThan(1e-4);
-      expect(Math.abs(res['nrm_pred_acc,none'] - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
-      expect(Math.abs(res['acc,none'] - l.accuracy)).toBeLessThan(1e-9);
+      expect(Math.abs(res['nrm_theta,none']! - l.theta)).toBeLessThan(1e-4);
+      expect(Math.abs(res['nrm_theta_se,none']! - l.se)).toBeLessThan(1e-4);
+      expect(Math.abs(res['nrm_pred_acc,none']! - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
+      expect(Math.abs(res['acc,none']! - l.accuracy)).toBeLessThan(1e-9);
     },
     600_000,
   );
 });
 
-describe('a package from the winogrande fixture round-trips', () => {
-  it('export, the held-out model through the lm-eval writer, score back: the theta of its tidy records', async () => {
+describe('a package from the winogrande fixture (multiple-input) round-trips', () => {
+  // The fixture's three write_out logs; the reader keeps each option's context (sentence up to the filled blank) and the shared continuation.
+  const wino: { all: ResponseRecord[]; calib: string; bundle: string; pkg: string; rows: TinyRow[] } = { all: [], calib: '', bundle: '', pkg: '', rows: [] };
+  interface TinyRow {
+    item_id: string;
+    prompt: string;
+    contexts?: string[];
+    continuations: string[];
+    gold: number;
+    content_sha256: string;
+  }
+  beforeAll(async () => {
     const { fixture } = await import('@llm-nrm/tooling/test');
     const { readLmEvalHarness } = await import('@llm-nrm/adapters');
-    const all: ResponseRecord[] = [];
-    for await (const r of readLmEvalHarness(fixture('lm-eval-harness/lm-eval-pr1567-slurmevals'))) all.push(r);
-    const calib = write(
+    for await (const r of readLmEvalHarness(fixture('lm-eval-harness/lm-eval-pr1567-slurmevals'))) wino.all.push(r);
+    wino.calib = write(
       'wino-calib.jsonl',
-      all.filter((r) => r.model !== 'mistral'),
+      wino.all.filter((r) => r.model !== 'mistral'),
     );
-    const wb = join(tmp.dir, 'wino-bundle.json');
-    expect((await runCli(['fit', calib, '-o', wb, '-q'])).code).toBe(0);
-    const wpkg = join(tmp.dir, 'tiny-wino');
-    // write_out logs keep no single prompt per item: a rendered one, flagged.
+    wino.bundle = join(tmp.dir, 'wino-bundle.json');
+    expect((await runCli(['fit', wino.calib, '-o', wino.bundle, '-q'])).code).toBe(0);
+    wino.pkg = join(tmp.dir, 'tiny-wino');
     const pub = await runCli([
       'publish',
-      wb,
+      wino.bundle,
       '--responses',
-      calib,
+      wino.calib,
       '--items',
       '41',
-      '--render-prompt',
       '--name',
       'wino',
       '--harness',
       'lm-eval',
       '-o',
-      wpkg,
+      wino.pkg,
       '-q',
     ]);
+    expect(pub.err).toBe('');
     expect(pub.code).toBe(0);
-    const rows = readFileSync(join(wpkg, 'items.jsonl'), 'utf8')
+    wino.rows = readFileSync(join(wino.pkg, 'items.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(rows).toHaveLength(41);
-    const byId = new Map(rows.map((it) => [it.item_id, it]));
-    // The held-out model's answers to the package, as the tiny task would log them (its prompt and continuations).
-    const mistral = all
-      .filter((r) => r.model === 'mistral' && byId.has(r.item))
-      .map((r) => ({ ...r, prompt: byId.get(r.item)!.prompt, continuations: byId.get(r.item)!.continuations }));
+  }, 120_000);
+
+  it('exports the items in their multiple-input form: per-option contexts, one continuation, a multiple-input lm-eval task', () => {
+    expect(wino.rows).toHaveLength(41);
+    const bank = readJson(join(wino.pkg, 'bank.json'));
+    expect(bank.renderedPrompts).toBe(0);
+    const calibrated = new Map(wino.all.filter((r) => r.model === 'llama').map((r) => [r.item, r]));
+    for (const row of wino.rows) {
+      const r = calibrated.get(row.item_id)!;
+      expect(row.prompt).toBe('');
+      expect(row.contexts).toEqual(r.contexts);
+      expect(row.continuations).toEqual(r.continuations);
+      expect(row.content_sha256).toBe(itemContentSha256(r.contexts!, r.continuations!));
+    }
+    // The bundle's items carry the same content hash (fit computed it from the records' contexts).
+    const full = parseBundle(readFileSync(wino.bundle, 'utf8'));
+    const sha = new Map(full.items.map((it) => [it.id, it.contentSha256]));
+    for (const row of wino.rows) expect(sha.get(row.item_id)).toBe(row.content_sha256);
+    const yaml = readFileSync(join(wino.pkg, 'lm-eval/tiny_wino.yaml'), 'utf8');
+    expect(yaml).toMatch(/^doc_to_text: gold$/m);
+    expect(yaml).toMatch(/^doc_to_choice: contexts$/m);
+    expect(yaml).toMatch(/^doc_to_target: continuation$/m);
+    expect(readFileSync(join(wino.pkg, 'README.md'), 'utf8')).toMatch(/multiple-input/);
+  });
+
+  it('refuses Inspect and OpenAI evals for multiple-input items (they show one prompt), unless --render-prompt', async () => {
+    for (const h of ['inspect', 'openai-evals']) {
+      const r = await runCli(['publish', wino.bundle, '--responses', wino.calib, '--items', '10', '--harness', h, '-o', join(tmp.dir, `wino-${h}`), '-q']);
+      expect(r.code).not.toBe(0);
+      expect(r.err).toMatch(new RegExp(`--harness ${h}: the items are multiple-input .*--harness lm-eval, or --render-prompt`));
+      expect(existsSync(join(tmp.dir, `wino-${h}`))).toBe(false);
+    }
+    const rendered = join(tmp.dir, 'wino-rendered');
+    const r = await runCli(['publish', wino.bundle, '--responses', wino.calib, '--items', '10', '--render-prompt', '-o', rendered, '-q']);
+    expect(r.code).toBe(0);
+    expect(readJson(join(rendered, 'bank.json')).renderedPrompts).toBe(10);
+    expect(existsSync(join(rendered, 'inspect/tiny_wino_rendered.py'))).toBe(true);
+  });
+
+  it('the held-out model through the lm-eval writer, scored back: the theta of its tidy records', async () => {
+    const byId = new Map(wino.rows.map((it) => [it.item_id, it]));
+    // The held-out model's own records already carry the contexts the package asks for.
+    const mistral = wino.all.filter((r) => r.model === 'mistral' && byId.has(r.item));
     expect(mistral).toHaveLength(41);
+    for (const r of mistral) expect(r.contexts).toEqual(byId.get(r.item)!.contexts);
     const run = join(tmp.dir, 'wino-run');
     await writeLmEvalHarness(mistral, run, { tinyTask: 'tiny_wino', date: '2026-01-01T00-00-00.000001' });
-    const back = await scoreJson(wpkg, run);
-    expect(back.code).toBe(0);
-    const direct = await scoreJson(wpkg, write('wino-held.jsonl', mistral));
+    const back = await scoreJson(wino.pkg, run);
+    expect(back.code, back.err).toBe(0);
+    const direct = await scoreJson(wino.pkg, write('wino-held.jsonl', mistral));
+    expect(direct.code, direct.err).toBe(0);
     expect(back.json.llms[0].id).toBe('mistral');
     expect(back.json.llms[0].items).toBe(41);
     expect(Math.abs(back.json.llms[0].theta - direct.json.llms[0].theta)).toBeLessThan(1e-6);
+    // An edited context is another item: the run is refused, not scored as the calibrated one.
+    const edited = mistral.map((r, i) => (i === 0 ? { ...r, contexts: r.contexts!.map((c) => `${c} `) } : r));
+    const bad = await scoreJson(wino.pkg, write('wino-edited.jsonl', edited));
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toMatch(/answered on another prompt, contexts or continuations/);
     // ...and the package's numbers come from the calibration bundle: the tiny bank holds its item parameters.
-    const full = parseBundle(readFileSync(wb, 'utf8'));
-    const tinyBank = readJson(join(wpkg, 'bank.json'));
-    const it0 = tinyBank.bundle.items[0];
+    const full = parseBundle(readFileSync(wino.bundle, 'utf8'));
+    const it0 = readJson(join(wino.pkg, 'bank.json')).bundle.items[0];
     expect(full.items.find((x) => x.id === it0.id)!.a).toEqual(it0.a);
-  }, 120_000);
+  });
+
+  it.skipIf(!haveLmEval && !process.env.CI)(
+    'lm_eval --model dummy runs it as a multiple-input task: the requests are the contexts, nrm_theta equals llm-nrm score (1e-4)',
+    async () => {
+      const out = join(tmp.dir, 'wino-lm-eval-out');
+      const { results: res, config } = runLmEval(wino.pkg, 'tiny_wino', out);
+      expect(config.doc_to_text).toBe('gold');
+      const [samples] = findFiles(out, /^samples_tiny_wino_.*\.jsonl$/);
+      const byId = new Map(wino.rows.map((it) => [it.item_id, it]));
+      const lines = readFileSync(samples!, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines).toHaveLength(41);
+      for (const smp of lines) {
+        const row = byId.get(smp.doc.item_id)!;
+        const args = Object.values(smp.arguments as Record<string, { arg_0: string; arg_1: string }>);
+        // Exactly the calibration's requests: (context_k, shared continuation) per option.
+        expect(args.map((a) => a.arg_0)).toEqual(row.contexts);
+        expect(args.map((a) => a.arg_1)).toEqual(row.continuations);
+      }
+      const scored = await scoreJson(wino.pkg, out);
+      expect(scored.code, scored.err).toBe(0);
+      const l = scored.json.llms[0];
+      expect(l.items).toBe(41);
+      expect(Math.abs(res['nrm_theta,none']! - l.theta)).toBeLessThan(1e-4);
+      expect(Math.abs(res['nrm_theta_se,none']! - l.se)).toBeLessThan(1e-4);
+      expect(Math.abs(res['nrm_pred_acc,none']! - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
+      expect(Math.abs(res['acc,none']! - l.accuracy)).toBeLessThan(1e-9);
+    },
+    600_000,
+  );
 });

@@ -36,10 +36,14 @@ interface PublishArgs {
 
 const letters = (k: number) => Array.from({ length: k }, (_, i) => String.fromCharCode(65 + i));
 
-/** What the responses say about each item's text: the first record with a prompt and continuations. */
+/**
+ * What the responses say about each item's text: the first record with a prompt (or, for a
+ * multiple-input item, per-option contexts) and continuations.
+ */
 interface Content {
   prompt?: string;
   continuations?: string[];
+  contexts?: string[];
   options?: string[];
   source?: ResponseRecord['source'];
 }
@@ -51,10 +55,18 @@ function collectContent(records: ResponseRecord[]): Map<string, Content> {
     if (c === undefined) out.set(r.item, (c = {}));
     if (c.options === undefined && r.options !== undefined) c.options = r.options;
     if (c.source === undefined && r.source !== undefined) c.source = r.source;
-    if (c.continuations === undefined && typeof r.prompt === 'string' && Array.isArray(r.continuations)) {
+    if (c.continuations !== undefined || !Array.isArray(r.continuations)) {
+      if (c.prompt === undefined && typeof r.prompt === 'string') c.prompt = r.prompt;
+    } else if (Array.isArray(r.contexts)) {
+      // lm-eval's multiple-input form asks one continuation after each option's context: only that is exportable as is.
+      if (r.continuations.every((t) => t === r.continuations![0])) {
+        c.contexts = r.contexts;
+        c.continuations = r.continuations;
+      }
+    } else if (typeof r.prompt === 'string') {
       c.prompt = r.prompt;
       c.continuations = r.continuations;
-    } else if (c.prompt === undefined && typeof r.prompt === 'string') c.prompt = r.prompt;
+    }
   }
   return out;
 }
@@ -296,24 +308,27 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         const it = byId.get(id)!;
         const c = content.get(id) ?? {};
         const options = it.options ?? c.options ?? letters(it.nOptions);
-        let prompt = c.prompt;
         let continuations = c.continuations?.length === it.nOptions ? c.continuations : undefined;
-        if (prompt === undefined || continuations === undefined) {
+        // A multiple-input item (per-option contexts) is exported in that form unless prompts are rendered.
+        const contexts = continuations !== undefined && c.contexts?.length === it.nOptions && !argv['render-prompt'] ? c.contexts : undefined;
+        let prompt = contexts !== undefined ? '' : c.contexts === undefined ? c.prompt : undefined;
+        if (contexts === undefined && (prompt === undefined || continuations === undefined || c.contexts !== undefined)) {
           rendered++;
           ({ prompt, continuations } = renderPrompt(prompt ?? `Question ${id}`, options));
         }
-        const sha = itemContentSha256(prompt, continuations);
+        const sha = itemContentSha256(contexts ?? prompt!, continuations!);
         if (it.contentSha256 !== undefined && continuations === c.continuations && sha !== it.contentSha256) {
           throw new LlmNrmError(
             'CONTENT_CHANGED',
-            `item ${JSON.stringify(id)}: its prompt in ${argv.responses} differs from the text it was calibrated on (${argv.bundle})`,
+            `item ${JSON.stringify(id)}: its ${contexts ? 'contexts' : 'prompt'} in ${argv.responses} differ from the text it was calibrated on (${argv.bundle})`,
           );
         }
         return {
           item_id: id,
           benchmark: it.benchmark ?? '',
-          prompt,
-          continuations,
+          prompt: prompt!,
+          continuations: continuations!,
+          ...(contexts ? { contexts } : {}),
           gold: it.key,
           options,
           source: c.source ?? it.source ?? null,

@@ -337,6 +337,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
         if (out.source?.harness !== 'lm-eval') {
           delete out.prompt;
           delete out.continuations;
+          delete out.contexts;
         }
         return out;
       });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bankFromRecords } from '../bank.js';
+import { itemContentSha256, recordContentSha256 } from '../itemContent.js';
 import { LlmNrmError } from '../errors.js';
 import { MAX_OPTIONS, parseResponseRecord } from './parseResponseRecord.js';
 
@@ -47,6 +48,27 @@ describe('parseResponseRecord (the one record check)', () => {
       source: { harness: 'lm-eval', docId: '3' },
     });
     expect(r.options).not.toBe(raw.options);
+  });
+
+  it("carries a multiple-input item's per-option contexts, one per option, never beside a prompt", () => {
+    const raw = { ...base, options: ['a', 'b'], probs: [0.6, 0.4], contexts: ['The cat', 'The dog'], continuations: [' ran.', ' ran.'] };
+    const r = parseResponseRecord(raw);
+    expect(r.contexts).toStrictEqual(['The cat', 'The dog']);
+    expect(r.contexts).not.toBe(raw.contexts);
+    expect(codeOf({ ...raw, contexts: ['The cat'] })).toBe('INVALID_OPTIONS: option counts disagree: options has 2, contexts has 1');
+    expect(codeOf({ ...raw, contexts: ['The cat', 3] })).toMatch(/^INVALID_RECORD: contexts must be an array of strings/);
+    expect(codeOf({ ...raw, prompt: 'Q?' })).toMatch(/^INVALID_RECORD: a record has prompt .* or contexts .*, not both/);
+    // Column stores write null for an absent field.
+    expect(parseResponseRecord({ ...raw, contexts: null }).contexts).toBeUndefined();
+  });
+
+  it('gives a multiple-input item its own content hash: a changed context is another item', () => {
+    const rec = (m: string, contexts: string[]) => ({ ...base, model: m, probs: [0.6, 0.4], contexts, continuations: [' ran.', ' ran.'] });
+    const { bank } = bankFromRecords([rec('m', ['The cat', 'The dog'])]);
+    expect(bank.items[0]!.contentSha256).toBe(itemContentSha256(['The cat', 'The dog'], [' ran.', ' ran.']));
+    expect(bank.items[0]!.contentSha256).toBe(recordContentSha256({ contexts: ['The cat', 'The dog'], continuations: [' ran.', ' ran.'] }));
+    expect(() => bankFromRecords([rec('n', ['The cat', 'The fox'])], { items: bank.items })).toThrow(/answered on another prompt, contexts or continuations/);
+    expect(bankFromRecords([rec('n', ['The cat', 'The dog'])], { items: bank.items }).stats.records).toBe(1);
   });
 
   it('is what bankFromRecords checks with: a record the parser rejects never reaches a bank', () => {

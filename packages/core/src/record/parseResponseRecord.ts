@@ -110,6 +110,15 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
     }
     r.continuations = v.continuations.slice() as string[];
   }
+  if (v.contexts != null) {
+    if (!Array.isArray(v.contexts) || !v.contexts.every((o) => typeof o === 'string')) {
+      throw invalid('contexts must be an array of strings (one context per option)', v.contexts);
+    }
+    // One context for every option, or one per option: a record that gave both would be two texts.
+    if (r.prompt !== undefined)
+      throw invalid('a record has prompt (one context for every option) or contexts (one per option), not both; contexts', v.contexts);
+    r.contexts = v.contexts.slice() as string[];
+  }
   if (v.source != null) r.source = parseItemSource(v.source);
 
   // Every length that is given must agree, and the key (and a hard choice) must index an option.
@@ -120,6 +129,7 @@ export function parseResponseRecord(value: unknown): ResponseRecord {
   if (r.nOptions !== undefined) lengths.push(['nOptions', r.nOptions]);
   if (r.position) lengths.push(['position', r.position.length]);
   if (r.continuations) lengths.push(['continuations', r.continuations.length]);
+  if (r.contexts) lengths.push(['contexts', r.contexts.length]);
   if (lengths.length > 0) {
     const [name0, k] = lengths[0]!;
     for (const [name, n] of lengths) {
