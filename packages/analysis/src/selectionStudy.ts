@@ -1,4 +1,14 @@
-import { minimiseTheta, minimiseThetaSharpness, predictor, softplus, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
+import {
+  fit as coreFit,
+  minimiseTheta,
+  minimiseThetaSharpness,
+  predictor,
+  softplus,
+  softplusInv,
+  withObserved,
+  type Layout,
+  type ResponseBank,
+} from '@llm-nrm/core';
 import { accuracyCurve, predictAccuracy } from './accuracyCurve.js';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import { fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
@@ -15,6 +25,8 @@ export type StudyMethod =
   | 'range+sharp' // selectForRange, theta and sharpness (log-normal prior at the fleet's), bias and fallback at the fleet's
   | 'range+sharp+acc' // range+sharp, accuracy by the tiny-run estimator (fitTinyAccuracyEstimator): what publish + score do
   | 'random+sharp+acc' // random items, the same scoring and estimator
+  | 'range+sharp+xacc' // range+sharp+acc, the estimator fitted on cross-fitted tiny runs (each calibrated LLM scored on a calibration without it)
+  | 'random+sharp+xacc' // random items, the same
   | 'range+fit' // selectForRange, full fixed-item fit of every per-LLM parameter
   | 'info+fit' // the n items of highest fleet-average information, full fixed-item fit (the old default)
   | 'random+sharp' // random items, theta and sharpness
@@ -163,6 +175,45 @@ function thetaSharp(
   });
 }
 
+/** Folds of the calibrated LLMs for the cross-fitted estimator (+xacc). */
+const CROSS_FIT_GROUPS = 5;
+
+/** Mean log sharpness of the rows' LLMs (0 for families without sharpness). */
+function meanLogSharpness(c: FitLike, rows: Uint8Array): number {
+  const L = c.layout;
+  if (L.kind !== 'llm-nrm') return 0;
+  let s = 0;
+  let n = 0;
+  for (let j = 0; j < rows.length; j++) {
+    if (!rows[j]) continue;
+    s += Math.log(softplus(c.x[L.sbar + j]!));
+    n++;
+  }
+  return n > 0 ? s / n : 0;
+}
+
+/** [a, b] with theta_ref = a + b theta_c, least squares over the rows' LLMs (two calibrations' scales differ by their standardisation). */
+function thetaAlignment(c: FitLike, ref: FitLike, rows: Uint8Array): [number, number] {
+  let n = 0;
+  let sx = 0;
+  let sy = 0;
+  let sxx = 0;
+  let sxy = 0;
+  for (let j = 0; j < rows.length; j++) {
+    if (!rows[j]) continue;
+    const x = c.x[c.layout.theta + j]!;
+    const y = ref.x[ref.layout.theta + j]!;
+    n++;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const vx = sxx - (sx * sx) / n;
+  const b = vx > 1e-12 ? (sxy - (sx * sy) / n) / vx : 1;
+  return [(sy - b * sx) / n, b];
+}
+
 /**
  * The tiny-benchmark study (issue 10): over LLM folds, calibrate on the training LLMs, make a tiny
  * test of each budget by each method, score the held-out LLMs from one presentation of each selected
@@ -226,6 +277,25 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       if (L.kind === 'llm-nrm') x[L.sbar + j] = keep;
       return r;
     };
+    // Cross-fitted calibrations (the +xacc methods): the training LLMs in `groups` folds, each fold's
+    // calibration refitted without it (warm start), its theta scale mapped back onto the full
+    // calibration's by least squares over the LLMs both hold.
+    const groups = Math.min(CROSS_FIT_GROUPS, trainList.length);
+    const cross = methods.some((me) => me.endsWith('+xacc'))
+      ? Array.from({ length: groups }, (_, g) => {
+          const member = new Uint8Array(J);
+          trainList.forEach((j, t) => (member[j] = t % groups === g ? 1 : 0));
+          const rows = Uint8Array.from(trainRows, (v, j) => (v && !member[j] ? 1 : 0));
+          say(`study fold ${f + 1}/${k}: cross-fit ${g + 1}/${groups}`);
+          const c = (options.fit ?? coreFit)(withObserved(bank, rowMask(bank, rows)), {
+            standardErrors: false,
+            ...options.fitOptions,
+            model: 'llm-nrm',
+            init: calib.x,
+          });
+          return { member, rows, xs: neutralLlms(c, rows, member), u0: meanLogSharpness(c, rows), align: thetaAlignment(c, calib, rows) };
+        })
+      : [];
     for (const n of budgets) {
       const m = Math.min(n, I);
       say(`study fold ${f + 1}/${k}: ${m} items`);
@@ -251,15 +321,22 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         }
       };
       const rnd = perm.subarray(0, m);
-      const scoreSharp = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }, estimator: boolean) => {
+      const scoreSharp = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }, estimator: boolean | 'cross') => {
         const cols = tinyColumns(bank, items);
         const runs = heldList.map((j) => sharpOf(xs, j, cols));
-        // The accuracy estimator `publish` writes: fitted on the training LLMs scored as tiny runs.
+        // The accuracy estimator `publish` writes: fitted on the training LLMs scored as tiny runs
+        // (cross: each on the calibration without its group, theta mapped to the full scale).
+        const trainRun = (j: number) => {
+          if (estimator !== 'cross') return sharpOf(xsAll, j, cols);
+          const g = cross.find((c) => c.member[j])!;
+          const r = thetaSharp(bank, L, g.xs, j, cols, g.u0, 0.5);
+          return { ...r, theta: g.align[0] + g.align[1] * r.theta };
+        };
         const e = estimator
           ? fitTinyAccuracyEstimator(
               curve,
               trainList.map((j) => {
-                const r = sharpOf(xsAll, j, cols);
+                const r = trainRun(j);
                 return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols), fullAccuracy: fullAcc[j]! };
               }),
             )
@@ -278,6 +355,8 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         else if (method === 'random+sharp') scoreSharp(rnd, into, false);
         else if (method === 'range+sharp+acc') scoreSharp(range, into, true);
         else if (method === 'random+sharp+acc') scoreSharp(rnd, into, true);
+        else if (method === 'range+sharp+xacc') scoreSharp(range, into, 'cross');
+        else if (method === 'random+sharp+xacc') scoreSharp(rnd, into, 'cross');
         else if (method === 'range+fit') scoreFit(range, calib, llm, into, curve);
         else if (method === 'info+fit') scoreFit(info!.subarray(0, m), calib, llm, into, curve);
         else if (method === 'random+fleet') scoreFleet(rnd, into);

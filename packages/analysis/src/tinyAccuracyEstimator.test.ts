@@ -39,4 +39,35 @@ describe('fitTinyAccuracyEstimator', () => {
     expect(est.coef.every(Number.isFinite)).toBe(true);
     expect(() => fitTinyAccuracyEstimator(curve, rows.slice(0, 1))).toThrow(/at least 2/);
   });
+
+  it('keeps the bare curve when fitted coefficients would predict new LLMs worse (leave-one-out), and sizes the interval out of sample', () => {
+    const curve = { grid: [-4, 4], accuracy: [0.1, 0.9] };
+    // Eight LLMs whose full accuracy is the curve plus noise; tiny accuracy and sharpness carry nothing.
+    const dataset = (seed: number) => {
+      const rng = randomSource(seed);
+      return Array.from({ length: 8 }, () => {
+        const theta = rng.normal();
+        return { theta, tinyAccuracy: rng.uniform(), logSharpness: rng.normal(), fullAccuracy: 0.5 + 0.1 * theta + 0.02 * rng.normal() };
+      });
+    };
+    // Over 200 such fleets the bare curve (nothing fitted) wins most often: 154 of 200 (fitting 2-4 coefficients on 8 LLMs only adds variance).
+    let bare = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      const est = fitTinyAccuracyEstimator(curve, dataset(seed));
+      if (est.coef.join() === '0,1,0,0') {
+        bare++;
+        const rows = dataset(seed);
+        const rms = Math.sqrt(rows.reduce((s, r) => s + (r.fullAccuracy - (0.5 + 0.1 * r.theta)) ** 2, 0) / rows.length);
+        expect(est.residualSd).toBeCloseTo(rms, 12);
+      }
+    }
+    expect(bare).toBeGreaterThan(130);
+    // With a real signal in the tiny accuracy, the fitted form wins, and its leave-one-out error exceeds the in-sample one.
+    const signal = dataset(5).map((r) => ({ ...r, fullAccuracy: r.fullAccuracy + 0.2 * (r.tinyAccuracy - 0.5) }));
+    const fitted = fitTinyAccuracyEstimator(curve, signal);
+    expect(fitted.coef[2]).toBeGreaterThan(0.1);
+    let ss = 0;
+    for (const r of signal) ss += (r.fullAccuracy - predictTinyAccuracy(curve, fitted, r).accuracy) ** 2;
+    expect(fitted.residualSd).toBeGreaterThan(Math.sqrt(ss / signal.length));
+  });
 });

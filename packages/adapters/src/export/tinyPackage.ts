@@ -35,7 +35,13 @@ export interface TinyAccuracy {
    * accuracy on these items, theta and sharpness its tiny-run scores; fitted over the calibrated LLMs
    * scored as tiny runs of this package; the 90% interval is +/- 1.645 residualSd.
    */
-  estimator?: { coef: [number, number, number, number]; residualSd: number; llms: number };
+  estimator?: {
+    coef: [number, number, number, number];
+    residualSd: number;
+    llms: number;
+    /** Folds of the cross-fit the calibrated LLMs' tiny runs were scored on (each on a calibration without it); absent: in sample. */
+    crossFitFolds?: number;
+  };
   /** Packages written before the estimator: F(theta) + beta (a - T(theta)). Read, no longer written. */
   tiny?: { accuracy: number[]; beta: number; residualSd: number };
 }

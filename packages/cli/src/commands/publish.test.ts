@@ -104,6 +104,31 @@ function runLmEval(pkgDir: string, task: string, out: string): { results: Record
   return { results: doc.results[task], config: doc.configs[task] };
 }
 
+/** The toy package again with the estimator fitted in sample (`--cross-fit 0`), published once. */
+let inSample: Promise<string> | undefined;
+const inSamplePackage = () =>
+  (inSample ??= (async () => {
+    const dir = join(tmp.dir, 'tiny-toy-in-sample');
+    const pub = await runCli([
+      'publish',
+      bundlePath,
+      '--responses',
+      calibration,
+      '--items',
+      String(N),
+      '--per-benchmark',
+      '--name',
+      'toy',
+      '--cross-fit',
+      '0',
+      '-o',
+      dir,
+      '-q',
+    ]);
+    expect(pub.code, pub.err).toBe(0);
+    return dir;
+  })());
+
 describe('llm-nrm publish', () => {
   it('writes the package: bank.json (restricted, validated bundle; items sha256; curves), items.jsonl, each harness, README', () => {
     for (const f of [
@@ -281,16 +306,20 @@ describe('llm-nrm publish', () => {
     expect(existsSync(join(tmp.dir, 'never2'))).toBe(false);
   });
 
-  it('predicts accuracy by the estimator fitted on the calibrated LLMs scored as tiny runs of the package', async () => {
-    const bank = readJson(join(pkg, 'bank.json'));
+  it('predicts accuracy by the estimator fitted on the calibrated LLMs scored as tiny runs of the package (--cross-fit 0: in sample)', async () => {
+    const inSample = await inSamplePackage();
+    const bank = readJson(join(inSample, 'bank.json'));
+    // The same items as the default package: only the estimator's calibration differs.
+    expect(readFileSync(join(inSample, 'items.jsonl'), 'utf8')).toBe(readFileSync(join(pkg, 'items.jsonl'), 'utf8'));
     const est = bank.accuracy.overall.estimator;
     expect(est.coef).toHaveLength(4);
     expect(est.llms).toBe(29);
+    expect(est.crossFitFolds).toBeUndefined();
     // The calibrated LLMs' answers to the package's items, scored as a run of it, and their full-bank accuracy.
     const ids = new Set(items().map((it: { item_id: string }) => it.item_id));
     const calib = records.filter((r) => r.model !== heldOut);
     const scored = await scoreJson(
-      pkg,
+      inSample,
       write(
         'calib-tiny.jsonl',
         calib.filter((r) => ids.has(r.item)),
@@ -314,6 +343,22 @@ describe('llm-nrm publish', () => {
       const want = predictTinyAccuracy(F, est, { theta: l.theta, logSharpness: Math.log(l.sharpness), tinyAccuracy: l.accuracy });
       expect(Math.abs(l.predictedAccuracy.overall.accuracy - want.accuracy)).toBeLessThan(1e-12);
       expect(Math.abs(l.predictedAccuracy.overall.high - l.predictedAccuracy.overall.low - (want.high - want.low))).toBeLessThan(1e-12);
+    }
+  });
+
+  it('cross-fits the estimator by default below 50 calibrated LLMs: each LLM scored on a calibration without its fold', async () => {
+    const bank = readJson(join(pkg, 'bank.json'));
+    const est = bank.accuracy.overall.estimator;
+    expect(est.crossFitFolds).toBe(5);
+    expect(est.llms).toBe(29);
+    const inSample = readJson(join(await inSamplePackage(), 'bank.json')).accuracy.overall.estimator;
+    // Out of sample the calibrated LLMs' tiny runs are noisier: other coefficients, and a wider leave-one-out error.
+    expect(est.coef).not.toEqual(inSample.coef);
+    expect(est.residualSd).toBeGreaterThan(inSample.residualSd);
+    for (const bad of ['1', '30', '-2', '2.5']) {
+      const r = await runCli(['publish', bundlePath, '--responses', calibration, '--items', '5', '--cross-fit', bad, '-o', join(tmp.dir, 'cf-bad'), '-q']);
+      expect(r.code).not.toBe(0);
+      expect(r.err).toMatch(/invalid --cross-fit/);
     }
   });
 

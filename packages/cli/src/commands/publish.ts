@@ -16,7 +16,15 @@ import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nr
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
-import { TINY_NUISANCE, tinyRunRecords, tinyRunScores, type TinyRunScore } from '../tinyRunScores.js';
+import {
+  CROSS_FIT_BELOW,
+  TINY_NUISANCE,
+  crossFitCalibrations,
+  crossFittedTinyRunScores,
+  tinyRunRecords,
+  tinyRunScores,
+  type TinyRunScore,
+} from '../tinyRunScores.js';
 
 interface PublishArgs {
   bundle: string;
@@ -28,11 +36,15 @@ interface PublishArgs {
   name?: string;
   'render-prompt': boolean;
   'item-list'?: string;
+  'cross-fit'?: number;
   output: string;
   force: boolean;
   json: boolean;
   quiet: boolean;
 }
+
+/** Folds of the calibrated LLMs for the cross-fitted accuracy estimator (`--cross-fit` default below CROSS_FIT_BELOW LLMs). */
+const CROSS_FIT_FOLDS = 5;
 
 const letters = (k: number) => Array.from({ length: k }, (_, i) => String.fromCharCode(65 + i));
 
@@ -199,6 +211,13 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         type: 'string',
         requiresArg: true,
       })
+      .option('cross-fit', {
+        describe:
+          'Fit the accuracy estimator on cross-fitted tiny runs: the calibrated LLMs in this many folds, each scored on the calibration refitted ' +
+          `without its fold (0 = in sample; default ${CROSS_FIT_FOLDS} from 3 to ${CROSS_FIT_BELOW - 1} calibrated LLMs, else 0)`,
+        type: 'number',
+        requiresArg: true,
+      })
       .option('output', { alias: 'o', describe: 'Package folder to write (atomically)', type: 'string', demandOption: true, requiresArg: true })
       .option('force', { describe: 'Replace an existing output folder', type: 'boolean', default: false })
       .option('json', { describe: 'Print the summary as JSON', type: 'boolean', default: false })
@@ -281,7 +300,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         return { theta: s?.theta ?? NaN, logSharpness: s?.logSharpness ?? NaN, tinyAccuracy: run.acc?.get(l.id) ?? NaN, fullAccuracy: full[j]! };
       });
       if (rows.filter((r) => Number.isFinite(r.theta) && Number.isFinite(r.tinyAccuracy) && Number.isFinite(r.fullAccuracy)).length >= 2) {
-        out.estimator = fitTinyAccuracyEstimator(c, rows);
+        out.estimator = { ...fitTinyAccuracyEstimator(c, rows), ...(cross ? { crossFitFolds: cross.length } : {}) };
       }
       return out;
     };
@@ -289,9 +308,20 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       thetas,
       bundle.llms.map((l) => acc.overall.get(l.id) ?? NaN),
     ).grid;
+    // With few calibrated LLMs, each one's own tiny run is scored on items it helped fit: the estimator is
+    // then fitted on cross-fitted runs (each LLM scored on a calibration without it), as a new LLM's would be.
+    const J = bundle.llms.length;
+    // Default: cross-fit from 3 to CROSS_FIT_BELOW calibrated LLMs (each refit keeps at least two), in-sample otherwise.
+    const crossFolds = argv['cross-fit'] ?? (J >= 3 && J < CROSS_FIT_BELOW ? Math.min(CROSS_FIT_FOLDS, J) : 0);
+    if (!Number.isInteger(crossFolds) || crossFolds < 0 || crossFolds === 1 || crossFolds > bundle.llms.length) {
+      throw new LlmNrmError('INVALID_OPTION', `invalid --cross-fit: ${crossFolds} (0, or 2 to the ${bundle.llms.length} calibrated LLMs)`);
+    }
+    const cross = crossFolds > 0 ? crossFitCalibrations(bundle, records, crossFolds, (m) => info(argv.quiet, m)) : null;
     const curves = (tinyIds: Set<string>, restricted: CalibrationBundle) => {
       const runRecords = tinyRunRecords(records, tinyIds);
-      const scores = tinyRunScores(restricted, runRecords, TINY_NUISANCE);
+      const scores = cross
+        ? crossFittedTinyRunScores(cross, (b) => restrictBundle(b, tinyIds), runRecords, TINY_NUISANCE)
+        : tinyRunScores(restricted, runRecords, TINY_NUISANCE);
       const t = accuracies(runRecords, bundle);
       const benchmarks: Record<string, TinyAccuracy> = {};
       for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0])))
