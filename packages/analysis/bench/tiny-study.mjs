@@ -75,11 +75,16 @@ if (process.env.IN_MEMORY) {
   const methods = process.env.METHODS ? process.env.METHODS.split(',') : STUDY_METHODS;
   const res = selectionStudy(bank, { budgets, folds: 5, seed: 1, methods, fitOptions, onProgress: say });
   console.log(`${label} (in memory): ${bank.models.length} LLMs, ${bank.items.length} items, 5 LLM folds (${secs()} s)`);
-  console.log(`| method | ${budgets.map((b) => `Kendall @${b}`).join(' | ')} | ${budgets.map((b) => `acc MAE @${b}`).join(' | ')} |`);
-  console.log(`|---|${budgets.map(() => '---').join('|')}|${budgets.map(() => '---').join('|')}|`);
+  console.log(
+    `| method | ${budgets.map((b) => `Kendall @${b}`).join(' | ')} | ${budgets.map((b) => `acc MAE @${b}`).join(' | ')} | 90% coverage @${budgets.join('/')} |`,
+  );
+  console.log(`|---|${budgets.map(() => '---').join('|')}|${budgets.map(() => '---').join('|')}|---|`);
   for (const method of methods) {
     const rows = res.rows.filter((r) => r.method === method);
-    console.log(`| ${method} | ${rows.map((r) => r.kendall.toFixed(3)).join(' | ')} | ${rows.map((r) => (100 * r.accuracyMae).toFixed(2)).join(' | ')} |`);
+    const cov = rows.map((r) => (Number.isFinite(r.coverage) ? `${(100 * r.coverage).toFixed(0)}%` : '-')).join('/');
+    console.log(
+      `| ${method} | ${rows.map((r) => r.kendall.toFixed(3)).join(' | ')} | ${rows.map((r) => (100 * r.accuracyMae).toFixed(2)).join(' | ')} | ${cov} |`,
+    );
   }
   process.exit(0);
 }

@@ -66,6 +66,8 @@ export interface SelectionStudyRow {
   kendall: number;
   /** Mean absolute error of the predicted full-bank accuracy (argmax = key) of held-out LLMs, 0-1. */
   accuracyMae: number;
+  /** Share of held-out LLMs whose full-bank accuracy lies in the estimator's 90% interval (NaN for methods without one). */
+  coverage: number;
 }
 
 export interface SelectionStudy {
@@ -232,13 +234,16 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
   const fullAcc = Float64Array.from({ length: J }, (_, j) => accuracyOn(bank, j));
   const est = new Map<string, Float64Array>();
   const pAcc = new Map<string, Float64Array>();
-  const slot = (m: string, b: number) => {
+  // 1 / 0 where the held-out LLM's full-bank accuracy is inside / outside its 90% interval.
+  const inside = new Map<string, Float64Array>();
+  const slot = (m: string, b: number): { t: Float64Array; a: Float64Array; hit: Float64Array } => {
     const key = `${m}@${b}`;
     if (!est.has(key)) {
       est.set(key, new Float64Array(J).fill(NaN));
       pAcc.set(key, new Float64Array(J).fill(NaN));
+      inside.set(key, new Float64Array(J).fill(NaN));
     }
-    return { t: est.get(key)!, a: pAcc.get(key)! };
+    return { t: est.get(key)!, a: pAcc.get(key)!, hit: inside.get(key)! };
   };
   const llm = { name: 'llm-nrm', model: 'llm-nrm' as const };
   const twoPl = { name: '2pl', model: '2pl' as const };
@@ -321,7 +326,7 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         }
       };
       const rnd = perm.subarray(0, m);
-      const scoreSharp = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array }, estimator: boolean | 'cross') => {
+      const scoreSharp = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array; hit: Float64Array }, estimator: boolean | 'cross') => {
         const cols = tinyColumns(bank, items);
         const runs = heldList.map((j) => sharpOf(xs, j, cols));
         // The accuracy estimator `publish` writes: fitted on the training LLMs scored as tiny runs
@@ -343,9 +348,11 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
           : null;
         heldList.forEach((j, h) => {
           into.t[j] = runs[h]!.theta;
-          into.a[j] = e
-            ? predictTinyAccuracy(curve, e, { theta: runs[h]!.theta, logSharpness: runs[h]!.u, tinyAccuracy: accuracyOn(bank, j, cols) }).accuracy
-            : predictAccuracy(curve, into.t[j]!, 0).accuracy;
+          if (e) {
+            const p = predictTinyAccuracy(curve, e, { theta: runs[h]!.theta, logSharpness: runs[h]!.u, tinyAccuracy: accuracyOn(bank, j, cols) });
+            into.a[j] = p.accuracy;
+            into.hit[j] = fullAcc[j]! >= p.low && fullAcc[j]! <= p.high ? 1 : 0;
+          } else into.a[j] = predictAccuracy(curve, into.t[j]!, 0).accuracy;
         });
       };
       for (const method of methods) {
@@ -377,15 +384,27 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
   const rows: SelectionStudyRow[] = [];
   for (const method of methods) {
     for (const n of budgets) {
-      const { t, a } = slot(method, n);
+      const { t, a, hit } = slot(method, n);
       let err = 0;
       let cnt = 0;
+      let covered = 0;
+      let intervals = 0;
       for (let j = 0; j < J; j++) {
         if (!Number.isFinite(a[j]!) || !Number.isFinite(fullAcc[j]!)) continue;
         err += Math.abs(a[j]! - fullAcc[j]!);
         cnt++;
+        if (Number.isFinite(hit[j]!)) {
+          intervals++;
+          covered += hit[j]!;
+        }
       }
-      rows.push({ method, budget: n, kendall: kendallTau(t, full), accuracyMae: cnt > 0 ? err / cnt : NaN });
+      rows.push({
+        method,
+        budget: n,
+        kendall: kendallTau(t, full),
+        accuracyMae: cnt > 0 ? err / cnt : NaN,
+        coverage: intervals > 0 ? covered / intervals : NaN,
+      });
     }
   }
   return { folds: k, seed, rows };
