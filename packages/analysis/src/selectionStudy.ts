@@ -27,6 +27,9 @@ export type StudyMethod =
   | 'random+sharp+acc' // random items, the same scoring and estimator
   | 'range+sharp+xacc' // range+sharp+acc, the estimator fitted on cross-fitted tiny runs (each calibrated LLM scored on a calibration without it)
   | 'random+sharp+xacc' // random items, the same
+  | 'range+sharp+xfull' // range+sharp+xacc with the full form [F, a, log s] always (no leave-one-out choice)
+  | 'range+sharp+full' // range+sharp+acc with the full form always: the previous estimator, its interval from the leave-one-out RMS
+  | 'random+sharp+xfull' // random items, the same
   | 'range+fit' // selectForRange, full fixed-item fit of every per-LLM parameter
   | 'info+fit' // the n items of highest fleet-average information, full fixed-item fit (the old default)
   | 'random+sharp' // random items, theta and sharpness
@@ -286,7 +289,7 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
     // calibration refitted without it (warm start), its theta scale mapped back onto the full
     // calibration's by least squares over the LLMs both hold.
     const groups = Math.min(CROSS_FIT_GROUPS, trainList.length);
-    const cross = methods.some((me) => me.endsWith('+xacc'))
+    const cross = methods.some((me) => me.endsWith('+xacc') || me.endsWith('+xfull'))
       ? Array.from({ length: groups }, (_, g) => {
           const member = new Uint8Array(J);
           trainList.forEach((j, t) => (member[j] = t % groups === g ? 1 : 0));
@@ -326,13 +329,17 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         }
       };
       const rnd = perm.subarray(0, m);
-      const scoreSharp = (items: ArrayLike<number>, into: { t: Float64Array; a: Float64Array; hit: Float64Array }, estimator: boolean | 'cross') => {
+      const scoreSharp = (
+        items: ArrayLike<number>,
+        into: { t: Float64Array; a: Float64Array; hit: Float64Array },
+        estimator: boolean | 'full' | 'cross' | 'cross-full',
+      ) => {
         const cols = tinyColumns(bank, items);
         const runs = heldList.map((j) => sharpOf(xs, j, cols));
         // The accuracy estimator `publish` writes: fitted on the training LLMs scored as tiny runs
         // (cross: each on the calibration without its group, theta mapped to the full scale).
         const trainRun = (j: number) => {
-          if (estimator !== 'cross') return sharpOf(xsAll, j, cols);
+          if (estimator !== 'cross' && estimator !== 'cross-full') return sharpOf(xsAll, j, cols);
           const g = cross.find((c) => c.member[j])!;
           const r = thetaSharp(bank, L, g.xs, j, cols, g.u0, 0.5);
           return { ...r, theta: g.align[0] + g.align[1] * r.theta };
@@ -344,6 +351,7 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
                 const r = trainRun(j);
                 return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols), fullAccuracy: fullAcc[j]! };
               }),
+              { choose: estimator !== 'cross-full' && estimator !== 'full' },
             )
           : null;
         heldList.forEach((j, h) => {
@@ -364,6 +372,9 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         else if (method === 'random+sharp+acc') scoreSharp(rnd, into, true);
         else if (method === 'range+sharp+xacc') scoreSharp(range, into, 'cross');
         else if (method === 'random+sharp+xacc') scoreSharp(rnd, into, 'cross');
+        else if (method === 'range+sharp+xfull') scoreSharp(range, into, 'cross-full');
+        else if (method === 'range+sharp+full') scoreSharp(range, into, 'full');
+        else if (method === 'random+sharp+xfull') scoreSharp(rnd, into, 'cross-full');
         else if (method === 'range+fit') scoreFit(range, calib, llm, into, curve);
         else if (method === 'info+fit') scoreFit(info!.subarray(0, m), calib, llm, into, curve);
         else if (method === 'random+fleet') scoreFleet(rnd, into);

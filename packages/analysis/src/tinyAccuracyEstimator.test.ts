@@ -62,6 +62,10 @@ describe('fitTinyAccuracyEstimator', () => {
       }
     }
     expect(bare).toBeGreaterThan(130);
+    // choose: false keeps the full form (the previous estimator's coefficients), sized by its own leave-one-out error.
+    const full = fitTinyAccuracyEstimator(curve, dataset(1), { choose: false });
+    expect(full.coef.every((c) => c !== 0)).toBe(true);
+    expect(full.residualSd).toBeGreaterThan(fitTinyAccuracyEstimator(curve, dataset(1)).residualSd * 0.999);
     // With a real signal in the tiny accuracy, the fitted form wins, and its leave-one-out error exceeds the in-sample one.
     const signal = dataset(5).map((r) => ({ ...r, fullAccuracy: r.fullAccuracy + 0.2 * (r.tinyAccuracy - 0.5) }));
     const fitted = fitTinyAccuracyEstimator(curve, signal);

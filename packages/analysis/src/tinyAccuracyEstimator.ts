@@ -46,7 +46,11 @@ const features = (curve: Pick<AccuracyCurve, 'grid' | 'accuracy'>, r: Omit<TinyR
  * coefficients fitted in sample did worse than the bare curve on new LLMs (NAEP, 100 items:
  * 3.22 against 1.58 points); leave-one-out errors see that, in-sample residuals do not.
  */
-export function fitTinyAccuracyEstimator(curve: Pick<AccuracyCurve, 'grid' | 'accuracy'>, rows: readonly TinyRunRow[]): TinyAccuracyEstimator {
+export function fitTinyAccuracyEstimator(
+  curve: Pick<AccuracyCurve, 'grid' | 'accuracy'>,
+  rows: readonly TinyRunRow[],
+  options: { choose?: boolean } = {},
+): TinyAccuracyEstimator {
   const ok = rows.filter((r) => [r.theta, r.logSharpness, r.tinyAccuracy, r.fullAccuracy].every(Number.isFinite));
   const n = ok.length;
   if (n < 2) throw new LlmNrmError('INVALID_OPTION', `a tiny-run accuracy estimator needs at least 2 calibrated LLMs with accuracies, got ${n}`);
@@ -59,10 +63,12 @@ export function fitTinyAccuracyEstimator(curve: Pick<AccuracyCurve, 'grid' | 'ac
     coef: [0, 1, 0, 0],
     press: X.reduce((s, row, r) => s + (y[r]! - row[1]!) ** 2, 0),
   };
-  for (const set of [[1], [1, 2], [1, 2, 3]]) {
+  // choose: false keeps the full form [F, a, u] (its leave-one-out RMS still sizes the interval).
+  const sets = options.choose === false ? [[1, 2, 3]] : [[1], [1, 2], [1, 2, 3]];
+  for (const set of sets) {
     const use = [0, ...set.filter((d) => sd[d]! > 1e-9)].slice(0, Math.max(1, n - 1));
     const fitted = leastSquares(X, y, use, mean, sd);
-    if (fitted.press < best.press) best = fitted;
+    if (options.choose === false || fitted.press < best.press) best = fitted;
   }
   return { coef: best.coef, residualSd: Math.sqrt(best.press / n), llms: n };
 }
