@@ -23,12 +23,12 @@ import { selectItems } from './selectItems.js';
 export type StudyMethod =
   | 'range+fleet' // selectForRange, theta alone with the fleet's nuisance parameters (llm-nrm score's default on tiny runs)
   | 'range+sharp' // selectForRange, theta and sharpness (log-normal prior at the fleet's), bias and fallback at the fleet's
-  | 'range+sharp+acc' // range+sharp, accuracy by the tiny-run estimator (fitTinyAccuracyEstimator): what publish + score do
+  | 'range+sharp+acc' // range+sharp, accuracy by the tiny-run estimator with the leave-one-out choice of form (fitTinyAccuracyEstimator choose)
   | 'random+sharp+acc' // random items, the same scoring and estimator
-  | 'range+sharp+xacc' // range+sharp+acc, the estimator fitted on cross-fitted tiny runs (each calibrated LLM scored on a calibration without it)
+  | 'range+sharp+xacc' // range+sharp+acc, the estimator fitted on cross-fitted tiny runs (each calibrated LLM scored on a calibration without it: publish --cross-fit)
   | 'random+sharp+xacc' // random items, the same
-  | 'range+sharp+xfull' // range+sharp+xacc with the full form [F, a, log s] always (no leave-one-out choice)
-  | 'range+sharp+full' // range+sharp+acc with the full form always: the previous estimator, its interval from the leave-one-out RMS
+  | 'range+sharp+xfull' // cross-fitted runs, the default form [F, a, log s] (publish --cross-fit 5)
+  | 'range+sharp+full' // the estimator's default form [F, a, log s] on in-sample runs, as +acc now is
   | 'random+sharp+xfull' // random items, the same
   | 'range+fit' // selectForRange, full fixed-item fit of every per-LLM parameter
   | 'info+fit' // the n items of highest fleet-average information, full fixed-item fit (the old default)
@@ -351,7 +351,7 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
                 const r = trainRun(j);
                 return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols), fullAccuracy: fullAcc[j]! };
               }),
-              { choose: estimator !== 'cross-full' && estimator !== 'full' },
+              { choose: estimator === true || estimator === 'cross' },
             )
           : null;
         heldList.forEach((j, h) => {

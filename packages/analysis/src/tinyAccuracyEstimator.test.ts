@@ -53,7 +53,7 @@ describe('fitTinyAccuracyEstimator', () => {
     // Over 200 such fleets the bare curve (nothing fitted) wins most often: 154 of 200 (fitting 2-4 coefficients on 8 LLMs only adds variance).
     let bare = 0;
     for (let seed = 1; seed <= 200; seed++) {
-      const est = fitTinyAccuracyEstimator(curve, dataset(seed));
+      const est = fitTinyAccuracyEstimator(curve, dataset(seed), { choose: true });
       if (est.coef.join() === '0,1,0,0') {
         bare++;
         const rows = dataset(seed);
@@ -62,13 +62,13 @@ describe('fitTinyAccuracyEstimator', () => {
       }
     }
     expect(bare).toBeGreaterThan(130);
-    // choose: false keeps the full form (the previous estimator's coefficients), sized by its own leave-one-out error.
-    const full = fitTinyAccuracyEstimator(curve, dataset(1), { choose: false });
+    // The default keeps the full form (the previous estimator's coefficients), sized by its own leave-one-out error.
+    const full = fitTinyAccuracyEstimator(curve, dataset(1));
     expect(full.coef.every((c) => c !== 0)).toBe(true);
-    expect(full.residualSd).toBeGreaterThan(fitTinyAccuracyEstimator(curve, dataset(1)).residualSd * 0.999);
+    expect(full.residualSd).toBeGreaterThan(fitTinyAccuracyEstimator(curve, dataset(1), { choose: true }).residualSd * 0.999);
     // With a real signal in the tiny accuracy, the fitted form wins, and its leave-one-out error exceeds the in-sample one.
     const signal = dataset(5).map((r) => ({ ...r, fullAccuracy: r.fullAccuracy + 0.2 * (r.tinyAccuracy - 0.5) }));
-    const fitted = fitTinyAccuracyEstimator(curve, signal);
+    const fitted = fitTinyAccuracyEstimator(curve, signal, { choose: true });
     expect(fitted.coef[2]).toBeGreaterThan(0.1);
     let ss = 0;
     for (const r of signal) ss += (r.fullAccuracy - predictTinyAccuracy(curve, fitted, r).accuracy) ** 2;

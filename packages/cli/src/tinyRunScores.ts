@@ -53,14 +53,6 @@ export function tinyRunScores(restricted: CalibrationBundle, runRecords: Respons
   return new Map(res.llms.map((l) => [l.id, { theta: l.theta, logSharpness: Math.log(l.sharpness) }]));
 }
 
-/**
- * Below this many calibrated LLMs `publish` cross-fits the accuracy estimator by default: each LLM
- * weighs 1/J in the item parameters its tiny run is scored with, so in-sample tiny runs look far
- * better than a new LLM's (NAEP, 14 LLMs, 100 items: 3.22 points of accuracy error in sample against
- * 1.58 for the bare curve). With 150 LLMs the in-sample estimator met its target (1.77 points at 41).
- */
-export const CROSS_FIT_BELOW = 50;
-
 /** One cross-fit: the calibration refitted without `members`, and the map of its theta scale onto the bundle's. */
 export interface CrossFit {
   members: Set<string>;

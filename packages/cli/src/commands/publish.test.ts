@@ -104,11 +104,11 @@ function runLmEval(pkgDir: string, task: string, out: string): { results: Record
   return { results: doc.results[task], config: doc.configs[task] };
 }
 
-/** The toy package again with the estimator fitted in sample (`--cross-fit 0`), published once. */
-let inSample: Promise<string> | undefined;
-const inSamplePackage = () =>
-  (inSample ??= (async () => {
-    const dir = join(tmp.dir, 'tiny-toy-in-sample');
+/** The toy package again with the estimator fitted on cross-fitted tiny runs (`--cross-fit 5`), published once. */
+let crossFitted: Promise<string> | undefined;
+const crossFitPackage = () =>
+  (crossFitted ??= (async () => {
+    const dir = join(tmp.dir, 'tiny-toy-cross-fit');
     const pub = await runCli([
       'publish',
       bundlePath,
@@ -120,7 +120,7 @@ const inSamplePackage = () =>
       '--name',
       'toy',
       '--cross-fit',
-      '0',
+      '5',
       '-o',
       dir,
       '-q',
@@ -306,11 +306,9 @@ describe('llm-nrm publish', () => {
     expect(existsSync(join(tmp.dir, 'never2'))).toBe(false);
   });
 
-  it('predicts accuracy by the estimator fitted on the calibrated LLMs scored as tiny runs of the package (--cross-fit 0: in sample)', async () => {
-    const inSample = await inSamplePackage();
+  it('predicts accuracy by the estimator fitted on the calibrated LLMs scored as tiny runs of the package (in sample, the default)', async () => {
+    const inSample = pkg;
     const bank = readJson(join(inSample, 'bank.json'));
-    // The same items as the default package: only the estimator's calibration differs.
-    expect(readFileSync(join(inSample, 'items.jsonl'), 'utf8')).toBe(readFileSync(join(pkg, 'items.jsonl'), 'utf8'));
     const est = bank.accuracy.overall.estimator;
     expect(est.coef).toHaveLength(4);
     expect(est.llms).toBe(29);
@@ -346,12 +344,14 @@ describe('llm-nrm publish', () => {
     }
   });
 
-  it('cross-fits the estimator by default below 50 calibrated LLMs: each LLM scored on a calibration without its fold', async () => {
-    const bank = readJson(join(pkg, 'bank.json'));
-    const est = bank.accuracy.overall.estimator;
+  it('--cross-fit 5 fits the estimator on tiny runs each scored on a calibration without its fold', async () => {
+    const dir = await crossFitPackage();
+    // The same items as the default package: only the estimator's calibration differs.
+    expect(readFileSync(join(dir, 'items.jsonl'), 'utf8')).toBe(readFileSync(join(pkg, 'items.jsonl'), 'utf8'));
+    const est = readJson(join(dir, 'bank.json')).accuracy.overall.estimator;
     expect(est.crossFitFolds).toBe(5);
     expect(est.llms).toBe(29);
-    const inSample = readJson(join(await inSamplePackage(), 'bank.json')).accuracy.overall.estimator;
+    const inSample = readJson(join(pkg, 'bank.json')).accuracy.overall.estimator;
     // Out of sample the calibrated LLMs' tiny runs are noisier: other coefficients, and a wider leave-one-out error.
     expect(est.coef).not.toEqual(inSample.coef);
     expect(est.residualSd).toBeGreaterThan(inSample.residualSd);
