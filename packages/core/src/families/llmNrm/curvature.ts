@@ -421,11 +421,22 @@ function addItemBlocks(
   const useFb = L.parts.fallback;
   const { itemOffsets } = bank;
   const { sq, S0, S1, S2, U1, U0, HH, GB } = sums;
+  // Scratch reused across items (one allocation per item each cost more than the item's
+  // arithmetic at paper scale, 31,554 items a refresh); Blocks.add factorises H into its own copy.
+  const kMx = bank.kMax;
+  const Hbuf = new Float64Array(4 * kMx * kMx);
+  const tBuf = new Float64Array(2 * kMx);
+  const uuBuf = new Float64Array(2 * kMx);
+  const avBuf = new Float64Array(kMx);
+  const cvBuf = new Float64Array(kMx);
+  const g0Buf = new Float64Array(2 * kMx);
+  const g1Buf = new Float64Array(2 * kMx);
+  const wkBuf = new Float64Array(kMx);
   for (let i = 0; i < I; i++) {
     const io = itemOffsets[i]!;
     const K = itemOffsets[i + 1]! - io;
     const P2 = 2 * K;
-    const H = new Float64Array(P2 * P2);
+    const H = Hbuf.subarray(0, P2 * P2);
     const base = sq[i]!;
     for (let k = 0; k < K; k++) {
       for (let l = 0; l < K; l++) {
@@ -441,8 +452,8 @@ function addItemBlocks(
       const dN = aux[3 * i]!;
       const dD = aux[3 * i + 1]!;
       const abar = aux[3 * i + 2]!;
-      const t = new Float64Array(P2);
-      const uu = new Float64Array(P2);
+      const t = tBuf;
+      const uu = uuBuf;
       for (let k = 0; k < K; k++) {
         const wk = wts[io + k]!;
         t[k] = k === g ? dD : -dD * wk;
@@ -473,15 +484,15 @@ function addItemBlocks(
       // which the Cholesky shift in Blocks.add then repairs.
       const gbi = GB[i]!;
       if (gbi !== 0) {
-        const av = new Float64Array(K);
-        const cv = new Float64Array(K);
+        const av = avBuf.subarray(0, K);
+        const cv = cvBuf.subarray(0, K);
         for (let k = 0; k < K; k++) {
           av[k] = x[L.a + io + k]!;
           cv[k] = x[L.c + io + k]!;
         }
-        const g0 = new Float64Array(P2);
-        const g1 = new Float64Array(P2);
-        const wk = new Float64Array(K);
+        const g0 = g0Buf;
+        const g1 = g1Buf;
+        const wk = wkBuf;
         itemDifficultyGrad(av, cv, K, g, g0, wk);
         const hstep = 1e-6;
         for (let p = 0; p < P2; p++) {
