@@ -179,6 +179,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         ...common,
         preconditioner: identification === 'standardize' ? { apply: pc.apply, refresh: (x) => pc.refresh(standardized(x, J)) } : pc,
         refreshEvery: 10,
+        ...(built.objective.lossNoise ? { lossNoise: built.objective.lossNoise } : {}),
         maxIterations,
         tolerance: options.tolerance ?? 0,
         distanceTolerance: options.distanceTolerance ?? DISTANCE_TOLERANCE,
