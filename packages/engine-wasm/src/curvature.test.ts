@@ -172,7 +172,7 @@ describe('the engine seam: fit refreshes its preconditioner on the wasm curvatur
 
 describe('wasm curvature: LLM blocks from a subset of each row (curvatureRowCells)', () => {
   it('every 3rd column: item blocks unchanged to the bit, LLM blocks near the full sums, the same bits for 1 and 2 threads', () => {
-    // 300 columns, 100 cells a row: stride 3. The default (500) leaves this bank exact.
+    // 300 columns, 100 cells a row: stride 3. The default (2,000) leaves this bank exact.
     const { bank } = simulateFleet({ models: 12, items: 300, seed: 8, missing: 0.1 });
     const layout = llmNrmLayout(bank, ALL_PARTS);
     const free = freeMask(layout);

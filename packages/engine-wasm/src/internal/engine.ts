@@ -12,7 +12,7 @@ export interface WasmEngineOptions {
   threads?: number;
   /** Run on this pool (owned by the caller) instead of the process-wide one for `threads`. */
   pool?: BlockPool;
-  /** Cells per LLM row the preconditioner's LLM blocks sum (WasmObjectiveOptions; default 500). */
+  /** Cells per LLM row the preconditioner's LLM blocks sum (WasmObjectiveOptions; default 2,000). */
   curvatureRowCells?: number;
 }
 

@@ -37,8 +37,10 @@ export interface WasmObjectiveOptions extends KernelLayoutOptions {
   pool?: BlockPool;
   /**
    * About how many cells of each LLM row the curvature's LLM blocks sum (every stride-th column,
-   * stride = floor(columns / this), scaled back): default 500, which leaves banks of up to 999
-   * columns exact; 0 or Infinity: every cell. The item blocks always use every cell.
+   * stride = floor(columns / this), scaled back): default 2,000, which leaves banks of up to 3,999
+   * columns exact (at 189 x 2,000 a stride of 4 halved a refresh, but moved one fleet of four to
+   * another basin of a weak item, 0.1 nats higher) and reads every 15th column at paper scale;
+   * 0 or Infinity: every cell. The item blocks always use every cell.
    */
   curvatureRowCells?: number;
 }
@@ -91,9 +93,9 @@ export function createWasmObjective(
   if (!(Number.isInteger(requested) && requested >= 1)) throw new LlmNrmError('INVALID_OPTION', `threads must be a positive integer, got ${requested}`);
   const threaded = requested > 1 && (options.pool !== undefined || (platform !== null && sharedMemorySupported()));
   const kernel = new LlmNrmKernel(bank, layout, threaded ? 'shared' : 'plain', options);
-  // A preconditioner block of 2 + 2 kMax parameters needs a few hundred cells, not 31,554: at paper
-  // scale the rows pass was most of a refresh (BENCHMARKS.md, "The curvature refresh").
-  const rowCells = options.curvatureRowCells ?? 500;
+  // A preconditioner block of 2 + 2 kMax parameters needs a few thousand cells, not 31,554: at
+  // paper scale the rows pass was half of a refresh (BENCHMARKS.md, "The curvature refresh").
+  const rowCells = options.curvatureRowCells ?? 2000;
   kernel.setCurvatureRowStride(rowCells > 0 && Number.isFinite(rowCells) ? Math.floor(bank.colItem.length / rowCells) : 1);
   const held: Held = { pool: null, owned: false, id: 0 };
   if (threaded) {
