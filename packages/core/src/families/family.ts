@@ -42,6 +42,11 @@ export interface CurvatureOptions {
   itemZ?: Float64Array[];
   /** Largest move of the global parameters in one preconditioner application (default: none). */
   globalStepCap?: number;
+  /**
+   * With itemInverse: only `llmItem` (and `llmItemGlobals`) are wanted (the standard errors' second
+   * pass); a family may then leave `blocks` empty and `llm` [].
+   */
+  correctionOnly?: boolean;
 }
 
 /** The fleet's typical nuisance parameters of an LLM (scoring's `fleetNuisance`), in layout scale. */
