@@ -205,32 +205,40 @@ export function cellItemCorrection(
   bz: Float64Array | null,
 ): void {
   const { K, th, p, f, pos, Jrow, jd, jr, u0, u1, eps, e0, e1 } = c;
-  const need = K * K + 6 * K;
+  const need = K * K + 8 * K;
   if (cellScratch.length < need) cellScratch = new Float64Array(need);
   const N = cellScratch; // K x K at 0, then T in place
   const oGam = K * K;
   const oEta = oGam + K;
   const oM = oEta + K; // D^-1 t (2K)
   const oV = oM + 2 * K; // f o z for B Z
+  const oAt = oV + K; // N jt
+  const oAs = oAt + K; // N js
   const P2 = 2 * K;
   const th2 = th * th;
   const gate = eps !== null && t !== undefined;
-  // N = F M F; n1 = N 1 into gam (finished below); Jm N Jm^T's theta/sbar parts.
+  // N = F M F; n1 = N 1 into gam (finished below); N jt and N js (Jm N Jm^T's theta/sbar parts).
   let n11 = 0;
   for (let l = 0; l < K; l++) {
     const fl = f[l]!;
     const ra = l * P2;
     const rc = (K + l) * P2;
     let n1 = 0;
+    let at = 0;
+    let as = 0;
     for (let m = 0; m < K; m++) {
       const v = fl * (th2 * D[ra + m]! + th * (D[ra + K + m]! + D[rc + m]!) + D[rc + K + m]!) * f[m]!;
       N[l * K + m] = v;
       n1 += v;
+      at += v * Jrow[4 * m]!;
+      as += v * Jrow[4 * m + 1]!;
     }
     N[oGam + l] = n1;
+    N[oAt + l] = at;
+    N[oAs + l] = as;
     n11 += n1;
   }
-  // g_theta, g_sbar = (Jm n1)_0,1 - (n11 / 2) u_0,1; at = N jt, as = N js (kept in the loop below).
+  // g_theta, g_sbar = (Jm n1)_0,1 - (n11 / 2) u_0,1.
   const half = 0.5 * n11;
   let g0 = -half * u0;
   let g1 = -half * u1;
@@ -269,13 +277,8 @@ export function cellItemCorrection(
   let ts = e0 * y1 + y0 * e1 - g0 * u1 - u0 * g1;
   let ss = 2 * (e1 * y1 - g1 * u1);
   for (let l = 0; l < K; l++) {
-    let at = 0;
-    let as = 0;
-    for (let m = 0; m < K; m++) {
-      const v = N[l * K + m]!;
-      at += v * Jrow[4 * m]!;
-      as += v * Jrow[4 * m + 1]!;
-    }
+    const at = N[oAt + l]!;
+    const as = N[oAs + l]!;
     const jt = Jrow[4 * l]!;
     const js = Jrow[4 * l + 1]!;
     tt += jt * at;
