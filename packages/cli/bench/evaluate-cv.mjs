@@ -1,6 +1,6 @@
 // Speed benchmark (not a test) of `llm-nrm evaluate --cv 5` with all seven models, per model and
 // per fold, on the built dist. Usage (build first: npm run build):
-//   node packages/cli/bench/evaluate-cv.mjs [--file f.jsonl] [--runs 3] [--models llm-nrm,...] [--root DIR] [--wall N] [--newton off] [--digits 4]
+//   node packages/cli/bench/evaluate-cv.mjs [--file f.jsonl] [--runs 3] [--models llm-nrm,...] [--root DIR] [--wall N] [--newton] [--digits 4]
 // --file: a tidy responses file (default: `llm-nrm simulate -o /tmp/llm-nrm-cv-bench.jsonl --seed 7`,
 //   189 x 2,000, written when missing). --root: a checkout whose built dist to time (e.g. another
 //   worktree, for before/after); default this one.
@@ -14,7 +14,7 @@
 //   (2 worker threads), wall clock, and a check that its table equals the one-thread table;
 // - the held-out metrics (they must not change with speed work).
 // --digits: decimals of the held-out table (default 4).
-// --newton off: every family on L-BFGS (fit's `newton: false`; 3PL otherwise fits by damped Newton).
+// --newton: fit's `newton: true` (3PL by damped Newton on its full Hessian; default L-BFGS for all).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -69,7 +69,7 @@ for (let r = 0; r < runs; r++) {
       models: [m],
       folds: 5,
       seed: 1,
-      fitOptions: { engine, ...(opt('newton', 'on') === 'off' ? { newton: false } : {}) },
+      fitOptions: { engine, ...(args.includes('--newton') ? { newton: true } : {}) },
       // Each fold announces itself first (`cv <model>: fold f/k`): CPU time between announcements.
       onProgress: (msg) => {
         if (/: fold \d+\/\d+$/.test(msg)) marks.push(cpu());

@@ -38,8 +38,10 @@ export interface FitOptions {
   optimizer?: OptimizerName;
   /**
    * Under 'lbfgs', fleet fits (not fixItems) of a family with a full Newton model (ModelFamily.newton;
-   * today 3PL) run damped Newton on it instead (fit/newton.ts; the same objective, tens of iterations
-   * instead of hundreds). false: L-BFGS for every family. Default true.
+   * today 3PL) run damped Newton on it instead (fit/newton.ts): tens of iterations instead of
+   * hundreds, to the SE-distance stop. Default false: on 3PL it reaches lower training optima than
+   * L-BFGS (3PL has several local minima), which on NAEP's CV gave slightly worse held-out
+   * log-loss and Brier (packages/core/BENCHMARKS.md), so it is not the default.
    */
   newton?: boolean;
   /** Adam steps (default 2500) and learning rate (default 0.05). */
@@ -175,7 +177,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   let res: OptimizeResult;
   if (optimizer === 'adam') {
     res = minimizeAdam(objective, x0, { ...common, steps: options.steps ?? 2500, lr: options.lr ?? 0.05 });
-  } else if (family.newton && !options.fixItems && options.newton !== false) {
+  } else if (family.newton && !options.fixItems && options.newton === true) {
     const model = family.newton(fitBank, layout, priors, {
       standardize: identification === 'standardize',
       thetaPrecision: identification === 'prior' ? 1 / (thetaSd * thetaSd) : 0,

@@ -36,10 +36,11 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
       const y = correctness(bank);
       return (x, free, opts) => binaryCurvature(bank, L, x, free, priors, y, opts);
     },
-    // Damped Newton on the arrowhead Hessian (newton.ts) for 3PL only, by measurement on the CV
-    // folds of the simulated 189 x 2,000 fleet (core/BENCHMARKS.md): 3PL ends lower in fewer CPU
-    // seconds; 1PL/2PL's L-BFGS already takes 20-40 cheap iterations, which Newton's Schur
-    // complement (about 4 passes) does not beat; 4PL's damping stalls on its indefinite blocks.
+    // Damped Newton on the arrowhead Hessian (newton.ts; fit's `newton: true`) for 3PL only, by
+    // measurement on the CV folds of the simulated 189 x 2,000 fleet (core/BENCHMARKS.md): 3PL ends
+    // lower in fewer CPU seconds; 1PL/2PL's L-BFGS already takes 13-36 cheap iterations, which
+    // Newton's Schur complement (about 4-6 passes) does not beat; 4PL's damping stalls on its
+    // indefinite blocks.
     ...(pl === 3 ? { newton: (bank, layout, priors, options) => binaryNewton(bank, asBinary(layout), correctness(bank), priors, options) } : {}),
     predictor: (bank, layout, x, wrongShares) => binaryPredictor(bank, asBinary(layout), x, wrongShares),
     difficulties: (bank, layout, x) => {

@@ -37,12 +37,13 @@ describe('binary Newton model', () => {
     });
   }
 
-  it('3pl: fit runs damped Newton by default, to a stationary point L-BFGS started there does not leave', () => {
-    const nt = fit(bank, { model: '3pl', standardErrors: false });
+  it('3pl: fit with newton runs damped Newton, to a stationary point L-BFGS started there does not leave', () => {
+    const nt = fit(bank, { model: '3pl', standardErrors: false, newton: true });
     expect(nt.converged).toBe(true);
     expect(nt.reason).toBe('distance');
     expect(nt.iterations).toBeLessThan(60);
-    const lb = fit(bank, { model: '3pl', standardErrors: false, newton: false });
+    // The default is L-BFGS (several times the iterations).
+    const lb = fit(bank, { model: '3pl', standardErrors: false });
     expect(lb.iterations).toBeGreaterThan(nt.iterations);
     // L-BFGS from the Newton optimum, run to a tight stop: the loss and the thetas do not move.
     const polish = fit(bank, { model: '3pl', standardErrors: false, newton: false, init: nt.x, distanceTolerance: 1e-5, maxIterations: 3000 });
