@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../test/launchChromium.mjs';
 import { simulateFleet, toBundle } from '@llm-nrm/core';
 import { llmParameterErrors } from '@llm-nrm/analysis';
 import { buildSite, serveSite } from '@llm-nrm/leaderboard/build';
@@ -97,22 +97,8 @@ try {
   const pages = {};
   if (!skipPages) {
     const server = await serveSite(join(dir, 'site'));
-    const profile = mkdtempSync(join(tmpdir(), 'llm-nrm-chromium-'));
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
-    });
+    const launched = await launchChromium();
+    const browser = launched.browser;
     const firstItem = bundle.items[0].id;
     const routes = { leaderboard: '#/', model: '#/model/94', item: `#/item/0/0/${encodeURIComponent(firstItem)}`, benchmark: '#/benchmark/all' };
     for (const [name, hash] of Object.entries(routes)) {
@@ -127,8 +113,7 @@ try {
       pages[name] = { medianMs: Math.round(median(times)), runsMs: times.map(Math.round) };
       say(`${name}: interactive at ${pages[name].medianMs} ms (median of ${runs}: ${pages[name].runsMs.join(', ')})`);
     }
-    await browser.close();
-    rmSync(profile, { recursive: true, force: true });
+    await launched.close();
     await server.close();
   }
   const out = {

@@ -1,45 +1,8 @@
-// Headless Debian Chromium driven by playwright-core (never a downloaded browser), one fresh
-// profile per launch, and a page wrapper that records every console error, page error, CSP
+// The Chromium launch (launchChromium.mjs, shared with bench/scale.mjs) and a page wrapper that records every console error, page error, CSP
 // violation, dialog and request that leaves the served origin.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
-
-export interface Launched {
-  /** The browser's one context, on a fresh profile (playwright-core takes it as launchPersistentContext's userDataDir). */
-  browser: BrowserContext;
-  close(): Promise<void>;
-}
-
-export async function launchChromium(): Promise<Launched> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (.ci/run does it)`);
-  const profile = mkdtempSync(join(tmpdir(), 'llm-nrm-chromium-'));
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
-  return {
-    browser,
-    close: async () => {
-      await browser.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
+export { CHROMIUM, launchChromium, type Launched } from './launchChromium.mjs';
 
 export interface WatchedPage {
   page: Page;
