@@ -2,7 +2,7 @@ import type { ResponseBank } from '../../bank.js';
 import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../curvature.js';
 import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
 import { Blocks } from '../../internal/blocks.js';
-import { itemCorrection } from './itemCorrection.js';
+import { itemCorrection, llmNrmItemCorrections } from './itemCorrection.js';
 import { llmParamIndices, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
 import { LlmNrmError } from '../../errors.js';
@@ -80,8 +80,12 @@ export function llmNrmCurvature(
   // as (1 - G) s (a_l theta + c_l)), E_r = Q cov_p(J_r, h) and t = db_i/d(a_i, c_i) (the gate).
   const llmItem: Float64Array[] = [];
   const sumK = L.sumK;
-  const Wb = itemInverse ? new Float64Array(P * sumK) : null;
-  const Eb = itemInverse ? new Float64Array(P * I) : null;
+  // One cell per (LLM, item) pair (no rotations): the corrections come from their own pass in
+  // O(K^2) per cell (llmNrmItemCorrections); otherwise B is accumulated over the pair's cells first
+  // (itemCorrection, O(K^3) per pair).
+  const perCell = itemInverse !== undefined && nC === I && new Set(colItem).size === I && positionsArePermutations(bank);
+  const Wb = itemInverse && !perCell ? new Float64Array(P * sumK) : null;
+  const Eb = itemInverse && !perCell ? new Float64Array(P * I) : null;
   const seen = itemInverse ? new Int32Array(I).fill(-1) : null;
   const items: number[] = [];
   const tItem: Float64Array[] = [];
@@ -101,6 +105,13 @@ export function llmNrmCurvature(
       }
       tItem.push(t);
     }
+  }
+  const corrections = perCell ? llmNrmItemCorrections(bank, L, x, { b, tItem, itemInverse: itemInverse!, itemZ }) : null;
+  if (corrections !== null) {
+    llmItem.push(...corrections.llmItem);
+    if (corrections.llmItemGlobals) llmItemGlobals.push(...corrections.llmItemGlobals);
+    // The standard errors' second pass: only the item corrections, not the blocks again.
+    if (opts.correctionOnly === true) return { blocks, llm: [], llmItem, ...(itemZ ? { llmItemGlobals } : {}) };
   }
   for (let j = 0; j < J; j++) {
     HL.fill(0);
@@ -362,6 +373,25 @@ export function llmNrmCurvature(
   if (cross) out.itemGN = itemGN;
   if (itemInverse) out.llmItem = llmItem;
   return out;
+}
+
+/** True when every column shows its K options at displayed positions 0..K-1 (each once). */
+function positionsArePermutations(bank: ResponseBank): boolean {
+  const { colPosition, colOffsets } = bank;
+  if (colPosition === null) return true;
+  const nC = colOffsets.length - 1;
+  for (let c = 0; c < nC; c++) {
+    const co = colOffsets[c]!;
+    const K = colOffsets[c + 1]! - co;
+    let mask = 0;
+    for (let k = 0; k < K; k++) {
+      const ps = colPosition[co + k]!;
+      if (ps >= K) return false;
+      mask |= 1 << ps;
+    }
+    if (mask !== (1 << K) - 1) return false;
+  }
+  return true;
 }
 
 /** The cell sums of the item blocks (see llmNrmCurvature). */
