@@ -5,6 +5,8 @@
 // ('quasi') SEs' coverage and, for comparison, that of the Fisher SEs (one multinomial draw per cell).
 // --budget also fits each fleet's noise-free twin (same seed and truth, noise 0) and splits the error:
 // noise (fit - twin) against the SE's dispersion part, bias (twin - truth) against its prior part.
+// "degenerate gate" counts the fleets whose fit ended in the family's degenerate basin (LLM-NRM: the
+// gate shut, w0 < -8, the condition of `family.restart`), and gives the coverage of the other fleets.
 //   node bench/coverage.js [--models 100] [--reps 10] [--items 6,20,41,200] [--hard 0] [--noise 0.3] [--seed0 0] [--budget]
 import * as core from '@llm-nrm/core';
 
@@ -33,7 +35,7 @@ console.log(
   `coverage of theta +- 1.96 SE: ${models} LLMs, ${reps} fleets per size (seeds 1000 x items + ${seed0}..), model ${model}, hard ${hard}, noise ${noise}`,
 );
 console.log(
-  'items  intervals  coverage  (binomial 95% band)  per-fleet range  median SE  RMSE   Fisher: coverage  median SE  median phi  prior share  infinite  s/fit',
+  'items  intervals  coverage  (binomial 95% band)  per-fleet range  median SE  RMSE   Fisher: coverage  median SE  median phi  prior share  infinite  s/fit  degenerate gate: fleets, coverage of the others',
 );
 for (const items of sizes) {
   let hit = 0;
@@ -49,6 +51,9 @@ for (const items of sizes) {
   const zBias = [];
   let sq = 0;
   let secs = 0;
+  let degenerate = 0;
+  let hitSane = 0;
+  let nSane = 0;
   for (let r = 0; r < reps; r++) {
     const f = core.simulateFleet({ models, items, seed: 1000 * items + seed0 + r, hard, noise });
     const t0 = performance.now();
@@ -96,6 +101,11 @@ for (const items of sizes) {
       if (Math.abs(d) <= 1.96 * seF) hitF++;
     }
     perFleet.push(fleetHit / models);
+    if (res.family.restart(res.layout, res.x, core.freeMask(res.layout)) !== null) degenerate++;
+    else {
+      hitSane += fleetHit;
+      nSane += models;
+    }
   }
   const p = hit / n;
   const band = 1.96 * Math.sqrt((0.95 * 0.05) / n);
@@ -103,7 +113,8 @@ for (const items of sizes) {
   console.log(
     `${String(items).padStart(5)}  ${String(n).padStart(9)}  ${pct(p).padStart(8)}  (${(100 * (0.95 - band)).toFixed(1)}-${(100 * (0.95 + band)).toFixed(1)}%)` +
       `  ${pct(Math.min(...perFleet))}-${pct(Math.max(...perFleet))}  ${median(ses).toFixed(3).padStart(9)}  ${Math.sqrt(sq / n).toFixed(3)}` +
-      `  ${pct(hitF / n).padStart(16)}  ${median(sesF).toFixed(3).padStart(9)}  ${median(phis).toFixed(4).padStart(10)}  ${median(shares).toFixed(2).padStart(11)}  ${String(inf).padStart(8)}  ${(secs / reps).toFixed(2)}`,
+      `  ${pct(hitF / n).padStart(16)}  ${median(sesF).toFixed(3).padStart(9)}  ${median(phis).toFixed(4).padStart(10)}  ${median(shares).toFixed(2).padStart(11)}  ${String(inf).padStart(8)}  ${(secs / reps).toFixed(2)}` +
+      `  ${String(degenerate).padStart(5)}, ${nSane > 0 ? pct(hitSane / nSane) : '-'}`,
   );
   if (budget) {
     const within = (z) => pct(z.filter((v) => v <= 1.96).length / z.length);

@@ -2,18 +2,28 @@
 // The default stop (Newton decrement below 0.01 SE) against a reference fit run to relative
 // tolerance 1e-13: passes, seconds, and the largest gap of every theta and every a_ik in units of
 // its own SE (theta: the fit's profiled SE; a_ik: sqrt of the item block's inverse GN diagonal).
-//   node bench/stopping.js [--models 189] [--items 2000] [--seed 1] [--distance 0.01]
+//   node bench/core/stopping.js [--models 189] [--items 2000] [--seed 1] [--distance 0.01] [--engine ts|wasm] [--threads 1]
+// --engine wasm: the default fit on the WebAssembly kernel (what `llm-nrm fit` runs on large
+// banks, f32 loss, curvature on the kernel); the reference is always core's f64 TypeScript kernel.
 import * as core from '@llm-nrm/core';
+import { wasmEngine } from '@llm-nrm/engine-wasm';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => Number(args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
 const J = opt('models', 189);
 const I = opt('items', 2000);
 const seed = opt('seed', 1);
+const engineName = args.includes('--engine') ? args[args.indexOf('--engine') + 1] : 'ts';
 const f = core.simulateFleet({ models: J, items: I, seed });
+const w = engineName === 'wasm' ? wasmEngine({ threads: opt('threads', 1) }) : null;
+const engine = w === null ? 'ts' : { name: 'wasm', objective: (b, fam, p) => w.objective(b, fam.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
 let t = performance.now();
-const def = core.fit(f.bank, { distanceTolerance: opt('distance', 0.01) });
+const cpu0 = process.cpuUsage();
+const def = core.fit(f.bank, { distanceTolerance: opt('distance', 0.01), engine, standardErrors: false });
+const cpu1 = process.cpuUsage(cpu0);
 const defSec = (performance.now() - t) / 1000;
+// The SEs at the default fit's point (core's TypeScript curvature whatever the engine).
+Object.assign(def, { se: core.fit(f.bank, { init: def.x, maxIterations: 0, distanceTolerance: 0 }).se });
 t = performance.now();
 const se0 = performance.now();
 core.thetaStandardErrors(def.family, def.bank, def.layout, def.x, core.modelObjective(f.bank, 'llm-nrm').objective.free, {}, 0, { profileItems: true });
@@ -65,9 +75,15 @@ for (let i = 0; i < I; i++) {
     worstA = Math.max(worstA, Math.abs(def.x[L.a + io + k] - md - (ref.x[L.a + io + k] - mr)) / se);
   }
 }
-console.log(`${J} x ${I}, seed ${seed}`);
+// Both losses by the f64 kernel (the wasm kernel's own loss is f32-rounded).
+const f64 = core.modelObjective(f.bank, 'llm-nrm').objective;
+const gbuf = new Float64Array(L.size);
+const lossGap = f64.lossAndGrad(def.x, gbuf) - f64.lossAndGrad(ref.x, gbuf);
+console.log(`${J} x ${I}, seed ${seed}, engine ${engineName}`);
 console.log(
-  `default:   loss ${def.loss.toFixed(2)}, ${def.iterations} iterations, ${def.passes} passes, ${defSec.toFixed(1)} s (SEs ${seSec.toFixed(1)} s of it), stop ${def.reason}, distance ${def.distance.toPrecision(2)} SE`,
+  `default:   loss ${def.loss.toFixed(2)}, ${def.iterations} iterations, ${def.passes} passes, ${defSec.toFixed(1)} s (CPU ${((cpu1.user + cpu1.system) / 1e6).toFixed(1)} s; SEs after it ${seSec.toFixed(1)} s), stop ${def.reason}, distance ${def.distance.toPrecision(2)} SE`,
 );
+console.log(`f64 loss above the reference: ${lossGap.toPrecision(3)} nats`);
 console.log(`reference: loss ${ref.loss.toFixed(2)}, ${ref.iterations} iterations, ${ref.passes} passes, ${refSec.toFixed(1)} s, stop ${ref.reason}`);
 console.log(`largest |theta - theta_ref| / SE: ${worstTheta.toFixed(4)}; largest |a - a_ref| / SE(a): ${worstA.toFixed(4)}`);
+w?.dispose();

@@ -1,4 +1,4 @@
-import { argmaxAt, fit as coreFit, predictor, wrongOptionShares, type FitOptions, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { argmaxAt, fit as coreFit, familyOfLayout, predictor, wrongOptionShares, type FitOptions, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { cellFolds, foldMask } from './cellFolds.js';
 import { fitOnMask } from './internal/fitting.js';
 import { P_FLOOR, meanSd } from './internal/stats.js';
@@ -97,7 +97,7 @@ export function crossValidateFold(bank: ResponseBank, folds: Uint8Array, task: C
   // rule: 1e-7 takes about half the passes (fitOptions.tolerance overrides).
   const res = fitOnMask(bank, train, spec, { tolerance: 1e-7, ...options.fitOptions }, fitFn, say, `cv ${spec.name}: fold ${f + 1}, `);
   const fitSeconds = (Date.now() - t1) / 1000;
-  const shares = res.layout.kind === 'binary' ? wrongOptionShares(bank, train) : undefined;
+  const shares = familyOfLayout(res.layout).optionLevel ? undefined : wrongOptionShares(bank, train);
   const pred = predictor(bank, res.layout, res.x, shares);
   let n = 0;
   let oAcc = 0;

@@ -1,4 +1,4 @@
-import type { Layout, ResponseBank } from '@llm-nrm/core';
+import { familyOfLayout, type Layout, type ResponseBank } from '@llm-nrm/core';
 
 /**
  * Informative distractors (paper.md, "Information"): per item, the incorrect options that are the
@@ -9,25 +9,27 @@ import type { Layout, ResponseBank } from '@llm-nrm/core';
 export function informativeDistractors(bank: ResponseBank, layout: Layout, x: Float64Array, options: { grid?: ArrayLike<number> } = {}): number[][] {
   const grid = options.grid ?? Float64Array.from({ length: 161 }, (_, t) => -4 + 0.05 * t);
   const out: number[][] = [];
+  const logits = familyOfLayout(layout).itemLogits;
+  const v = new Float64Array(bank.kMax);
   for (let i = 0; i < bank.items.length; i++) {
     const found: number[] = [];
-    if (layout.kind === 'llm-nrm') {
+    if (logits !== null) {
       const io = bank.itemOffsets[i]!;
       const K = bank.itemOffsets[i + 1]! - io;
       const g = bank.key[i]!;
       const seen = new Uint8Array(K);
       for (let t = 0; t < grid.length; t++) {
         const th = grid[t]!;
+        logits(bank, layout, x, i, th, v);
         let best = -1;
         let bv = -Infinity;
         let tie = false;
         for (let k = 0; k < K; k++) {
-          const v = x[layout.a + io + k]! * th + x[layout.c + io + k]!;
-          if (v > bv) {
-            bv = v;
+          if (v[k]! > bv) {
+            bv = v[k]!;
             best = k;
             tie = false;
-          } else if (v === bv) tie = true;
+          } else if (v[k] === bv) tie = true;
         }
         // "single most likely": exact ties do not count.
         if (!tie && best !== g) seen[best] = 1;

@@ -1,4 +1,4 @@
-import { LlmNrmError, sigmoid, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { LlmNrmError, familyOfLayout, type Layout, type ResponseBank } from '@llm-nrm/core';
 import { gaussHermite } from './gaussHermite.js';
 import { informationSplit } from './informationSplit.js';
 
@@ -62,7 +62,11 @@ export function itemInformation(bank: ResponseBank, layout: Layout, x: Float64Ar
   const binary = new Float64Array(I);
   const wrong = new Float64Array(I);
   const v = new Float64Array(bank.kMax);
+  const dv = new Float64Array(bank.kMax);
   const out = new Float64Array(3);
+  // The family's own item curve: option-level logits (split by informationSplit), else P(correct).
+  const family = familyOfLayout(layout);
+  const logits = family.itemLogits;
   for (let i = 0; i < I; i++) {
     const io = bank.itemOffsets[i]!;
     const K = bank.itemOffsets[i + 1]! - io;
@@ -70,14 +74,14 @@ export function itemInformation(bank: ResponseBank, layout: Layout, x: Float64Ar
     for (let t = 0; t < abilities.length; t++) {
       const th = abilities[t]!;
       const w = weights[t]!;
-      if (layout.kind === 'llm-nrm') {
-        for (let k = 0; k < K; k++) v[k] = x[layout.a + io + k]! * th + x[layout.c + io + k]!;
-        informationSplit(v, x, K, g, out, 0, layout.a + io);
+      if (logits !== null) {
+        logits(bank, layout, x, i, th, v, dv);
+        informationSplit(v, dv, K, g, out);
         total[i]! += w * out[0]!;
         binary[i]! += w * out[1]!;
         wrong[i]! += w * out[2]!;
       } else {
-        const info = binaryInformation(layout, x, i, th);
+        const info = binaryInformation(layout, x, i, th, out);
         total[i]! += w * info;
         binary[i]! += w * info;
       }
@@ -86,16 +90,15 @@ export function itemInformation(bank: ResponseBank, layout: Layout, x: Float64Ar
   return { total, binary, wrong, abilities, weights };
 }
 
-/** Fisher information of a binary (1PL-4PL) item at theta: (dP/dtheta)^2 / (P (1 - P)). */
-export function binaryInformation(layout: Layout & { kind: 'binary' }, x: Float64Array, i: number, theta: number): number {
-  const a = layout.pl >= 2 ? x[layout.slope + i]! : 1;
-  const sg = sigmoid(a * theta + x[layout.intercept + i]!);
-  const lo = layout.pl >= 3 ? sigmoid(x[layout.guess + i]!) : 0;
-  const hi = layout.pl >= 4 ? 1 - sigmoid(x[layout.slip + i]!) : 1;
-  // 1 - P = (1 - hi) + (hi - lo)(1 - sg) formed without cancellation.
-  const P = lo + (hi - lo) * sg;
-  const Q = 1 - hi + (hi - lo) * (1 - sg);
-  const dP = (hi - lo) * a * sg * (1 - sg);
+/**
+ * Fisher information of a binary (1PL-4PL) item at theta: (dP/dtheta)^2 / (P (1 - P)), from the
+ * family's key curve. `tmp`: scratch of length 3 (allocated when not given).
+ */
+export function binaryInformation(layout: Layout, x: Float64Array, i: number, theta: number, tmp: Float64Array = new Float64Array(3)): number {
+  const curve = familyOfLayout(layout).keyCurve;
+  if (curve === null) throw new LlmNrmError('INVALID_OPTION', `binaryInformation needs a binary layout, got ${layout.kind}`);
+  curve(layout, x, i, theta, tmp);
+  const dP = tmp[2]!;
   if (dP === 0) return 0;
-  return (dP * dP) / (P * Q);
+  return (dP * dP) / (tmp[0]! * tmp[1]!);
 }

@@ -1,4 +1,4 @@
-import type { Layout, ResponseBank } from '@llm-nrm/core';
+import { optionLevelLayout, type Layout, type ResponseBank } from '@llm-nrm/core';
 import { gaussHermite } from './gaussHermite.js';
 
 export type ItemFlag = 'possible-wrong-key' | 'falling-key' | 'low-discrimination' | 'dominant-distractor';
@@ -35,7 +35,7 @@ export interface ItemQuality {
  * Binary layouts yield no flags (returns []).
  */
 export function itemQuality(bank: ResponseBank, layout: Layout, x: Float64Array, options: ItemQualityOptions = {}): ItemQuality[] {
-  if (layout.kind !== 'llm-nrm') return [];
+  if (!optionLevelLayout(layout)) return [];
   const high = options.highTheta ?? 2;
   const minSpread = options.minSpread ?? 0.25;
   const domMass = options.dominantMass ?? 0.5;

@@ -1,4 +1,4 @@
-import { LlmNrmError, argmaxAt, predictor, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { LlmNrmError, MODEL_NAMES, argmaxAt, getFamily, predictor, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { llmFolds } from './cellFolds.js';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn } from './internal/fitting.js';
 import { mapTheta } from './internal/mapTheta.js';
@@ -64,7 +64,9 @@ export function llmCrossValidate(bank: ResponseBank, options: LlmCrossValidateOp
   const k = options.folds ?? 5;
   const seed = options.seed ?? 1;
   const spec: ModelSpec = typeof options.model === 'object' ? options.model : { name: options.model ?? 'llm-nrm', model: options.model ?? 'llm-nrm' };
-  if (spec.model !== 'llm-nrm' && spec.model !== 'nrm') {
+  // Option-level and fitted on the soft responses as read (llm-nrm, nrm; not nrm-hard, not binary).
+  const family = MODEL_NAMES.includes(spec.model) ? getFamily(spec.model, spec.parts) : null;
+  if (family === null || !family.optionLevel || family.hardened) {
     throw new LlmNrmError('INVALID_OPTION', `ability from errors needs an option-level model (llm-nrm or nrm), got ${JSON.stringify(spec.model)}`);
   }
   const say = options.onProgress ?? (() => {});

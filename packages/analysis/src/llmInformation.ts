@@ -31,15 +31,17 @@ export function llmInformation(bank: ResponseBank, layout: Layout, x: Float64Arr
   const binary = new Float64Array(nC);
   const wrong = new Float64Array(nC);
   const th = options.theta ?? x[layout.theta + j]!;
-  if (layout.kind === 'binary') {
+  // Option-level families give logits (and their slopes); the binary ones only P(correct).
+  const logits = (options.predictor ?? predictor(bank, layout, x, undefined, options.difficulties)).logits;
+  if (logits === null) {
+    const tmp = new Float64Array(3);
     for (let col = 0; col < nC; col++) {
-      const info = binaryInformation(layout, x, bank.colItem[col]!, th);
+      const info = binaryInformation(layout, x, bank.colItem[col]!, th, tmp);
       total[col] = info;
       binary[col] = info;
     }
     return { total, binary, wrong };
   }
-  const logits = (options.predictor ?? predictor(bank, layout, x, undefined, options.difficulties)).logits!;
   const v = new Float64Array(bank.kMax);
   const d = new Float64Array(bank.kMax);
   const out = new Float64Array(3);

@@ -1,4 +1,15 @@
-import { DEFAULT_PRIORS, freeMask, itemDifficulties, llmParamIndices, sigmoid, softplus, type Layout, type Priors, type ResponseBank } from '@llm-nrm/core';
+import {
+  DEFAULT_PRIORS,
+  freeMask,
+  itemDifficulties,
+  llmParamIndices,
+  optionLevelLayout,
+  sigmoid,
+  softplus,
+  type Layout,
+  type Priors,
+  type ResponseBank,
+} from '@llm-nrm/core';
 import { llmInformation } from './llmInformation.js';
 
 /** Standard errors of one LLM's parameters, items held fixed (NaN where a part is off). */
@@ -69,7 +80,7 @@ export function llmParameterErrors(
 ): LlmParameterErrors[] {
   const J = layout.nModels;
   const list = options.rows ?? Array.from({ length: J }, (_, j) => j);
-  if (layout.kind !== 'llm-nrm') {
+  if (!optionLevelLayout(layout)) {
     // Binary families: theta only, I = sum (dP/dtheta)^2 / (P (1 - P)) (analysis' llmInformation).
     return list.map((j) => {
       const info = llmInformation(bank, layout, x, j).total;
@@ -232,6 +243,6 @@ function blockErrors(layout: Layout, j: number, idx: number[], H: Float64Array, 
   };
   const thetaVar = cov(layout.theta + j, layout.theta + j);
   const theta = thetaVar > 0 ? Math.sqrt(thetaVar) : NaN;
-  if (layout.kind !== 'llm-nrm') return { theta, positionBias: new Float64Array(0), fallback: new Float64Array(0) };
+  if (!optionLevelLayout(layout)) return { theta, positionBias: new Float64Array(0), fallback: new Float64Array(0) };
   return { theta, positionBias: centredSe(layout.delta + j * layout.kMax, layout.kMax), fallback: centredSe(layout.rho + j * layout.kMax, layout.kMax) };
 }

@@ -1,4 +1,4 @@
-import { LlmNrmError, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { LlmNrmError, familyOfLayout, type Layout, type ResponseBank } from '@llm-nrm/core';
 import { informationSplit } from './informationSplit.js';
 import { binaryInformation } from './itemInformation.js';
 
@@ -37,17 +37,19 @@ function informationMatrix(bank: ResponseBank, layout: Layout, x: Float64Array, 
   const M = abilities.length;
   const out = new Float64Array(I * M);
   const v = new Float64Array(bank.kMax);
+  const dv = new Float64Array(bank.kMax);
   const tmp = new Float64Array(3);
+  const logits = familyOfLayout(layout).itemLogits;
   for (let i = 0; i < I; i++) {
     const io = bank.itemOffsets[i]!;
     const K = bank.itemOffsets[i + 1]! - io;
     for (let t = 0; t < M; t++) {
       const th = abilities[t]!;
-      if (layout.kind === 'llm-nrm') {
-        for (let k = 0; k < K; k++) v[k] = x[layout.a + io + k]! * th + x[layout.c + io + k]!;
-        informationSplit(v, x, K, bank.key[i]!, tmp, 0, layout.a + io);
+      if (logits !== null) {
+        logits(bank, layout, x, i, th, v, dv);
+        informationSplit(v, dv, K, bank.key[i]!, tmp);
         out[i * M + t] = tmp[0]!;
-      } else out[i * M + t] = binaryInformation(layout, x, i, th);
+      } else out[i * M + t] = binaryInformation(layout, x, i, th, tmp);
     }
   }
   return out;

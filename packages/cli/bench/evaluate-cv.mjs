@@ -1,6 +1,6 @@
 // Speed benchmark (not a test) of `llm-nrm evaluate --cv 5` with all seven models, per model and
 // per fold, on the built dist. Usage (build first: npm run build):
-//   node packages/cli/bench/evaluate-cv.mjs [--file f.jsonl] [--runs 3] [--models llm-nrm,...] [--root DIR] [--wall N]
+//   node packages/cli/bench/evaluate-cv.mjs [--file f.jsonl] [--runs 3] [--models llm-nrm,...] [--root DIR] [--wall N] [--newton] [--digits 4]
 // --file: a tidy responses file (default: `llm-nrm simulate -o /tmp/llm-nrm-cv-bench.jsonl --seed 7`,
 //   189 x 2,000, written when missing). --root: a checkout whose built dist to time (e.g. another
 //   worktree, for before/after); default this one.
@@ -13,6 +13,8 @@
 // - with --wall N (this checkout only): N timed runs of the real command `evaluate --cv 5 --json`
 //   (2 worker threads), wall clock, and a check that its table equals the one-thread table;
 // - the held-out metrics (they must not change with speed work).
+// --digits: decimals of the held-out table (default 4).
+// --newton: fit's `newton: true` (3PL by damped Newton on its full Hessian; default L-BFGS for all).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -67,7 +69,7 @@ for (let r = 0; r < runs; r++) {
       models: [m],
       folds: 5,
       seed: 1,
-      fitOptions: { engine },
+      fitOptions: { engine, ...(args.includes('--newton') ? { newton: true } : {}) },
       // Each fold announces itself first (`cv <model>: fold f/k`): CPU time between announcements.
       onProgress: (msg) => {
         if (/: fold \d+\/\d+$/.test(msg)) marks.push(cpu());
@@ -113,7 +115,7 @@ console.log('\nmodel\toption acc\toption log-loss\tcorrect acc\tcorrect log-loss
 for (const row of table) {
   console.log(
     [row.name, row.option.accuracy.mean, row.option.logLoss.mean, row.correctness.accuracy.mean, row.correctness.logLoss.mean, row.correctness.brier.mean]
-      .map((v) => (typeof v === 'number' ? v.toFixed(4) : v))
+      .map((v) => (typeof v === 'number' ? v.toFixed(Number(opt('digits', '4'))) : v))
       .join('\t'),
   );
 }

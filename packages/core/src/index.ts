@@ -53,7 +53,7 @@ export { llmNrmObjective } from './families/llmNrm/objective.js';
 export { binaryObjective } from './families/binary/objective.js';
 export { type BundleMapping, type CurvatureAt, type CurvatureOptions, type FleetNuisance, type LlmPrior, type ModelFamily } from './families/family.js';
 export { llmNrmCurvatureFromSums, type LlmNrmCurvatureSums } from './families/llmNrm/curvature.js';
-export { getFamily } from './families/registry.js';
+export { familyOfLayout, getFamily, optionLevelLayout } from './families/registry.js';
 export { getEngine, registerEngine, tsEngine, type CurvatureBuilder, type Engine } from './engine.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';
 export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './fit/optimizer.js';

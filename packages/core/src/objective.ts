@@ -37,6 +37,11 @@ export interface Objective {
   readonly free: Uint8Array;
   /** The engine that computes it, where an engine delegates to another (recorded in the bundle). */
   readonly engine?: string;
+  /**
+   * Relative rounding noise of the loss where it is large enough to matter to an optimizer (an f32
+   * kernel's: about 1e-8); absent for f64 kernels. L-BFGS then judges the smallest steps by the gradient.
+   */
+  readonly lossNoise?: number;
   lossAndGrad(x: Float64Array, g: Float64Array, scope?: EvalScope): number;
 }
 

@@ -6,6 +6,7 @@ import {
   correctness,
   freeMask,
   getFamily,
+  optionLevelLayout,
   type BinaryLayout,
   type EvalScope,
   type Layout,
@@ -430,9 +431,8 @@ export function tfjsFamilyObjective(
  * correctness of `bank` (as core's binary family does).
  */
 export function tfjsObjective(bank: ResponseBank, layout: Layout, priors: Priors | undefined, tf: Tf, options: TfjsObjectiveOptions = {}): TfjsObjective {
-  return layout.kind === 'llm-nrm'
-    ? tfjsLlmNrmObjective(bank, layout, priors, tf, options)
-    : tfjsBinaryObjective(bank, layout, correctness(bank), priors, tf, options);
+  if (optionLevelLayout(layout)) return tfjsLlmNrmObjective(bank, layout, priors, tf, options);
+  return tfjsBinaryObjective(bank, layout, correctness(bank), priors, tf, options);
 }
 
 export interface CreateTfjsObjectiveOptions extends TfjsObjectiveOptions {

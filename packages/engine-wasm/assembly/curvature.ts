@@ -52,6 +52,8 @@ const CV_ITEMS_PER_BLOCK: i32 = 54;
 /** f64 per row: theta, s, ds/dsbar, 0. */
 const CV_ROW: i32 = 55;
 const CV_SCRATCH: i32 = 56;
+/** i32: the rows pass reads every stride-th column of a row (1: all), its sums scaled by stride. */
+const CV_ROW_STRIDE: i32 = 39;
 /** Layout offsets (i32): theta, sbar, a, c, delta, rho, w0, kbar. */
 const L_A: i32 = 58;
 const L_C: i32 = 59;
@@ -185,6 +187,10 @@ export function curvRows(h: usize, blk: i32): void {
   let hg0: f64 = 0;
   let hg1: f64 = 0;
   let hg01: f64 = 0;
+  // A row's block is a sum over thousands of cells (31,554 at paper scale), far more than its
+  // 2 + 2 kMax parameters need for a preconditioner: every stride-th column (a fixed, per-row
+  // offset subset), the sums scaled by stride. The items pass keeps every cell (189 per item).
+  const stride = max(1, hi(h, CV_ROW_STRIDE));
   for (let j = r0; j < r1; j++) {
     const HL = hp(h, CV_HL) + <usize>j * <usize>(P * P) * 8;
     memory.fill(HL, 0, <usize>(P * P) << 3);
@@ -195,7 +201,7 @@ export function curvRows(h: usize, blk: i32): void {
     const mask = maskB + <usize>(j >> 2) * <usize>C;
     const bit = 1 << (j & 3);
     const xr = rhoB + (<usize>(j * kMax) << 3);
-    for (let col = 0; col < C; col++) {
+    for (let col = stride > 1 ? (j * 7) % stride : 0; col < C; col += stride) {
       if ((<i32>load<u8>(mask + <usize>col) & bit) == 0) continue;
       const i = load<i32>(colItem + (<usize>col << 2));
       const io = load<i32>(itemOffsets + (<usize>i << 2));
@@ -291,6 +297,18 @@ export function curvRows(h: usize, blk: i32): void {
         hg01 += Q * (gq01 - ug0 * ug1);
       }
     }
+    if (stride > 1) {
+      const sf = <f64>stride;
+      for (let t = 0; t < P * P; t++) {
+        const a = HL + (<usize>t << 3);
+        store<f64>(a, load<f64>(a) * sf);
+      }
+    }
+  }
+  if (stride > 1) {
+    hg0 *= <f64>stride;
+    hg1 *= <f64>stride;
+    hg01 *= <f64>stride;
   }
   const hg = hp(h, CV_HG) + (<usize>blk << 5);
   store<f64>(hg, hg0);

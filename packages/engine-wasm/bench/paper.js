@@ -24,12 +24,14 @@ log(`simulated ${J} x ${I} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
 const w = wasmEngine({ threads });
 const engine = { name: 'wasm', objective: (b, f, p) => w.objective(b, f.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
 t = performance.now();
+const cpu0 = process.cpuUsage();
 const r = core.fit(bank, {
   engine,
   standardErrors: se,
   onProgress: (p) => log(`  iteration ${p.iteration}, ${p.passes} passes, loss ${p.loss.toFixed(2)}, ${p.seconds.toFixed(0)} s`),
 });
 const total = (performance.now() - t) / 1000;
+const cpu = process.cpuUsage(cpu0);
 const rss = process.resourceUsage().maxRSS / 1024;
 console.log(
   JSON.stringify({
@@ -41,9 +43,11 @@ console.log(
     iterations: r.iterations,
     reason: r.reason,
     converged: r.converged,
+    distance: r.distance,
     optimizerSeconds: r.seconds,
     fitSeconds: total,
     seSeconds: total - r.seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     standardErrors: se,
     peakRssMiB: Math.round(rss),
   }),

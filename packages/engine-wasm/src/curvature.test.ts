@@ -169,3 +169,41 @@ describe('the engine seam: fit refreshes its preconditioner on the wasm curvatur
     expect(Math.abs(a.loss - b.loss) / Math.abs(b.loss)).toBeLessThan(1e-6);
   });
 });
+
+describe('wasm curvature: LLM blocks from a subset of each row (curvatureRowCells)', () => {
+  it('every 3rd column: item blocks unchanged to the bit, LLM blocks near the full sums, the same bits for 1 and 2 threads', () => {
+    // 300 columns, 100 cells a row: stride 3. The default (2,000) leaves this bank exact.
+    const { bank } = simulateFleet({ models: 12, items: 300, seed: 8, missing: 0.1 });
+    const layout = llmNrmLayout(bank, ALL_PARTS);
+    const free = freeMask(layout);
+    const x = randomPoint(layout, randomSource(31));
+    const full = wasmLlmNrmObjective(bank, layout, {}, { groupsPerBlock: 1 });
+    const sub = wasmLlmNrmObjective(bank, layout, {}, { groupsPerBlock: 1, curvatureRowCells: 100 });
+    const pool = wasmThreadPool(2);
+    const sub2 = wasmLlmNrmObjective(bank, layout, {}, { groupsPerBlock: 1, curvatureRowCells: 100, pool });
+    disposeLater.push(full, sub, sub2, pool);
+    const ts = getFamily('llm-nrm', layout.parts).curvature(bank, layout, {})(x, free);
+    const a = full.curvature(x, free);
+    expect(gap(ts, a)).toBeLessThanOrEqual(1e-9);
+    const b = sub.curvature(x, free);
+    const J = layout.nModels;
+    const I = layout.nItems;
+    for (let k = J; k < J + I; k++) expect(Array.from(b.blocks.chol[k]!)).toEqual(Array.from(a.blocks.chol[k]!));
+    // A third of the cells, scaled by 3: each LLM block within sampling error of the full sum
+    // (relative Frobenius gap; 100 cells of 4 to 10 options each).
+    let worst = 0;
+    for (let j = 0; j < J; j++) {
+      let d = 0;
+      let n = 0;
+      for (let t = 0; t < a.llm[j]!.length; t++) {
+        d += (a.llm[j]![t]! - b.llm[j]![t]!) ** 2;
+        n += a.llm[j]![t]! ** 2;
+      }
+      worst = Math.max(worst, Math.sqrt(d / n));
+      expect(Math.sqrt(d / n)).toBeGreaterThan(0);
+    }
+    expect(worst).toBeLessThan(0.25);
+    const c = sub2.curvature(x, free);
+    for (let k = 0; k < b.blocks.chol.length; k++) expect(Array.from(c.blocks.chol[k]!)).toEqual(Array.from(b.blocks.chol[k]!));
+  });
+});

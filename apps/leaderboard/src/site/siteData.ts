@@ -1,7 +1,7 @@
 // The site's data: a calibration bundle (and optionally the calibrated LLMs' responses and a
 // published tiny subset) turned into JSON shards the pages fetch lazily. Every number comes from
 // core's and analysis' public functions, so a change there flows into the site on the next build.
-import { bankFromRecords, bundleItems, bundleParameters, type CalibrationBundle, type ResponseBank, type ResponseRecord } from '@llm-nrm/core';
+import { bankFromRecords, bundleItems, bundleParameters, getFamily, type CalibrationBundle, type ResponseBank, type ResponseRecord } from '@llm-nrm/core';
 import { informativeDistractors, itemInformation, itemQuality, llmParameterErrors, rankIntervals, testInformation } from '@llm-nrm/analysis';
 import type { BenchmarkShard, ItemRow, ItemShard, LeaderboardRow, LeaderboardShard, Manifest, ModelShard, SeparatingItem } from './types.js';
 
@@ -171,7 +171,9 @@ export function siteData(input: SiteInput): SiteFiles {
   say(`model pages: ${J} LLMs`);
   // SEs of every LLM's bias and fallback from its own responses (Fisher information, one pass).
   const paramErrors = new Map<number, ReturnType<typeof llmParameterErrors>[number]>();
-  if (bank && rowOf && (bundle.model === 'llm-nrm' || bundle.model === 'nrm')) {
+  // Option-level families fitted on the responses as read (not nrm-hard's hardened ones, nor binary).
+  const family = getFamily(bundle.model, bundle.parts);
+  if (bank && rowOf && family.optionLevel && !family.hardened) {
     const { layout, x: bx } = bundleParameters(bundle, bank);
     const boardRows = Array.from(rowOf.keys()).filter((r) => rowOf![r]! >= 0);
     const errs = llmParameterErrors(bank, layout, bx, { rows: boardRows.map((r) => rowOf![r]!), ...(bundle.priors ? { priors: bundle.priors } : {}) });

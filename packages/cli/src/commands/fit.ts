@@ -8,6 +8,7 @@ import {
   checkDesign,
   describeItemVersions,
   fit,
+  getFamily,
   toBundle,
   type BundleLlm,
   type BundleWarning,
@@ -71,7 +72,7 @@ export function ranked(llms: BundleLlm[], warnings: readonly BundleWarning[] = [
 
 /** Leaderboard rows (rank, model, theta, se, sharpness, accuracy, cells); sharpness '-' when the model has none. */
 export function leaderboardRows(bundle: CalibrationBundle, llms: (BundleLlm & { rank: number | null })[]): (string | number)[][] {
-  const hasSharpness = bundle.model === 'llm-nrm' && bundle.parts.sharpness;
+  const hasSharpness = getFamily(bundle.model, bundle.parts).parts.sharpness;
   return llms.map((l) => [
     l.rank ?? '-',
     l.id,
@@ -268,7 +269,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       else printJson(summary);
       return;
     }
-    const name = bundle.model === 'llm-nrm' ? `LLM-NRM${ablationNote(bundle.parts)}` : bundle.model.toUpperCase();
+    const name = getFamily(bundle.model, bundle.parts).label;
     const unranked = board.filter((l) => l.rank === null).length;
     const text =
       `${name} leaderboard: ${board.length} LLMs on ${bundle.items.length} items` +
@@ -285,8 +286,3 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       info(argv.quiet, `warning: theta is not identified for ${unidentified.join(', ')} (its cells and the priors do not pin it; SE infinite)`);
   },
 };
-
-function ablationNote(parts: CalibrationBundle['parts']): string {
-  const off = (['sharpness', 'position', 'fallback'] as const).filter((p) => !parts[p]);
-  return off.length > 0 ? ` (without ${off.join(', ')})` : '';
-}

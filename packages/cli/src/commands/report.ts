@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError } from '@llm-nrm/core';
+import { LlmNrmError, familyOfLayout } from '@llm-nrm/core';
 import {
   informationSummary,
   informativeDistractors,
@@ -68,7 +68,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       ['rank', 'llm', 'theta', 'se', 'sharpness', 'accuracy'],
       llms.map((l, r) => [r + 1, l.id, l.theta, l.se ?? NaN, l.sharpness, l.accuracy ?? NaN]),
     );
-    if (layout.kind === 'llm-nrm') {
+    if (familyOfLayout(layout).optionLevel) {
       text += '\n' + infoTable('Item information over binary scoring, averaged over N(0,1)', prior);
       text += '\n' + infoTable('... and over the fitted abilities', fitted);
       text += `\nItems with an informative distractor: ${withInformative} / ${bank.items.length}\n`;

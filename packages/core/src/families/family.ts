@@ -1,5 +1,6 @@
 import type { ResponseBank } from '../bank.js';
 import type { BundleItem, BundleLlm, CalibrationBundle } from '../bundle.js';
+import type { NewtonModel } from '../fit/newton.js';
 import type { Blocks } from '../internal/blocks.js';
 import type { Layout } from '../layout.js';
 import type { Objective, Priors } from '../objective.js';
@@ -42,6 +43,11 @@ export interface CurvatureOptions {
   itemZ?: Float64Array[];
   /** Largest move of the global parameters in one preconditioner application (default: none). */
   globalStepCap?: number;
+  /**
+   * With itemInverse: only `llmItem` (and `llmItemGlobals`) are wanted (the standard errors' second
+   * pass); a family may then leave `blocks` empty and `llm` [].
+   */
+  correctionOnly?: boolean;
 }
 
 /** The fleet's typical nuisance parameters of an LLM (scoring's `fleetNuisance`), in layout scale. */
@@ -96,8 +102,28 @@ export interface ModelFamily extends BundleMapping {
   readonly name: ModelName;
   /** LLM-NRM processes switched on (all off for NRM and the binary models). */
   readonly parts: LlmNrmParts;
+  /** Display name: 'LLM-NRM' (its switched-off parts noted, e.g. 'LLM-NRM (without fallback)'), 'NRM', 'NRM-HARD', '1PL'..'4PL'. */
+  readonly label: string;
   /** True for the option-level softmax families (llm-nrm, nrm, nrm-hard). */
   readonly optionLevel: boolean;
+  /**
+   * True where `prepare` replaces the responses (nrm-hard: argmax-hardened): per-LLM quantities
+   * computed from the soft responses as read (bias and fallback SEs, ability from errors) do not
+   * belong to its fit.
+   */
+  readonly hardened: boolean;
+  /**
+   * Item i's own response curve at ability theta, without any LLM's nuisance (the item parameters
+   * alone; paper.md, "Information"): option-level families write the NRM logits
+   * v_k = a_ik theta + c_ik into v[0..K) and their theta slopes a_ik into dv (when given). null for
+   * the binary families (see keyCurve).
+   */
+  readonly itemLogits: ((bank: ResponseBank, layout: Layout, x: Float64Array, i: number, theta: number, v: Float64Array, dv?: Float64Array) => void) | null;
+  /**
+   * Binary families: item i's P(correct) at theta, 1 - P (formed without cancellation) and
+   * dP/dtheta into out[0..3). null for the option-level families (see itemLogits).
+   */
+  readonly keyCurve: ((layout: Layout, x: Float64Array, i: number, theta: number, out: Float64Array) => void) | null;
   /** Default identification of a fleet fit (3+ LLMs): 'standardize', or 'prior' (1PL pins its own scale). */
   readonly fleetIdentification: 'standardize' | 'prior';
   /** The bank the family is fitted on (nrm-hard: argmax-hardened; others: the bank itself). */
@@ -130,6 +156,12 @@ export interface ModelFamily extends BundleMapping {
   degenerate: ((bank: ResponseBank, layout: Layout, x: Float64Array) => boolean) | null;
   /** Indices of LLM j's own parameters (theta first). */
   llmIndices(layout: Layout, j: number): number[];
+  /**
+   * The family's full Newton model (fit/newton.ts), where its whole Hessian solves cheaply (1PL-4PL:
+   * an arrowhead over items and thetas); fit runs damped Newton on it for fleet fits. Absent: L-BFGS.
+   * standardize: theta is fit.ts's standardised t; thetaPrecision: the theta prior's (0 under it).
+   */
+  newton?(bank: ResponseBank, layout: Layout, priors: Priors, options: { standardize: boolean; thetaPrecision: number }): NewtonModel;
   /** The priors on LLM j's own parameters (absent: none besides theta's). */
   llmPrior?(layout: Layout, x: Float64Array, priors: Priors, j: number): LlmPrior;
 }

@@ -1,19 +1,22 @@
 import { LlmNrmError } from '../errors.js';
-import type { Layout } from '../layout.js';
+import type { Layout, LlmNrmLayout } from '../layout.js';
 import { MODEL_NAMES, type LlmNrmParts, type ModelName } from '../types.js';
 import { binaryFamily } from './binary/index.js';
 import type { ModelFamily } from './family.js';
 import { llmNrmFamily, nrmFamily, nrmHardFamily } from './llmNrm/index.js';
+
+/** The binary families, built once (they hold no state): callers may ask per item or cell. */
+const BINARY = ([1, 2, 3, 4] as const).map((pl) => binaryFamily(pl));
 
 /** Every model name `fit` understands and the family it names (LLM-NRM takes its parts). */
 const FAMILIES: Record<ModelName, (parts: Partial<LlmNrmParts>) => ModelFamily> = {
   'llm-nrm': (parts) => llmNrmFamily(parts),
   nrm: () => nrmFamily,
   'nrm-hard': () => nrmHardFamily,
-  '1pl': () => binaryFamily(1),
-  '2pl': () => binaryFamily(2),
-  '3pl': () => binaryFamily(3),
-  '4pl': () => binaryFamily(4),
+  '1pl': () => BINARY[0]!,
+  '2pl': () => BINARY[1]!,
+  '3pl': () => BINARY[2]!,
+  '4pl': () => BINARY[3]!,
 };
 
 /**
@@ -30,5 +33,13 @@ export function getFamily(model: ModelName, parts: Partial<LlmNrmParts> = {}): M
 
 /** The family that reads a layout (for the forward model; nrm and nrm-hard read as LLM-NRM with parts off). */
 export function familyOfLayout(layout: Layout): ModelFamily {
-  return layout.kind === 'llm-nrm' ? llmNrmFamily(layout.parts) : binaryFamily(layout.pl);
+  return layout.kind === 'llm-nrm' ? llmNrmFamily(layout.parts) : BINARY[layout.pl - 1]!;
+}
+
+/**
+ * Whether the layout's family is option-level (LLM-NRM, NRM, NRM-hard: softmax over option logits,
+ * with per-LLM sharpness, position and fallback slots), as a type guard for code that reads those slots.
+ */
+export function optionLevelLayout(layout: Layout): layout is LlmNrmLayout {
+  return familyOfLayout(layout).optionLevel;
 }

@@ -40,6 +40,11 @@ export interface OptimizeOptions {
    */
   preconditioner?: { apply(v: Float64Array, out: Float64Array): void; refresh(x: Float64Array): void };
   refreshEvery?: number;
+  /**
+   * Relative rounding noise of the loss (an f32 kernel's: about 1e-8; default 0). Where a loss
+   * difference is within 100 times it, the line search measures decreases from the gradients.
+   */
+  lossNoise?: number;
   /** Adam: steps (default 2500), learning rate (default 0.05), betas (0.9, 0.999). */
   steps?: number;
   lr?: number;

@@ -50,8 +50,8 @@ export function inverseFirstDiagonal(H: Float64Array, P: number): number {
   return y[0]!;
 }
 
-/** Inverse of a small symmetric positive definite matrix by Cholesky. */
-function inverseSpd(H: Float64Array): Float64Array {
+/** Inverse of a small symmetric positive definite matrix by Cholesky (internal; exported for tests). */
+export function inverseSpd(H: Float64Array): Float64Array {
   const n = Math.round(Math.sqrt(H.length));
   const L = cholesky(H, n);
   const out = new Float64Array(n * n);
@@ -196,7 +196,7 @@ export function thetaStandardErrors(
       });
       globals = Hg;
     }
-    const second = at(x, llmFree, itemZ ? { itemInverse: inv, itemZ } : { itemInverse: inv });
+    const second = at(x, llmFree, itemZ ? { itemInverse: inv, itemZ, correctionOnly: true } : { itemInverse: inv, correctionOnly: true });
     llmItem = second.llmItem;
     llmItemGlobals = second.llmItemGlobals;
   }
@@ -365,7 +365,10 @@ function directionalDispersion(
   const p0 = new Float64Array(bank.kMax);
   const pp = new Float64Array(bank.kMax);
   const pm = new Float64Array(bank.kMax);
-  const base = family.predictor(bank, layout, x);
+  // The directions move LLM parameters and globals only, never the items: the item difficulties
+  // (the gate's b_i, a function of a_i, c_i) are computed once, not twice per LLM.
+  const difficulties = family.difficulties(bank, layout, x);
+  const base = family.predictor(bank, layout, x, undefined, difficulties);
   const xp = Float64Array.from(x);
   const xm = Float64Array.from(x);
   // Scores summed per item before squaring: an item shown under several rotations gives cells whose
@@ -386,8 +389,8 @@ function directionalDispersion(
       xp[d.idx[a]!]! += step * d.w[a]!;
       xm[d.idx[a]!]! -= step * d.w[a]!;
     }
-    const up = family.predictor(bank, layout, xp);
-    const down = family.predictor(bank, layout, xm);
+    const up = family.predictor(bank, layout, xp, undefined, difficulties);
+    const down = family.predictor(bank, layout, xm, undefined, difficulties);
     touched.length = 0;
     for (let c = 0; c < nC; c++) {
       if (observed[j * nC + c] === 0) continue;

@@ -93,9 +93,20 @@ export function resolveItemVersions(records: readonly ResponseRecord[], policy: 
     let versions = byItem.get(item);
     if (versions === undefined) byItem.set(item, (versions = new Map()));
     const texted = [...versions.values()];
+    // Where a row lands depends only on its (option count, key) for this item: the last answer is
+    // reused for a run of equal ones (the usual case, one version; a JSON key per record cost more
+    // than the rest of this function at 378,000 records).
+    let lastK: number | undefined = -1;
+    let lastKey = -1;
+    let lastV: Version | undefined;
     for (const t of rows) {
       const r = records[t]!;
       const k = statedOptions(r);
+      if (lastV !== undefined && k === lastK && r.key === lastKey) {
+        lastV.rows.push(t);
+        lastV.models.add(r.model);
+        continue;
+      }
       const fits = texted.filter((v) => v.key === r.key && (k === undefined || v.k === k));
       let v: Version | undefined = fits.length === 1 ? fits[0] : undefined;
       if (v === undefined) {
@@ -107,6 +118,9 @@ export function resolveItemVersions(records: readonly ResponseRecord[], policy: 
       }
       v.rows.push(t);
       v.models.add(r.model);
+      lastK = k;
+      lastKey = r.key;
+      lastV = v;
     }
   }
   const rename = new Map<number, string>();

@@ -12,6 +12,8 @@ export interface WasmEngineOptions {
   threads?: number;
   /** Run on this pool (owned by the caller) instead of the process-wide one for `threads`. */
   pool?: BlockPool;
+  /** Cells per LLM row the preconditioner's LLM blocks sum (WasmObjectiveOptions; default 2,000). */
+  curvatureRowCells?: number;
 }
 
 /** An objective of the engine: core's `Objective` plus `dispose` (a no-op for the TS fallback). */
@@ -69,7 +71,8 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
       if (pool === undefined && usePool) {
         pool = sharedPool(threads, platform!);
       }
-      const o: WasmObjective = createWasmObjective(bank, layout, priors, pool === undefined ? {} : { pool }, platform);
+      const rowCells = options.curvatureRowCells === undefined ? {} : { curvatureRowCells: options.curvatureRowCells };
+      const o: WasmObjective = createWasmObjective(bank, layout, priors, pool === undefined ? rowCells : { pool, ...rowCells }, platform);
       for (const r of made) if (r.deref() === undefined) made.delete(r);
       made.add(new WeakRef(o));
       mine.add(o);

@@ -62,6 +62,7 @@ const H = {
   CV_ITEMS_PER_BLOCK: 54,
   CV_ROW: 55,
   CV_SCRATCH: 56,
+  CV_ROW_STRIDE: 39,
   L_THETA: 57,
   L_A: 58,
   L_C: 59,
@@ -346,6 +347,11 @@ export class LlmNrmKernel {
       throw new Error(`engine-wasm: kernel scratch is ${this.exports.scratchBytes()} bytes, host assumed ${SCRATCH_BYTES}`);
     if (this.exports.curvScratchBytes() !== CURV_SCRATCH_BYTES)
       throw new Error(`engine-wasm: curvature scratch is ${this.exports.curvScratchBytes()} bytes, host assumed ${CURV_SCRATCH_BYTES}`);
+  }
+
+  /** The curvature's rows pass reads every `stride`-th column of each row (1: every cell). */
+  setCurvatureRowStride(stride: number): void {
+    this.hdr[H.CV_ROW_STRIDE] = Math.max(1, Math.floor(stride));
   }
 
   /** Set the row range and gate scalars of the next pass; returns the blocks it covers [b0, b1). */

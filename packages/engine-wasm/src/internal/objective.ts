@@ -35,6 +35,14 @@ export interface WasmObjectiveOptions extends KernelLayoutOptions {
   threads?: number;
   /** Run on this pool's workers (e.g. an engine's, shared by its objectives) instead of a private one. */
   pool?: BlockPool;
+  /**
+   * About how many cells of each LLM row the curvature's LLM blocks sum (every stride-th column,
+   * stride = floor(columns / this), scaled back): default 2,000, which leaves banks of up to 3,999
+   * columns exact (at 189 x 2,000 a stride of 4 halved a refresh, but moved one fleet of four to
+   * another basin of a weak item, 0.1 nats higher) and reads every 15th column at paper scale;
+   * 0 or Infinity: every cell. The item blocks always use every cell.
+   */
+  curvatureRowCells?: number;
 }
 
 /** core's `Objective`, plus what the wasm engine adds. */
@@ -48,7 +56,8 @@ export interface WasmObjective extends Objective {
   /**
    * The block Gauss-Newton curvature at x (core's `llmNrmCurvature`, the preconditioner's refresh)
    * with its cell sums on the kernel, parallel over fixed blocks of LLM rows and of items: the same
-   * blocks to float tolerance, the same bits for any thread count. `cross`, `itemInverse` and
+   * blocks to float tolerance (the LLM blocks from a subset of each row's cells on banks of 1,000+
+   * columns: `curvatureRowCells`), the same bits for any thread count. `cross`, `itemInverse` and
    * `itemZ` (the SEs' extras) are computed by core's TypeScript curvature.
    */
   curvature(x: Float64Array, free: Uint8Array, opts?: CurvatureOptions): CurvatureAt;
@@ -84,6 +93,10 @@ export function createWasmObjective(
   if (!(Number.isInteger(requested) && requested >= 1)) throw new LlmNrmError('INVALID_OPTION', `threads must be a positive integer, got ${requested}`);
   const threaded = requested > 1 && (options.pool !== undefined || (platform !== null && sharedMemorySupported()));
   const kernel = new LlmNrmKernel(bank, layout, threaded ? 'shared' : 'plain', options);
+  // A preconditioner block of 2 + 2 kMax parameters needs a few thousand cells, not 31,554: at
+  // paper scale the rows pass was half of a refresh (BENCHMARKS.md, "The curvature refresh").
+  const rowCells = options.curvatureRowCells ?? 2000;
+  kernel.setCurvatureRowStride(rowCells > 0 && Number.isFinite(rowCells) ? Math.floor(bank.colItem.length / rowCells) : 1);
   const held: Held = { pool: null, owned: false, id: 0 };
   if (threaded) {
     held.pool = options.pool ?? new BlockPool(requested, platform!);
@@ -248,6 +261,9 @@ export function createWasmObjective(
     free,
     lossAndGrad,
     curvature,
+    // f32 cell terms summed in f64: measured 8e-9 relative to the f64 kernel at 189 x 2,000 and at
+    // paper scale (BENCHMARKS.md); below 1e-6 relative, L-BFGS judges steps by the gradient.
+    lossNoise: 1e-8,
     threads: threaded ? held.pool!.threads : 1,
     blocks: kernel.blocks,
     memoryBytes: kernel.bytes,

@@ -25,3 +25,17 @@ export function binaryPredictor(bank: ResponseBank, layout: BinaryLayout, x: Flo
   };
   return { layout, cell, pKey, logits: null };
 }
+
+/**
+ * Item i's P(correct) at theta, 1 - P = (1 - hi) + (hi - lo)(1 - sigmoid) formed without
+ * cancellation, and dP/dtheta, into out[0..3) (the binary families' `keyCurve`).
+ */
+export function binaryKeyCurve(layout: BinaryLayout, x: Float64Array, i: number, theta: number, out: Float64Array): void {
+  const a = layout.pl >= 2 ? x[layout.slope + i]! : 1;
+  const sg = sigmoid(a * theta + x[layout.intercept + i]!);
+  const lo = layout.pl >= 3 ? sigmoid(x[layout.guess + i]!) : 0;
+  const hi = layout.pl >= 4 ? 1 - sigmoid(x[layout.slip + i]!) : 1;
+  out[0] = lo + (hi - lo) * sg;
+  out[1] = 1 - hi + (hi - lo) * (1 - sg);
+  out[2] = (hi - lo) * a * sg * (1 - sg);
+}

@@ -2,7 +2,7 @@ import type { ResponseBank } from '../../bank.js';
 import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../curvature.js';
 import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
 import { Blocks } from '../../internal/blocks.js';
-import { itemCorrection } from './itemCorrection.js';
+import { itemCorrection, llmNrmItemCorrections } from './itemCorrection.js';
 import { llmParamIndices, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
 import { LlmNrmError } from '../../errors.js';
@@ -80,8 +80,12 @@ export function llmNrmCurvature(
   // as (1 - G) s (a_l theta + c_l)), E_r = Q cov_p(J_r, h) and t = db_i/d(a_i, c_i) (the gate).
   const llmItem: Float64Array[] = [];
   const sumK = L.sumK;
-  const Wb = itemInverse ? new Float64Array(P * sumK) : null;
-  const Eb = itemInverse ? new Float64Array(P * I) : null;
+  // One cell per (LLM, item) pair (no rotations): the corrections come from their own pass in
+  // O(K^2) per cell (llmNrmItemCorrections); otherwise B is accumulated over the pair's cells first
+  // (itemCorrection, O(K^3) per pair).
+  const perCell = itemInverse !== undefined && nC === I && new Set(colItem).size === I && positionsArePermutations(bank);
+  const Wb = itemInverse && !perCell ? new Float64Array(P * sumK) : null;
+  const Eb = itemInverse && !perCell ? new Float64Array(P * I) : null;
   const seen = itemInverse ? new Int32Array(I).fill(-1) : null;
   const items: number[] = [];
   const tItem: Float64Array[] = [];
@@ -101,6 +105,13 @@ export function llmNrmCurvature(
       }
       tItem.push(t);
     }
+  }
+  const corrections = perCell ? llmNrmItemCorrections(bank, L, x, { b, tItem, itemInverse: itemInverse!, itemZ }) : null;
+  if (corrections !== null) {
+    llmItem.push(...corrections.llmItem);
+    if (corrections.llmItemGlobals) llmItemGlobals.push(...corrections.llmItemGlobals);
+    // The standard errors' second pass: only the item corrections, not the blocks again.
+    if (opts.correctionOnly === true) return { blocks, llm: [], llmItem, ...(itemZ ? { llmItemGlobals } : {}) };
   }
   for (let j = 0; j < J; j++) {
     HL.fill(0);
@@ -364,6 +375,25 @@ export function llmNrmCurvature(
   return out;
 }
 
+/** True when every column shows its K options at displayed positions 0..K-1 (each once). */
+function positionsArePermutations(bank: ResponseBank): boolean {
+  const { colPosition, colOffsets } = bank;
+  if (colPosition === null) return true;
+  const nC = colOffsets.length - 1;
+  for (let c = 0; c < nC; c++) {
+    const co = colOffsets[c]!;
+    const K = colOffsets[c + 1]! - co;
+    let mask = 0;
+    for (let k = 0; k < K; k++) {
+      const ps = colPosition[co + k]!;
+      if (ps >= K) return false;
+      mask |= 1 << ps;
+    }
+    if (mask !== (1 << K) - 1) return false;
+  }
+  return true;
+}
+
 /** The cell sums of the item blocks (see llmNrmCurvature). */
 interface ItemSums {
   /** Offsets of each item's K x K square in s0, s1, s2 (itemSquareOffsets). */
@@ -421,11 +451,22 @@ function addItemBlocks(
   const useFb = L.parts.fallback;
   const { itemOffsets } = bank;
   const { sq, S0, S1, S2, U1, U0, HH, GB } = sums;
+  // Scratch reused across items (one allocation per item each cost more than the item's
+  // arithmetic at paper scale, 31,554 items a refresh); Blocks.add factorises H into its own copy.
+  const kMx = bank.kMax;
+  const Hbuf = new Float64Array(4 * kMx * kMx);
+  const tBuf = new Float64Array(2 * kMx);
+  const uuBuf = new Float64Array(2 * kMx);
+  const avBuf = new Float64Array(kMx);
+  const cvBuf = new Float64Array(kMx);
+  const g0Buf = new Float64Array(2 * kMx);
+  const g1Buf = new Float64Array(2 * kMx);
+  const wkBuf = new Float64Array(kMx);
   for (let i = 0; i < I; i++) {
     const io = itemOffsets[i]!;
     const K = itemOffsets[i + 1]! - io;
     const P2 = 2 * K;
-    const H = new Float64Array(P2 * P2);
+    const H = Hbuf.subarray(0, P2 * P2);
     const base = sq[i]!;
     for (let k = 0; k < K; k++) {
       for (let l = 0; l < K; l++) {
@@ -441,8 +482,8 @@ function addItemBlocks(
       const dN = aux[3 * i]!;
       const dD = aux[3 * i + 1]!;
       const abar = aux[3 * i + 2]!;
-      const t = new Float64Array(P2);
-      const uu = new Float64Array(P2);
+      const t = tBuf;
+      const uu = uuBuf;
       for (let k = 0; k < K; k++) {
         const wk = wts[io + k]!;
         t[k] = k === g ? dD : -dD * wk;
@@ -473,15 +514,15 @@ function addItemBlocks(
       // which the Cholesky shift in Blocks.add then repairs.
       const gbi = GB[i]!;
       if (gbi !== 0) {
-        const av = new Float64Array(K);
-        const cv = new Float64Array(K);
+        const av = avBuf.subarray(0, K);
+        const cv = cvBuf.subarray(0, K);
         for (let k = 0; k < K; k++) {
           av[k] = x[L.a + io + k]!;
           cv[k] = x[L.c + io + k]!;
         }
-        const g0 = new Float64Array(P2);
-        const g1 = new Float64Array(P2);
-        const wk = new Float64Array(K);
+        const g0 = g0Buf;
+        const g1 = g1Buf;
+        const wk = wkBuf;
         itemDifficultyGrad(av, cv, K, g, g0, wk);
         const hstep = 1e-6;
         for (let p = 0; p < P2; p++) {

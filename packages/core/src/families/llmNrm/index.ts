@@ -27,12 +27,31 @@ function asLlmNrm(layout: Layout): LlmNrmLayout {
   return layout;
 }
 
+/** The bank as read (the soft families' `prepare`). */
+const identity = (bank: ResponseBank): ResponseBank => bank;
+
+/** ' (without sharpness, fallback)' for the parts switched off; '' with all on. */
+function ablationNote(parts: LlmNrmParts): string {
+  const off = (['sharpness', 'position', 'fallback'] as const).filter((p) => !parts[p]);
+  return off.length > 0 ? ` (without ${off.join(', ')})` : '';
+}
+
 /** The option-level softmax family on a given set of parts; `prepare` hardens the bank for nrm-hard. */
 function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: ResponseBank) => ResponseBank): ModelFamily {
   return {
     name,
+    label: name === 'llm-nrm' ? `LLM-NRM${ablationNote(parts)}` : name.toUpperCase(),
     parts: { ...parts },
     optionLevel: true,
+    hardened: prepare !== identity,
+    itemLogits: (bank, layout, x, i, theta, v, dv) => {
+      const L = asLlmNrm(layout);
+      const io = bank.itemOffsets[i]!;
+      const K = bank.itemOffsets[i + 1]! - io;
+      for (let k = 0; k < K; k++) v[k] = x[L.a + io + k]! * theta + x[L.c + io + k]!;
+      if (dv !== undefined) for (let k = 0; k < K; k++) dv[k] = x[L.a + io + k]!;
+    },
+    keyCurve: null,
     fleetIdentification: 'standardize',
     prepare,
     layout: (bank) => llmNrmLayout(bank, parts),
@@ -82,11 +101,11 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
 
 /** LLM-NRM (paper.md) with the given parts on (default all): soft targets, sharpness, position, fallback. */
 export function llmNrmFamily(parts: Partial<LlmNrmParts> = {}): ModelFamily {
-  return optionFamily('llm-nrm', { ...ALL_PARTS, ...parts }, (bank) => bank);
+  return optionFamily('llm-nrm', { ...ALL_PARTS, ...parts }, identity);
 }
 
 /** Bock's nominal response model on the soft distributions (LLM-NRM with every part off). */
-export const nrmFamily: ModelFamily = optionFamily('nrm', NO_PARTS, (bank) => bank);
+export const nrmFamily: ModelFamily = optionFamily('nrm', NO_PARTS, identity);
 
 /** NRM on argmax-hardened responses (the classical nominal model). */
 export const nrmHardFamily: ModelFamily = optionFamily('nrm-hard', NO_PARTS, hardenBank);

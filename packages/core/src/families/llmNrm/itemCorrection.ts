@@ -1,3 +1,6 @@
+import type { ResponseBank } from '../../bank.js';
+import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+
 /**
  * Scratch buffers of `itemCorrection`, grown on demand and reused across LLMs and calls: the
  * correction runs once per (LLM, item) pair (378,000 at 189 x 2,000), and per-pair allocations
@@ -142,4 +145,343 @@ export function itemCorrection(
   }
   for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) C[c * P + r] = C[r * P + c]!;
   return C;
+}
+
+/** Scratch of `cellItemCorrection`: K x K and K-vectors, grown on demand. */
+let cellScratch = new Float64Array(0);
+
+/** One cell's pieces for `cellItemCorrection` (option order; see llmNrmItemCorrections). */
+interface CellPieces {
+  K: number;
+  th: number;
+  /** p_k, f_k = Q (1 - G) s p_k, the displayed positions, and per option (jt, js, jd, jr). */
+  p: Float64Array;
+  f: Float64Array;
+  pos: Int32Array;
+  Jrow: Float64Array;
+  /** dv/ddelta and dv/drho, the same for every option of a cell: (1 - G) s and G (0 where the part is off). */
+  jd: number;
+  jr: number;
+  /** u_theta, u_sbar (u = sum_k p_k J_k). */
+  u0: number;
+  u1: number;
+  /** The gate (else null): eps_k = Q p_k (h_k - p.h) and E_theta, E_sbar (E = Q cov_p(J, h) = sum_k eps_k J_k). */
+  eps: Float64Array | null;
+  e0: number;
+  e1: number;
+}
+
+/**
+ * The same B D^-1 B^T (and B Z) as `itemCorrection`, for an (LLM, item) pair with a single cell
+ * (no rotations), added into the upper triangle of C (P x P; the caller mirrors it) straight from
+ * the cell's pieces, in O(K^2) instead of O(K^3): no accumulated W is formed.
+ *
+ * Per cell B = [theta W, W] + E t^T with W = (Jm - u 1^T) F: Jm the P x K Jacobian of the logits
+ * over the LLM's parameters (column l: jt_l e_theta + js_l e_sbar + jd e_delta(pos l) +
+ * jr e_rho(pos l)), F = diag(f). With M = theta^2 D_aa + theta (D_ac + D_ca) + D_cc, N = F M F,
+ * n1 = N 1, m = D^-1 t, v = theta m_a + m_c:
+ *
+ *   B D^-1 B^T = W M W^T + (W v) E^T + E (W v)^T + (t.m) E E^T,
+ *   W M W^T = Jm N Jm^T - (Jm n1) u^T - u (Jm n1)^T + (1^T n1) u u^T,   W v = Jm (f o v) - (f . v) u.
+ *
+ * On the option coordinates every vector here is jd (delta rows) or jr (rho rows) times a
+ * per-option vector (u: p, E: eps, ...), so the whole delta/rho part is jd^2, jd jr and jr^2 times
+ * ONE symmetric K x K matrix
+ *
+ *   T = N + eps eta^T + eta eps^T - gam p^T - p gam^T,
+ *   gam = n1 - (1^T n1 / 2) p,   eta = f o v - (f . v) p + (t.m / 2) eps,
+ *
+ * (the rank-one terms written as E y^T + y E^T - g u^T - u g^T with y = W v + (t.m / 2) E and
+ * g = Jm n1 - (1^T n1 / 2) u), and the theta, sbar rows against them jd or jr times a K-vector.
+ */
+export function cellItemCorrection(
+  C: Float64Array,
+  P: number,
+  Kmax: number,
+  D: Float64Array,
+  c: CellPieces,
+  t: Float64Array | undefined,
+  Z: Float64Array | undefined,
+  bz: Float64Array | null,
+): void {
+  const { K, th, p, f, pos, Jrow, jd, jr, u0, u1, eps, e0, e1 } = c;
+  const need = K * K + 8 * K;
+  if (cellScratch.length < need) cellScratch = new Float64Array(need);
+  const N = cellScratch; // K x K at 0, then T in place
+  const oGam = K * K;
+  const oEta = oGam + K;
+  const oM = oEta + K; // D^-1 t (2K)
+  const oV = oM + 2 * K; // f o z for B Z
+  const oAt = oV + K; // N jt
+  const oAs = oAt + K; // N js
+  const P2 = 2 * K;
+  const th2 = th * th;
+  const gate = eps !== null && t !== undefined;
+  // N = F M F; n1 = N 1 into gam (finished below); N jt and N js (Jm N Jm^T's theta/sbar parts).
+  let n11 = 0;
+  for (let l = 0; l < K; l++) {
+    const fl = f[l]!;
+    const ra = l * P2;
+    const rc = (K + l) * P2;
+    let n1 = 0;
+    let at = 0;
+    let as = 0;
+    for (let m = 0; m < K; m++) {
+      const v = fl * (th2 * D[ra + m]! + th * (D[ra + K + m]! + D[rc + m]!) + D[rc + K + m]!) * f[m]!;
+      N[l * K + m] = v;
+      n1 += v;
+      at += v * Jrow[4 * m]!;
+      as += v * Jrow[4 * m + 1]!;
+    }
+    N[oGam + l] = n1;
+    N[oAt + l] = at;
+    N[oAs + l] = as;
+    n11 += n1;
+  }
+  // g_theta, g_sbar = (Jm n1)_0,1 - (n11 / 2) u_0,1.
+  const half = 0.5 * n11;
+  let g0 = -half * u0;
+  let g1 = -half * u1;
+  for (let l = 0; l < K; l++) {
+    g0 += Jrow[4 * l]! * N[oGam + l]!;
+    g1 += Jrow[4 * l + 1]! * N[oGam + l]!;
+  }
+  for (let l = 0; l < K; l++) N[oGam + l]! -= half * p[l]!;
+  // The gate: m = D^-1 t, eta, y_theta, y_sbar.
+  let y0 = 0;
+  let y1 = 0;
+  if (gate) {
+    let tm = 0;
+    for (let a = 0; a < P2; a++) {
+      let acc = 0;
+      for (let b = 0; b < P2; b++) acc += D[a * P2 + b]! * t[b]!;
+      N[oM + a] = acc;
+      tm += t[a]! * acc;
+    }
+    const ht = 0.5 * tm;
+    let fv = 0;
+    for (let l = 0; l < K; l++) {
+      const v = f[l]! * (th * N[oM + l]! + N[oM + K + l]!);
+      N[oEta + l] = v;
+      fv += v;
+      y0 += Jrow[4 * l]! * v;
+      y1 += Jrow[4 * l + 1]! * v;
+    }
+    y0 += -fv * u0 + ht * e0;
+    y1 += -fv * u1 + ht * e1;
+    for (let l = 0; l < K; l++) N[oEta + l] = N[oEta + l]! - fv * p[l]! + ht * eps[l]!;
+  }
+  // theta, sbar rows: [0,0], [0,1], [1,1] and the K-vectors against the option coordinates.
+  // (Without the gate e0 = e1 = y0 = y1 = 0.)
+  let tt = 2 * (e0 * y0 - g0 * u0);
+  let ts = e0 * y1 + y0 * e1 - g0 * u1 - u0 * g1;
+  let ss = 2 * (e1 * y1 - g1 * u1);
+  for (let l = 0; l < K; l++) {
+    const at = N[oAt + l]!;
+    const as = N[oAs + l]!;
+    const jt = Jrow[4 * l]!;
+    const js = Jrow[4 * l + 1]!;
+    tt += jt * at;
+    ts += jt * as;
+    ss += js * as;
+    const pl = p[l]!;
+    const gl = N[oGam + l]!;
+    let t0 = at - g0 * pl - u0 * gl;
+    let t1 = as - g1 * pl - u1 * gl;
+    if (gate) {
+      const el = eps[l]!;
+      const hl = N[oEta + l]!;
+      t0 += e0 * hl + y0 * el;
+      t1 += e1 * hl + y1 * el;
+    }
+    const d = 2 + pos[l]!;
+    const r = 2 + Kmax + pos[l]!;
+    C[d]! += jd * t0;
+    C[r]! += jr * t0;
+    C[P + d]! += jd * t1;
+    C[P + r]! += jr * t1;
+  }
+  C[0]! += tt;
+  C[1]! += ts;
+  C[P + 1]! += ss;
+  // T over the option coordinates: [d_l, r_m] for all (l, m), [d_l, d_m] and [r_l, r_m] where pos l <= pos m.
+  const dd = jd * jd;
+  const dr = jd * jr;
+  const rr = jr * jr;
+  for (let l = 0; l < K; l++) {
+    const pl = p[l]!;
+    const gl = N[oGam + l]!;
+    const el = gate ? eps[l]! : 0;
+    const hl = gate ? N[oEta + l]! : 0;
+    const ql = pos[l]!;
+    const dP = (2 + ql) * P;
+    const rP = (2 + Kmax + ql) * P;
+    for (let m = 0; m < K; m++) {
+      let T = N[l * K + m]! - gl * p[m]! - pl * N[oGam + m]!;
+      if (gate) T += el * N[oEta + m]! + hl * eps[m]!;
+      const qm = pos[m]!;
+      C[dP + 2 + Kmax + qm]! += dr * T;
+      if (qm >= ql) {
+        C[dP + 2 + qm]! += dd * T;
+        C[rP + 2 + Kmax + qm]! += rr * T;
+      }
+    }
+  }
+  if (bz !== null && Z !== undefined) {
+    // B Z (P x 2) = W (theta Z_a + Z_c) + E (t.Z): W z = Jm (f o z) - (f . z) u.
+    for (let gi = 0; gi < 2; gi++) {
+      let tz = 0;
+      if (gate) for (let a = 0; a < P2; a++) tz += t[a]! * Z[2 * a + gi]!;
+      let fz = 0;
+      let w0 = 0;
+      let w1 = 0;
+      for (let l = 0; l < K; l++) {
+        const v = f[l]! * (th * Z[2 * l + gi]! + Z[2 * (K + l) + gi]!);
+        N[oV + l] = v;
+        fz += v;
+        w0 += Jrow[4 * l]! * v;
+        w1 += Jrow[4 * l + 1]! * v;
+      }
+      bz[gi]! += w0 - fz * u0 + (gate ? e0 * tz : 0);
+      bz[2 + gi]! += w1 - fz * u1 + (gate ? e1 * tz : 0);
+      for (let l = 0; l < K; l++) {
+        const o = N[oV + l]! - fz * p[l]! + (gate ? eps[l]! * tz : 0);
+        bz[2 * (2 + pos[l]!) + gi]! += jd * o;
+        bz[2 * (2 + Kmax + pos[l]!) + gi]! += jr * o;
+      }
+    }
+  }
+}
+
+/** What `llmNrmItemCorrections` needs of the curvature's set-up (the gate's b_i, its t = db_i/d(a_i, c_i)). */
+export interface ItemCorrectionInputs {
+  /** Gate difficulties b_i (zeros without the gate). */
+  b: Float64Array;
+  /** Per item t_i (absent without the gate). */
+  tItem: Float64Array[];
+  /** D_i^-1 per item (2K x 2K) and, with the globals, Z_i = D_i^-1 G_i (2K x 2). */
+  itemInverse: Float64Array[];
+  itemZ: Float64Array[] | undefined;
+}
+
+/**
+ * Per LLM, sum over its cells of B D^-1 B^T (P x P) and, with itemZ, B Z (P x 2): the
+ * `llmItem` / `llmItemGlobals` of `llmNrmCurvature`, alone (no blocks, no item sums), for banks
+ * with one cell per (LLM, item) pair. The cell's logits, softmax and Jacobian rows are those of
+ * llmNrmCurvature's pass (v_k = (1 - G) s z_k + G rho_k, z_k = a_k theta + c_k + delta_pos):
+ *   dv_k/dtheta = (1 - G) s a_k - kappa G (1 - G) (rho_k - s z_k),  dv_k/dsbar = (1 - G) z_k s',
+ *   dv_k/ddelta = (1 - G) s,  dv_k/drho = G;  u = sum_k p_k J_k;  h_k = dv_k/db_i.
+ */
+export function llmNrmItemCorrections(
+  bank: ResponseBank,
+  L: LlmNrmLayout,
+  x: Float64Array,
+  inputs: ItemCorrectionInputs,
+): { llmItem: Float64Array[]; llmItemGlobals: Float64Array[] | undefined } {
+  const { b, tItem, itemInverse, itemZ } = inputs;
+  const J = L.nModels;
+  const Kmax = L.kMax;
+  const P = 2 + 2 * Kmax;
+  const { sharpness: useS, position: usePos, fallback: useFb } = L.parts;
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const { q, observed, colItem, colOffsets, itemOffsets, colPosition } = bank;
+  const w0 = x[L.w0]!;
+  const kappa = useFb ? softplus(x[L.kbar]!) : 0;
+  const p = new Float64Array(Kmax);
+  const zd = new Float64Array(Kmax);
+  const pos = new Int32Array(Kmax);
+  const Jrow = new Float64Array(4 * Kmax);
+  const f = new Float64Array(Kmax);
+  const eps = new Float64Array(Kmax);
+  // One pieces object, refilled per cell (no allocation in the loop).
+  const cell: CellPieces = { K: 0, th: 0, p, f, pos, Jrow, jd: 0, jr: 0, u0: 0, u1: 0, eps: useFb ? eps : null, e0: 0, e1: 0 };
+  const C = new Float64Array(P * P);
+  const bz = itemZ ? new Float64Array(2 * P) : null;
+  const llmItem: Float64Array[] = [];
+  const llmItemGlobals: Float64Array[] = [];
+  for (let j = 0; j < J; j++) {
+    C.fill(0);
+    bz?.fill(0);
+    const th = x[L.theta + j]!;
+    const sb = x[L.sbar + j]!;
+    const s = useS ? softplus(sb) : 1;
+    const ds = sigmoid(sb);
+    const dOff = L.delta + j * Kmax;
+    const rOff = L.rho + j * Kmax;
+    for (let col = 0; col < nC; col++) {
+      if (observed[j * nC + col] === 0) continue;
+      const i = colItem[col]!;
+      const io = itemOffsets[i]!;
+      const co = colOffsets[col]!;
+      const K = colOffsets[col + 1]! - co;
+      const qo = j * width + co;
+      const G = useFb ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
+      const omg = 1 - G;
+      const gg = G * omg;
+      let m = -Infinity;
+      let Q = 0;
+      for (let k = 0; k < K; k++) {
+        const ps = colPosition === null ? k : colPosition[co + k]!;
+        pos[k] = ps;
+        const z = x[L.a + io + k]! * th + x[L.c + io + k]! + (usePos ? x[dOff + ps]! : 0);
+        zd[k] = z;
+        const v = useFb ? omg * s * z + G * x[rOff + ps]! : s * z;
+        p[k] = v;
+        if (v > m) m = v;
+        Q += q[qo + k]!;
+      }
+      let sum = 0;
+      for (let k = 0; k < K; k++) {
+        p[k] = Math.exp(p[k]! - m);
+        sum += p[k]!;
+      }
+      let u0 = 0;
+      let u1 = 0;
+      let ph = 0;
+      const wbase = Q * omg * s;
+      for (let k = 0; k < K; k++) {
+        const pk = p[k]! / sum;
+        p[k] = pk;
+        const rho = useFb ? x[rOff + pos[k]!]! : 0;
+        const dvdG = rho - s * zd[k]!;
+        const jt = omg * s * x[L.a + io + k]! - dvdG * kappa * gg;
+        const js = useS ? omg * zd[k]! * ds : 0;
+        const jd = usePos ? omg * s : 0;
+        const jr = useFb ? G : 0;
+        Jrow[4 * k] = jt;
+        Jrow[4 * k + 1] = js;
+        Jrow[4 * k + 2] = jd;
+        Jrow[4 * k + 3] = jr;
+        u0 += pk * jt;
+        u1 += pk * js;
+        f[k] = wbase * pk;
+        if (useFb) ph += pk * dvdG * gg * kappa;
+      }
+      let e0 = 0;
+      let e1 = 0;
+      if (useFb) {
+        // eps_k = Q p_k (h_k - p.h), h_k = (rho_k - s z_k) G (1 - G) kappa; E_theta, E_sbar = sum_k eps_k (jt_k, js_k).
+        for (let k = 0; k < K; k++) {
+          const ek = Q * p[k]! * ((x[rOff + pos[k]!]! - s * zd[k]!) * gg * kappa - ph);
+          eps[k] = ek;
+          e0 += ek * Jrow[4 * k]!;
+          e1 += ek * Jrow[4 * k + 1]!;
+        }
+      }
+      cell.K = K;
+      cell.th = th;
+      cell.jd = usePos ? omg * s : 0;
+      cell.jr = useFb ? G : 0;
+      cell.u0 = u0;
+      cell.u1 = u1;
+      cell.e0 = e0;
+      cell.e1 = e1;
+      cellItemCorrection(C, P, Kmax, itemInverse[i]!, cell, tItem[i], itemZ?.[i], bz);
+    }
+    for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) C[c * P + r] = C[r * P + c]!;
+    llmItem.push(Float64Array.from(C));
+    if (bz !== null) llmItemGlobals.push(Float64Array.from(bz));
+  }
+  return { llmItem, llmItemGlobals: itemZ ? llmItemGlobals : undefined };
 }
