@@ -1,6 +1,7 @@
 import type { ResponseBank } from '../../bank.js';
 import type { NewtonModel, NewtonPoint } from '../../fit/newton.js';
 import { standardized } from '../../fit/identification.js';
+import { cholSolve } from '../../internal/cholesky.js';
 import type { BinaryLayout } from '../../layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
 
@@ -249,7 +250,7 @@ export function binaryNewton(bank: ResponseBank, L: BinaryLayout, y: Uint8Array,
         LU.set(Lf.subarray(0, p * p), p * p * i);
         const z = zU.subarray(p * i, p * (i + 1));
         for (let r = 0; r < p; r++) z[r] = gU[4 * i + act[r]!]!;
-        solveInPlace(LU.subarray(p * p * i, p * p * (i + 1)), p, z);
+        cholSolve(LU.subarray(p * p * i, p * p * (i + 1)), p, z);
       }
       // W_e = L_i^-1 c_e; rhs = -g_t + sum_i C_i z_i; S = diag(h_t - mgy + lambda m_t) - sum_i W_i W_i^T.
       for (let j = 0; j < J; j++) rhs0[j] = -gT[j]!;
@@ -277,7 +278,7 @@ export function binaryNewton(bank: ResponseBank, L: BinaryLayout, y: Uint8Array,
       if (opts.standardize) projectTangent(S, rhs, th, J);
       if (!choleskyInPlace(S, J)) return null;
       dT.set(rhs);
-      solveInPlace(S, J, dT);
+      cholSolve(S, J, dT);
       if (opts.standardize) {
         // Back onto the tangent space exactly (the solve leaves rounding along 1 and theta).
         let m1 = 0;
@@ -303,7 +304,7 @@ export function binaryNewton(bank: ResponseBank, L: BinaryLayout, y: Uint8Array,
           const dj = dT[entryRow[e]!]!;
           for (let r = 0; r < p; r++) tmp[r]! += cross[4 * e + act[r]!]! * dj;
         }
-        solveInPlace(LU.subarray(p * p * i, p * p * (i + 1)), p, tmp);
+        cholSolve(LU.subarray(p * p * i, p * p * (i + 1)), p, tmp);
         for (let r = 0; r < p; r++) {
           const du = -tmp[r]!;
           const k = base[act[r]!]! + i;
@@ -435,20 +436,6 @@ function choleskyInPlace(M: Float64Array, P: number): boolean {
     }
   }
   return true;
-}
-
-/** Solve (L L^T) y_new = y in place, L the lower triangle of M. */
-function solveInPlace(M: Float64Array, P: number, y: Float64Array): void {
-  for (let i = 0; i < P; i++) {
-    let s = y[i]!;
-    for (let k = 0; k < i; k++) s -= M[i * P + k]! * y[k]!;
-    y[i] = s / M[i * P + i]!;
-  }
-  for (let i = P - 1; i >= 0; i--) {
-    let s = y[i]!;
-    for (let k = i + 1; k < P; k++) s -= M[k * P + i]! * y[k]!;
-    y[i] = s / M[i * P + i]!;
-  }
 }
 
 function logistic(v: number): number {
