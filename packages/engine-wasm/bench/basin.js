@@ -9,12 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as core from '@llm-nrm/core';
 import { wasmEngine } from '../dist/index.js';
+import { opt, log } from './options.js';
 
-const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : def;
-};
 const seeds = String(opt('seeds', '1,2,3')).split(',').map(Number);
 const noise = Number(opt('noise', 0.3));
 const hard = Number(opt('hard', 0));
@@ -23,7 +19,6 @@ const steps = Number(opt('steps', 2500));
 const J = Number(opt('models', 189));
 const I = Number(opt('items', 2000));
 const out = opt('out', null);
-const log = (s) => process.stderr.write(`${s}\n`);
 
 const w = wasmEngine({ threads: 2 });
 const engine = {

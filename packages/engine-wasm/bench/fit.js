@@ -8,17 +8,13 @@
 import { performance } from 'node:perf_hooks';
 import * as core from '@llm-nrm/core';
 import { wasmLlmNrmObjective } from '../dist/index.js';
+import { num } from './options.js';
 
-const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : def;
-};
-const J = opt('models', 189);
-const I = opt('items', 2000);
-const threads = opt('threads', 1);
-const maxit = opt('maxit', 1000);
-const { bank } = core.simulateFleet({ models: J, items: I, seed: opt('seed', 1) });
+const J = num('models', 189);
+const I = num('items', 2000);
+const threads = num('threads', 1);
+const maxit = num('maxit', 1000);
+const { bank } = core.simulateFleet({ models: J, items: I, seed: num('seed', 1) });
 const layout = core.llmNrmLayout(bank, core.ALL_PARTS);
 
 function fitWith(name, inner) {

@@ -7,17 +7,12 @@
 import { performance } from 'node:perf_hooks';
 import * as core from '@llm-nrm/core';
 import { wasmEngine } from '../dist/index.js';
+import { opt, log } from './options.js';
 
-const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : def;
-};
 const I = Number(opt('items', 31554));
 const J = Number(opt('models', 189));
 const threads = Number(opt('threads', 2));
 const se = opt('se', 'true') !== 'false';
-const log = (s) => process.stderr.write(`${s}\n`);
 let t = performance.now();
 const { bank } = core.simulateFleet({ models: J, items: I, seed: Number(opt('seed', 1)) });
 log(`simulated ${J} x ${I} in ${((performance.now() - t) / 1000).toFixed(1)} s`);

@@ -16,19 +16,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { opt, log } from './options.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '../../cli/dist/bin.js');
-const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : def;
-};
 const runs = Number(opt('runs', 3));
 const torchSteps = Number(opt('torch-steps', 200));
 const threads = Number(opt('threads', 2));
 const python = process.env.LLM_NRM_TORCH_PYTHON ?? 'python3';
-const log = (s) => process.stderr.write(`${s}\n`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const tmp = mkdtempSync(join(tmpdir(), 'llm-nrm-vs-torch-'));
