@@ -112,6 +112,9 @@ export function softplusInv(y: number): number {
   return y > 30 ? y : Math.log(Math.expm1(y));
 }
 
+/** The logistic function, stable at both ends (one exp either way). */
 export function sigmoid(x: number): number {
-  return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
+  if (x >= 0) return 1 / (1 + Math.exp(-x));
+  const e = Math.exp(x);
+  return e / (1 + e);
 }

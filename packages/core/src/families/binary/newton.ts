@@ -2,7 +2,7 @@ import type { ResponseBank } from '../../bank.js';
 import type { NewtonModel, NewtonPoint } from '../../fit/newton.js';
 import { standardized } from '../../fit/identification.js';
 import { cholSolve } from '../../internal/cholesky.js';
-import type { BinaryLayout } from '../../layout.js';
+import { sigmoid, type BinaryLayout } from '../../layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
 
 /** How the fit pins theta's scale (fit.ts): standardised t, or a N(0, 1/thetaPrecision) prior. */
@@ -99,8 +99,8 @@ export function binaryNewton(bank: ResponseBank, L: BinaryLayout, y: Uint8Array,
     for (let i = 0; i < I; i++) {
       A[i] = pl >= 2 ? u[L.slope + i]! : 1;
       Bt[i] = u[L.intercept + i]!;
-      LO[i] = pl >= 3 ? logistic(u[L.guess + i]!) : 0;
-      HIv[i] = pl >= 4 ? 1 - logistic(u[L.slip + i]!) : 1;
+      LO[i] = pl >= 3 ? sigmoid(u[L.guess + i]!) : 0;
+      HIv[i] = pl >= 4 ? 1 - sigmoid(u[L.slip + i]!) : 1;
     }
   }
 
@@ -134,7 +134,7 @@ export function binaryNewton(bank: ResponseBank, L: BinaryLayout, y: Uint8Array,
         if (yy === 255) continue;
         const i = colItem[col]!;
         const a = A[i]!;
-        const sg = logistic(a * tj + Bt[i]!);
+        const sg = sigmoid(a * tj + Bt[i]!);
         const lo = LO[i]!;
         const hi = HIv[i]!;
         const R = hi - lo;
@@ -436,10 +436,4 @@ function choleskyInPlace(M: Float64Array, P: number): boolean {
     }
   }
   return true;
-}
-
-function logistic(v: number): number {
-  if (v >= 0) return 1 / (1 + Math.exp(-v));
-  const e = Math.exp(v);
-  return e / (1 + e);
 }

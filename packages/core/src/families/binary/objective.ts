@@ -1,5 +1,5 @@
 import type { ResponseBank } from '../../bank.js';
-import { freeMask, type BinaryLayout } from '../../layout.js';
+import { freeMask, sigmoid, type BinaryLayout } from '../../layout.js';
 import { DEFAULT_PRIORS, checkFinite, type EvalScope, type Objective, type Priors } from '../../objective.js';
 
 /**
@@ -43,8 +43,8 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
     for (let i = 0; i < I; i++) {
       A[i] = pl >= 2 ? x[layout.slope + i]! : 1;
       B[i] = x[layout.intercept + i]!;
-      const lo = pl >= 3 ? logistic(x[layout.guess + i]!) : 0;
-      const ss = pl >= 4 ? logistic(x[layout.slip + i]!) : 0;
+      const lo = pl >= 3 ? sigmoid(x[layout.guess + i]!) : 0;
+      const ss = pl >= 4 ? sigmoid(x[layout.slip + i]!) : 0;
       const hi = 1 - ss;
       SG[i] = lo;
       SS[i] = ss;
@@ -65,7 +65,7 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
         if (yy === 255) continue;
         const i = colItem[col]!;
         const a = A[i]!;
-        const sg = logistic(a * th + B[i]!);
+        const sg = sigmoid(a * th + B[i]!);
         const range = RANGE[i]!;
         const P = LO[i]! + range * sg;
         // dL/dP for L = -[y log P + (1 - y) log(1 - P)]; clamp keeps log finite at the edges.
@@ -129,11 +129,4 @@ export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uin
     return checkFinite(loss);
   }
   return { layout, free, lossAndGrad };
-}
-
-/** 1 / (1 + e^-v) with one exp, overflow-free on both sides (the same values as layout's sigmoid). */
-function logistic(v: number): number {
-  if (v >= 0) return 1 / (1 + Math.exp(-v));
-  const e = Math.exp(v);
-  return e / (1 + e);
 }
