@@ -47,6 +47,12 @@ export interface Objective {
 
 export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5 };
 
+/** The priors' precisions 1 / sd^2 (item parameters, LLM nuisance parameters, log sharpness), defaults filled in. */
+export function priorPrecisions(priors: Priors = {}): { item: number; llm: number; sharpness: number } {
+  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
+  return { item: 1 / (itemSd * itemSd), llm: 1 / (llmSd * llmSd), sharpness: 1 / (sharpnessSd * sharpnessSd) };
+}
+
 /**
  * The end of every LLM-NRM kernel's pass (the fused TS one and engines'): adds the N(0, 1/lamItem)
  * item prior on a and c (unless `scope.itemPrior` is false) to `loss` and `g`, zeroes the gradient of

@@ -1,5 +1,5 @@
 import {
-  DEFAULT_PRIORS,
+  priorPrecisions,
   DIFFICULTY_BOUND,
   DIFFICULTY_EPS,
   LlmNrmError,
@@ -141,10 +141,7 @@ export function tfjsLlmNrmObjective(
 ): TfjsObjective {
   const gather = gatherOf(tf, options.gatherGradient ?? 'auto');
   const free = freeMask(layout);
-  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
-  const lamS = 1 / (sharpnessSd * sharpnessSd);
-  const lamItem = 1 / (itemSd * itemSd);
-  const lamLlm = 1 / (llmSd * llmSd);
+  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
   const { nModels: J, nItems: I, kMax: Kmax, sumK } = layout;
   const { sharpness: useS, position: usePos, fallback: useFb } = layout.parts;
   const nC = bank.colItem.length;
@@ -322,8 +319,7 @@ export function tfjsBinaryObjective(
 ): TfjsObjective {
   const gather = gatherOf(tf, options.gatherGradient ?? 'auto');
   const free = freeMask(layout);
-  const { itemSd } = { ...DEFAULT_PRIORS, ...priors };
-  const lamItem = 1 / (itemSd * itemSd);
+  const lamItem = priorPrecisions(priors).item;
   const { nModels: J, nItems: I, pl } = layout;
   const nC = bank.colItem.length;
   if (y.length !== J * nC) throw new LlmNrmError('INVALID_OPTION', `correctness has ${y.length} cells, bank has ${J * nC}`);

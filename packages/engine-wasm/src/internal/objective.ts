@@ -4,7 +4,7 @@
 // around it: parameters in (f64 -> f32), the gate difficulties b_i and their backward pass (core's
 // `computeDifficulties` / `difficultyBackward`), the priors and the free mask.
 import {
-  DEFAULT_PRIORS,
+  priorPrecisions,
   LlmNrmError,
   computeDifficulties,
   difficultyBackward,
@@ -105,10 +105,7 @@ export function createWasmObjective(
   }
 
   const free = freeMask(layout);
-  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
-  const lamItem = 1 / (itemSd * itemSd);
-  const lamLlm = 1 / (llmSd * llmSd);
-  const lamS = 1 / (sharpnessSd * sharpnessSd);
+  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
   const J = layout.nModels;
   const I = layout.nItems;
   const kMax = layout.kMax;

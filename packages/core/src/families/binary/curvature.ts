@@ -1,7 +1,7 @@
 import type { ResponseBank } from '../../bank.js';
 import { Blocks } from '../../internal/blocks.js';
 import { sigmoid, type BinaryLayout } from '../../layout.js';
-import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
+import { priorPrecisions, type Priors } from '../../objective.js';
 import type { CurvatureAt, CurvatureOptions } from '../family.js';
 
 /**
@@ -18,8 +18,7 @@ export function binaryCurvature(
   opts: CurvatureOptions = {},
 ): CurvatureAt {
   const inv = opts.itemInverse;
-  const { itemSd } = { ...DEFAULT_PRIORS, ...priors };
-  const lamItem = 1 / (itemSd * itemSd);
+  const lamItem = priorPrecisions(priors).item;
   const J = L.nModels;
   const I = L.nItems;
   const nC = bank.colItem.length;

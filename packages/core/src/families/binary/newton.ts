@@ -3,7 +3,7 @@ import type { NewtonModel, NewtonPoint } from '../../fit/newton.js';
 import { standardized } from '../../fit/identification.js';
 import { cholSolve } from '../../internal/cholesky.js';
 import { sigmoid, type BinaryLayout } from '../../layout.js';
-import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
+import { priorPrecisions, type Priors } from '../../objective.js';
 
 /** How the fit pins theta's scale (fit.ts): standardised t, or a N(0, 1/thetaPrecision) prior. */
 export interface BinaryNewtonOptions {
@@ -29,8 +29,7 @@ export interface BinaryNewtonOptions {
  * -mean(g theta) on theta's diagonal (the Lagrangian's Hessian), and x + d read back as t.
  */
 export function binaryNewton(bank: ResponseBank, L: BinaryLayout, y: Uint8Array, priors: Priors, opts: BinaryNewtonOptions): NewtonModel {
-  const { itemSd } = { ...DEFAULT_PRIORS, ...priors };
-  const lamItem = 1 / (itemSd * itemSd);
+  const lamItem = priorPrecisions(priors).item;
   const J = L.nModels;
   const I = L.nItems;
   const nC = bank.colItem.length;

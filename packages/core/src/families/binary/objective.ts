@@ -1,6 +1,6 @@
 import type { ResponseBank } from '../../bank.js';
 import { freeMask, sigmoid, type BinaryLayout } from '../../layout.js';
-import { DEFAULT_PRIORS, checkFinite, type EvalScope, type Objective, type Priors } from '../../objective.js';
+import { priorPrecisions, checkFinite, type EvalScope, type Objective, type Priors } from '../../objective.js';
 
 /**
  * Binary IRT kernel (1PL-4PL) on correctness y_ji = [argmax q_ji = g_i] (paper.md, baselines):
@@ -15,8 +15,7 @@ import { DEFAULT_PRIORS, checkFinite, type EvalScope, type Objective, type Prior
  */
 export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uint8Array, priors: Priors = {}): Objective {
   const free = freeMask(layout);
-  const { itemSd } = { ...DEFAULT_PRIORS, ...priors };
-  const lamItem = 1 / (itemSd * itemSd);
+  const lamItem = priorPrecisions(priors).item;
   const J = layout.nModels;
   const I = layout.nItems;
   const nC = bank.colItem.length;

@@ -4,7 +4,7 @@ import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
 import { Blocks } from '../../internal/blocks.js';
 import { itemCorrection, llmNrmItemCorrections } from './itemCorrection.js';
 import { llmParamIndices, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
-import { DEFAULT_PRIORS, type Priors } from '../../objective.js';
+import { priorPrecisions, type Priors } from '../../objective.js';
 import { LlmNrmError } from '../../errors.js';
 import type { CurvatureAt, CurvatureOptions } from '../family.js';
 
@@ -19,10 +19,7 @@ export function llmNrmCurvature(
 ): CurvatureAt {
   const cross = opts.cross === true;
   const itemInverse = opts.itemInverse;
-  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
-  const lamItem = 1 / (itemSd * itemSd);
-  const lamLlm = 1 / (llmSd * llmSd);
-  const lamS = 1 / (sharpnessSd * sharpnessSd);
+  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
   const J = L.nModels;
   const I = L.nItems;
   const Kmax = L.kMax;
@@ -590,10 +587,7 @@ export function llmNrmCurvatureFromSums(
   if (opts.cross === true || opts.itemInverse !== undefined || opts.itemZ !== undefined) {
     throw new LlmNrmError('INVALID_OPTION', 'llmNrmCurvatureFromSums: cross, itemInverse and itemZ need llmNrmCurvature');
   }
-  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
-  const lamItem = 1 / (itemSd * itemSd);
-  const lamLlm = 1 / (llmSd * llmSd);
-  const lamS = 1 / (sharpnessSd * sharpnessSd);
+  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
   const J = L.nModels;
   const I = L.nItems;
   const P = 2 + 2 * L.kMax;

@@ -1,7 +1,7 @@
 import type { ResponseBank } from '../../bank.js';
 import { computeDifficulties, difficultyBackward } from '../../difficulty.js';
 import { freeMask, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
-import { DEFAULT_PRIORS, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from '../../objective.js';
+import { priorPrecisions, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from '../../objective.js';
 
 /**
  * The fused LLM-NRM kernel (paper.md, eqs. for u_jik, G_ji, p_jik): one pass over the ragged f32
@@ -9,10 +9,7 @@ import { DEFAULT_PRIORS, finishLlmNrmPass, type EvalScope, type Objective, type 
  */
 export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors: Priors = {}): Objective {
   const free = freeMask(layout);
-  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
-  const lamItem = 1 / (itemSd * itemSd);
-  const lamLlm = 1 / (llmSd * llmSd);
-  const lamS = 1 / (sharpnessSd * sharpnessSd);
+  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
   const J = layout.nModels;
   const I = layout.nItems;
   const Kmax = layout.kMax;
