@@ -52,7 +52,7 @@ export async function benchmarkPage(view: HTMLElement, args: string[]): Promise<
     h(
       'p',
       { class: 'lede' },
-      `${bench.items.toLocaleString('en')} items. ${m.tiny ? `Tiny subset: ${m.tiny.items} items published in ${m.tiny.source}.` : 'No tiny subset was given to the build (llm-nrm leaderboard --tiny <published folder>).'}`,
+      `${bench.items.toLocaleString('en')} items. ${m.tiny ? `Tiny subset: ${bench.tiny && bench.tiny.items !== m.tiny.items ? `${bench.tiny.items} of these items, among the ${m.tiny.items}` : `${m.tiny.items} items`} published in ${m.tiny.source}.` : 'No tiny subset was given to the build (llm-nrm leaderboard --tiny <published folder>).'}`,
     ),
     h('div', { class: 'controls' }, h('label', null, 'Benchmark', select)),
     howTo(
