@@ -105,7 +105,8 @@ export function createWasmObjective(
   }
 
   const free = freeMask(layout);
-  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
+  const prec = priorPrecisions(priors);
+  const { llm: lamLlm, sharpness: lamS } = prec;
   const J = layout.nModels;
   const I = layout.nItems;
   const kMax = layout.kMax;
@@ -199,7 +200,7 @@ export function createWasmObjective(
       g[layout.w0]! += gw0;
       g[layout.kbar]! += outScalars[1]! * sigmoid(x[layout.kbar]!);
     }
-    return finishLlmNrmPass(layout, x, g, free, lamItem, loss, scope);
+    return finishLlmNrmPass(layout, x, g, free, prec, loss, scope);
   }
 
   let tsCurvature: ((x: Float64Array, free: Uint8Array, opts?: CurvatureOptions) => CurvatureAt) | null = null;

@@ -9,7 +9,8 @@ import { priorPrecisions, finishLlmNrmPass, type EvalScope, type Objective, type
  */
 export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors: Priors = {}): Objective {
   const free = freeMask(layout);
-  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
+  const prec = priorPrecisions(priors);
+  const { llm: lamLlm, sharpness: lamS } = prec;
   const J = layout.nModels;
   const I = layout.nItems;
   const Kmax = layout.kMax;
@@ -143,7 +144,7 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
       g[layout.w0]! += gw0;
       g[layout.kbar]! += gkappa * sigmoid(x[layout.kbar]!);
     }
-    return finishLlmNrmPass(layout, x, g, free, lamItem, loss, scope);
+    return finishLlmNrmPass(layout, x, g, free, prec, loss, scope);
   }
   return { layout, free, lossAndGrad };
 }
