@@ -47,10 +47,7 @@ export function llmNrmStart(bank: ResponseBank, layout: LlmNrmLayout): Float64Ar
       x[layout.c + io + k]! -= mc;
     }
   }
-  // The gate at its prior's centre (Priors: w0 0, kappa 1; also the restart's point). From w0 = -2
-  // fits of small fleets ran into the basin where the fallback dominates no cell, and the restart
-  // from there did worse than this start (simulated 16 x 60, seed 5: 1,374.28 against 1,370.83).
-  x[layout.w0] = 0;
+  x[layout.w0] = layout.parts.fallback ? -2 : 0;
   x[layout.kbar] = softplusInv(1);
   return x;
 }
