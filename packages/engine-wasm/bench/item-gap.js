@@ -40,7 +40,9 @@ for (const k of at) {
   }
   const row = { iteration: k, gap: f0 - final.loss, itemsRemove: f0 - f, share: (f0 - f) / (f0 - final.loss), passes };
   rows.push(row);
-  log(`iteration ${k}: gap ${row.gap.toFixed(3)} nats, the item solve removes ${row.itemsRemove.toFixed(3)} (${(100 * row.share).toFixed(1)}%) in ${passes} passes`);
+  log(
+    `iteration ${k}: gap ${row.gap.toFixed(3)} nats, the item solve removes ${row.itemsRemove.toFixed(3)} (${(100 * row.share).toFixed(1)}%) in ${passes} passes`,
+  );
 }
 console.log(JSON.stringify(rows));
 w.dispose();
