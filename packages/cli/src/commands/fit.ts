@@ -201,7 +201,8 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       warnings.push({ code: 'DUPLICATE_ROWS', message });
       info(argv.quiet, `warning: ${message}`);
     }
-    const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid, dropEmpty: argv['drop-empty'] });
+    // readAnyResponses' records are parseResponseRecord's own (checked: not checked twice).
+    const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid, dropEmpty: argv['drop-empty'], checked: true });
     info(
       argv.quiet,
       `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells) from ${argv.responses}`,
