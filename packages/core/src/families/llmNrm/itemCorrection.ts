@@ -318,7 +318,6 @@ export function cellItemCorrection(
     const hl = gate ? N[oEta + l]! : 0;
     const ql = pos[l]!;
     const dP = (2 + ql) * P;
-    const rP = (rOff + ql) * P;
     for (let mm = l; mm < K; mm++) {
       let T = N[l * K + mm]! - gl * p[mm]! - pl * N[oGam + mm]!;
       if (gate) T += el * N[oEta + mm]! + hl * eps[mm]!;
