@@ -2,22 +2,24 @@
 // Where the time of `llm-nrm fit <file.jsonl>` goes: the CLI's fit pipeline (packages/cli/src/
 // commands/fit.ts) phase by phase, in one process, wall and CPU seconds (process.cpuUsage: this
 // thread and the engine's workers), median of --runs. The fit runs with the CLI's default engine.
-//   node bench/core/fitPhases.js --file fleet.jsonl [--runs 3]
+//   node bench/core/fitPhases.js --file fleet.jsonl [--runs 3] [--root /path/to/other/checkout]
 // Without --file, simulates 189 x 2,000 (seed 7, as packages/engine-wasm/bench/vs-torch.js does).
+// --root: time another checkout's built packages (before/after on the same machine and load).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as core from '@llm-nrm/core';
-import { readAnyResponses, writeFileAtomic } from '@llm-nrm/adapters';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const cli = join(here, '../../packages/cli/dist');
-const { loadEngine } = await import(join(cli, 'engines.js'));
-const { hashInputs } = await import(join(cli, 'provenance.js'));
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
+const root = opt('root', join(here, '../..'));
+const core = await import(join(root, 'packages/core/dist/index.js'));
+const { readAnyResponses, writeFileAtomic } = await import(join(root, 'packages/adapters/dist/index.js'));
+const cli = join(root, 'packages/cli/dist');
+const { loadEngine } = await import(join(cli, 'engines.js'));
+const { hashInputs } = await import(join(cli, 'provenance.js'));
 const runs = Number(opt('runs', '3'));
 const tmp = mkdtempSync(join(tmpdir(), 'llm-nrm-fit-phases-'));
 let file = opt('file', null);

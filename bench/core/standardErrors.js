@@ -6,9 +6,10 @@
 //   node bench/core/standardErrors.js [--models 189] [--items 2000] [--seed 7] [--runs 3] [--engine ts|wasm]
 // --engine wasm fits on the WebAssembly kernel (2 threads; faster to the point, which differs from
 // the ts fit's within the stopping rule): the SEs themselves run in core's TypeScript either way.
-// --save f.json / --load f.json keep the fitted point, so that before/after runs time the same SEs.
+// --save f.json / --load f.json keep the fitted point, so that before/after runs time the same SEs;
+// --root /path/to/checkout times that checkout's built core (with --load; the ts engine).
 import { readFileSync, writeFileSync } from 'node:fs';
-import * as core from '@llm-nrm/core';
+import { join } from 'node:path';
 import { wasmEngine } from '@llm-nrm/engine-wasm';
 
 const args = process.argv.slice(2);
@@ -17,10 +18,12 @@ const models = Number(opt('models', '189'));
 const items = Number(opt('items', '2000'));
 const seed = Number(opt('seed', '7'));
 const runs = Number(opt('runs', '3'));
+const root = opt('root', null);
+const core = root === null ? await import('@llm-nrm/core') : await import(join(root, 'packages/core/dist/index.js'));
 
 const f = core.simulateFleet({ models, items, seed });
 const t0 = performance.now();
-const w = opt('engine', 'ts') === 'wasm' ? wasmEngine({ threads: 2 }) : null;
+const w = opt('engine', 'ts') === 'wasm' && root === null ? wasmEngine({ threads: 2 }) : null;
 const engine = w === null ? 'ts' : { name: 'wasm', objective: (b, fam, p) => w.objective(b, fam.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
 const load = opt('load', null);
 const r = core.fit(f.bank, { standardErrors: false, engine, ...(load !== null ? { maxIterations: 1 } : {}) });
