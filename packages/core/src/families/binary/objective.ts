@@ -1,5 +1,6 @@
 import type { ResponseBank } from '../../bank.js';
-import { freeMask, sigmoid, type BinaryLayout } from '../../layout.js';
+import { sigmoid, type BinaryLayout } from '../../layout.js';
+import { binaryFreeMask } from './layout.js';
 import { priorPrecisions, checkFinite, type EvalScope, type Objective, type Priors } from '../../objective.js';
 
 /**
@@ -24,7 +25,7 @@ export function binaryObjective(
   /** itemMajor false: always the row-by-row pass (the test of the two orders). */
   options: { itemMajor?: boolean } = {},
 ): Objective {
-  const free = freeMask(layout);
+  const free = binaryFreeMask(layout);
   const lamItem = priorPrecisions(priors).item;
   const J = layout.nModels;
   const I = layout.nItems;
