@@ -9,6 +9,7 @@ import { bankFromRecords, fit, toBundle, type CalibrationBundle, type ResponseRe
 import { newReport, readLmEvalHarness, readNaepRotations, writeLmEvalHarness, writeResponses } from '@llm-nrm/adapters';
 import { fixture, repoRoot, tempDir } from '@llm-nrm/tooling/test';
 import { buildSite, responsesBank, serveSite, type ServedSite } from '../src/site/index.js';
+import type { ModelShard } from '../src/site/types.js';
 import { ensureAppBuilt } from './appBuild.js';
 import { launchChromium, openRoute, watchedPage, type Launched, type WatchedPage } from './chromium.js';
 
@@ -120,6 +121,13 @@ describe('leaderboard site (NAEP, headless Chromium)', () => {
     await visit(w, base, '#/', 'leaderboard');
     await visit(w, base, '#/model/0', 'model-top');
     await visit(w, base, '#/model/9', 'model-middle');
+    // A model whose fallback gate is shut gets a sentence instead of a chart of its prior.
+    for (let r = 0; r < full.bundle.llms.length; r++) {
+      await openRoute(w.page, base, `#/model/${r}`);
+      const use = (JSON.parse(readFileSync(join(tmp.dir, 'site-full', 'data', 'models', `${r}.json`), 'utf8')) as ModelShard).fallbackUse!;
+      expect(use).toBeGreaterThanOrEqual(0);
+      expect(await w.page.$$eval('#fallback-unused', (els) => els.length)).toBe(use < 0.01 ? 1 : 0);
+    }
     await visit(w, base, `#/item/0/0/${encodeURIComponent(full.bundle.items[0]!.id)}`, 'item');
     await visit(w, base, '#/benchmark/all', 'benchmark-all');
     await visit(w, base, '#/benchmark/0', 'benchmark-0');

@@ -5,7 +5,7 @@ import type { BenchmarkShard, ItemShard, LeaderboardShard, Manifest, ModelShard 
 
 const fleet = simulateFleet({ models: 10, items: 120, seed: 4, rotations: 2 });
 const bundle = toBundle(fit(fleet.bank), { version: 'test', createdAt: '2026-01-01T00:00:00.000Z' });
-const records = bankRecords(fleet.bank);
+const records = [...bankRecords(fleet.bank)];
 
 describe('siteData', () => {
   it('writes a board in theta order with rank intervals, and shards for every model, item and benchmark', () => {
@@ -59,6 +59,25 @@ describe('siteData', () => {
     const smallest = Math.min(...gaps);
     for (const it of bundle.items) if (!kept.has(it.id)) expect(Math.abs(keyQ(3, it.id) - keyQ(2, it.id))).toBeLessThanOrEqual(smallest + 1e-4);
     expect(shard(above.items[0]!.id).preferred!.length).toBe(10);
+  });
+
+  it("gives each model's mean fallback gate over the items it answered, near 0 when the gate is shut", () => {
+    const { bank } = responsesBank(bundle, records);
+    const use = (b: typeof bundle) => {
+      const files = siteData({ bundle: b, bank });
+      const board = files.get('leaderboard.json') as LeaderboardShard;
+      return board.llms.map((l, r) => ({ theta: l.theta, use: (files.get(`models/${r}.json`) as ModelShard).fallbackUse! }));
+    };
+    const { w0, kappa } = bundle.globals;
+    // Every model answered every item here, so the mean runs over all of them.
+    for (const { theta, use: u } of use(bundle)) {
+      const mean = bundle.items.reduce((s, it) => s + 1 / (1 + Math.exp(-(w0 - kappa * (theta - it.difficulty)))), 0) / bundle.items.length;
+      expect(u).toBeCloseTo(mean, 6);
+      expect(u).toBeGreaterThan(0.01);
+    }
+    for (const { use: u } of use({ ...bundle, globals: { w0: -40, kappa } })) expect(u).toBeLessThan(1e-6);
+    const noFallback = siteData({ bundle: { ...bundle, parts: { ...bundle.parts, fallback: false } } });
+    expect((noFallback.get('models/0.json') as ModelShard).fallbackUse).toBeNull();
   });
 
   it('without responses: no preferred options, no bias intervals, separating items from the model', () => {

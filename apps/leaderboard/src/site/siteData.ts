@@ -1,7 +1,16 @@
 // The site's data: a calibration bundle (and optionally the calibrated LLMs' responses and a
 // published tiny subset) turned into JSON shards the pages fetch lazily. Every number comes from
 // core's and analysis' public functions, so a change there flows into the site on the next build.
-import { bankFromRecords, bundleItems, bundleParameters, getFamily, type CalibrationBundle, type ResponseBank, type ResponseRecord } from '@llm-nrm/core';
+import {
+  bankFromRecords,
+  bundleItems,
+  bundleParameters,
+  getFamily,
+  sigmoid,
+  type CalibrationBundle,
+  type ResponseBank,
+  type ResponseRecord,
+} from '@llm-nrm/core';
 import { informativeDistractors, itemInformation, itemQuality, llmParameterErrors, rankIntervals, testInformation } from '@llm-nrm/analysis';
 import type { BenchmarkShard, ItemRow, ItemShard, LeaderboardRow, LeaderboardShard, Manifest, ModelShard, SeparatingItem } from './types.js';
 
@@ -199,6 +208,7 @@ export function siteData(input: SiteInput): SiteFiles {
       index: r,
       information: perBench,
       paramSe: null,
+      fallbackUse: family.optionLevel && bundle.parts.fallback ? round(fallbackUse(bundle, l.theta, bank && rowOf ? { bank, row: rowOf[r]! } : null)) : null,
       accuracy: rows[r]!.benchmarks
         ? benchNames.map((name, b) => ({ benchmark: name, accuracy: rows[r]!.benchmarks![b]!, cells: benchAcc!.cells[r * benchNames.length + b]! }))
         : null,
@@ -451,4 +461,35 @@ function separatingItems(
       observed: keyQ !== null,
     };
   });
+}
+
+/**
+ * Mean gate G_i = sigmoid(w0 - kappa (theta - b_i)) (paper.md's fallback gate) over the items the LLM
+ * answered in `responses`, or over all the bundle's items without them: how much of its choices the
+ * fitted fallback carries.
+ */
+function fallbackUse(bundle: CalibrationBundle, theta: number, responses: { bank: ResponseBank; row: number } | null): number {
+  const { w0, kappa } = bundle.globals;
+  const gate = (b: number) => sigmoid(w0 - kappa * (theta - b));
+  if (responses && responses.row >= 0) {
+    const { bank, row } = responses;
+    const difficulty = new Map(bundle.items.map((it) => [it.id, it.difficulty]));
+    const C = bank.colItem.length;
+    const seen = new Uint8Array(bank.items.length);
+    let sum = 0;
+    let n = 0;
+    for (let c = 0; c < C; c++) {
+      const i = bank.colItem[c]!;
+      if (seen[i] || !bank.observed[row * C + c]) continue;
+      const b = difficulty.get(bank.items[i]!.id);
+      if (b === undefined) continue;
+      seen[i] = 1;
+      sum += gate(b);
+      n++;
+    }
+    if (n > 0) return sum / n;
+  }
+  let sum = 0;
+  for (const it of bundle.items) sum += gate(it.difficulty);
+  return bundle.items.length > 0 ? sum / bundle.items.length : 0;
 }

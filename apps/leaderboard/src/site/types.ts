@@ -74,6 +74,13 @@ export interface ModelShard {
   index: number;
   information: { benchmark: string; items: number; total: number; binary: number; wrong: number }[];
   paramSe: { theta: number; positionBias: number[]; fallback: number[] } | null;
+  /**
+   * Mean fallback gate G = sigmoid(w0 - kappa (theta - b_i)) over the items it answered (all the
+   * bank's items without responses): the share of its choices the fallback is fitted to explain.
+   * Near 0 (gate shut) its fallback pattern is not estimated from data and any interval is the prior's.
+   * Null where the model has no fallback.
+   */
+  fallbackUse: number | null;
   accuracy: { benchmark: string; accuracy: number | null; cells: number }[] | null;
   neighbours: { id: string; index: number; relation: 'above' | 'below'; items: SeparatingItem[] }[];
 }

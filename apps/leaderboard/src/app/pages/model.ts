@@ -35,6 +35,14 @@ function positionChart(values: number[], se: number[] | null, title: string, wha
   );
 }
 
+/**
+ * Below 1% mean gate the fallback carries under 1% of the choices: its rho is then pinned by its prior
+ * (0 +- 1.96 * llmSd), and a chart of it would show the prior as if it were a finding.
+ */
+function fallbackUnused(use: number | null | undefined): boolean {
+  return use !== null && use !== undefined && use < 0.01;
+}
+
 export async function modelPage(view: HTMLElement, args: string[]): Promise<void> {
   const index = Number(args[0]);
   const [m, lb] = await Promise.all([manifest(), leaderboard()]);
@@ -62,7 +70,11 @@ export async function modelPage(view: HTMLElement, args: string[]): Promise<void
       card('θ (95% interval)', fmt(row.theta, 3), row.lo !== null ? `[${fmt(row.lo, 3)}, ${fmt(row.hi, 3)}]` : 'no SE'),
       card('Accuracy', pct(row.accuracy), row.cells !== null ? `${row.cells.toLocaleString('en')} presentations` : undefined),
       card('Sharpness', fmt(row.sharpness), '1 = average confidence'),
-      card('Fallback strength', fmt(row.fallbackStrength), 'range of ρ over positions'),
+      card(
+        'Fallback strength',
+        fallbackUnused(shard.fallbackUse) ? 'unused' : fmt(row.fallbackStrength),
+        fallbackUnused(shard.fallbackUse) ? 'gate shut on its items' : 'range of ρ over positions',
+      ),
     ),
   );
 
@@ -70,7 +82,23 @@ export async function modelPage(view: HTMLElement, args: string[]): Promise<void
   if (row.positionBias.length > 0) {
     charts.append(
       positionChart(row.positionBias, shard.paramSe?.positionBias ?? null, 'Positional bias', 'Bias δ'),
-      positionChart(row.fallback, shard.paramSe?.fallback ?? null, 'Fallback pattern', 'Fallback ρ'),
+      fallbackUnused(shard.fallbackUse)
+        ? h(
+            'figure',
+            { class: 'chart', id: 'fallback-unused' },
+            h(
+              'figcaption',
+              null,
+              h('strong', null, 'Fallback pattern: unused'),
+              ' ',
+              h(
+                'span',
+                { class: 'muted' },
+                `Its fallback gate is shut on the items it answered (mean gate ${shard.fallbackUse! < 1e-4 ? 'below 0.01%' : pct(shard.fallbackUse!, 2)}): the model fits its choices without falling back on a guessing pattern, so the data say nothing about that pattern. Its estimate (range ${fmt(row.fallbackStrength)}) and intervals would be the prior's alone and are not drawn.`,
+              ),
+            ),
+          )
+        : positionChart(row.fallback, shard.paramSe?.fallback ?? null, 'Fallback pattern', 'Fallback ρ'),
     );
   }
   view.append(
