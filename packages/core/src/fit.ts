@@ -1,11 +1,12 @@
 import type { ResponseBank } from './bank.js';
-import { GLOBAL_STEP_CAP, blockPreconditioner } from './curvature.js';
+import { GLOBAL_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';
 import { resolveEngine, type Engine } from './engine.js';
 import { LlmNrmError } from './errors.js';
 import type { ModelFamily } from './families/family.js';
 import { familyOfLayout, getFamily } from './families/registry.js';
 import { minimizeAdam } from './fit/adam.js';
 import { freezeItems, standardizeTheta, standardized, withThetaSd } from './fit/identification.js';
+import { itemSweep } from './fit/itemSweep.js';
 import { minimizeLbfgs } from './fit/lbfgs.js';
 import { minimizeNewton } from './fit/newton.js';
 import type { OptimizeProgress, OptimizeResult, OptimizerName } from './fit/optimizer.js';
@@ -44,6 +45,26 @@ export interface FitOptions {
    * log-loss and Brier (packages/core/BENCHMARKS.md), so it is not the default.
    */
   newton?: boolean;
+  /**
+   * Under 'lbfgs' (fleet fits of LLM-NRM on an engine with per-item losses): after each
+   * preconditioner refresh, block-Newton steps on the items given the LLMs, each item with its own
+   * line search (fit/itemSweep.ts). Default false: at 189 x 2,000 it saved at most 6% of the passes
+   * and at paper scale none, and every setting tried moved some weak gate item to another local
+   * basin, up to 19 nats higher (packages/engine-wasm/BENCHMARKS.md, "Item sweeps").
+   */
+  itemSweeps?: boolean;
+  /** Newton steps per item sweep (default 2). */
+  sweepRounds?: number;
+  /** The first L-BFGS iteration with an item sweep (default 0). */
+  sweepFrom?: number;
+  /**
+   * With item sweeps: once L-BFGS has converged, refit every item from its start value given the
+   * fitted LLMs, move the items whose loss is lower there and continue. Default false: on the
+   * fleets measured it moved no item (the worse item basins are not the start's).
+   */
+  itemRestart?: boolean;
+  /** A line per item-sweep round (benchmarks). */
+  sweepDebug?: (line: string) => void;
   /** Adam steps (default 2500) and learning rate (default 0.05). */
   steps?: number;
   lr?: number;
@@ -109,9 +130,14 @@ export interface FitResult {
   reason: string;
   /** Estimated distance to the optimum at the end, in standard errors (L-BFGS's Newton decrement; NaN for Adam). */
   distance: number;
-  optimizer: OptimizerName;
+  /** The optimizer that ran: 'lbfgs', 'adam', or 'newton' (damped Newton under `newton: true`). */
+  optimizer: OptimizerName | 'newton';
   /** Name of the engine that computed loss and gradient ('ts', 'tfjs', ...). */
   engine: string;
+  /** L-BFGS: passes spent in item sweeps (fit/itemSweep.ts), of `passes`. */
+  blockPasses: number;
+  /** L-BFGS: the item restart after convergence (items moved, its passes and seconds, the loss before and after it). */
+  itemRestart?: { moved: number; passes: number; seconds: number; lossBefore: number; lossAfter: number };
   trace: number[];
   /** Seconds and passes at each trace entry. */
   traceSeconds: number[];
@@ -175,6 +201,8 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     ...(options.now ? { now: options.now } : {}),
   };
   let res: OptimizeResult;
+  let itemRestart: FitResult['itemRestart'];
+  let ran: OptimizerName | 'newton' = optimizer;
   if (optimizer === 'adam') {
     res = minimizeAdam(objective, x0, { ...common, steps: options.steps ?? 2500, lr: options.lr ?? 0.05 });
   } else if (family.newton && !options.fixItems && options.newton === true) {
@@ -182,6 +210,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
       standardize: identification === 'standardize',
       thetaPrecision: identification === 'prior' ? 1 / (thetaSd * thetaSd) : 0,
     });
+    ran = 'newton';
     res = minimizeNewton(objective, x0, model, {
       ...common,
       maxIterations: options.maxIterations ?? 200,
@@ -193,10 +222,25 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     const deg = family.degenerate;
     const degenerate =
       deg === null || options.fixItems ? null : (x: Float64Array) => deg(fitBank, layout, identification === 'standardize' ? standardized(x, J) : x);
-    const lbfgs = (start: Float64Array, maxIterations = options.maxIterations ?? 1000, pc = pc0): OptimizeResult =>
-      minimizeLbfgs(objective, start, {
+    const sweeps = options.itemSweeps ?? false;
+    const restartItems = options.itemRestart ?? false;
+    const now = options.now ?? Date.now;
+    // The item sweep (fit/itemSweep.ts) where the kernel reports per-item losses.
+    const makeSweep = (pc: BlockPreconditioner): ReturnType<typeof itemSweep> | null =>
+      (sweeps || restartItems) && !options.fixItems && built.objective.itemLosses === true && layout.kind === 'llm-nrm'
+        ? itemSweep(objective, layout, fitBank.itemOffsets, pc.apply, {
+            ...(built.objective.lossNoise ? { lossNoise: built.objective.lossNoise } : {}),
+            ...(options.sweepRounds !== undefined ? { rounds: options.sweepRounds } : {}),
+            ...(options.sweepFrom !== undefined ? { from: options.sweepFrom } : {}),
+            ...(options.sweepDebug ? { debug: options.sweepDebug } : {}),
+          })
+        : null;
+    const refreshOf = (pc: BlockPreconditioner) => (identification === 'standardize' ? (x: Float64Array) => pc.refresh(standardized(x, J)) : pc.refresh);
+    const lbfgs = (start: Float64Array, maxIterations = options.maxIterations ?? 1000, pc = pc0, sweep = makeSweep(pc)): OptimizeResult =>
+      minimizeLbfgs(sweep ? sweep.wrap : objective, start, {
         ...common,
-        preconditioner: identification === 'standardize' ? { apply: pc.apply, refresh: (x) => pc.refresh(standardized(x, J)) } : pc,
+        ...(sweep && sweeps ? { blockStep: sweep.step } : {}),
+        preconditioner: { apply: pc.apply, refresh: refreshOf(pc) },
         refreshEvery: 10,
         ...(built.objective.lossNoise ? { lossNoise: built.objective.lossNoise } : {}),
         maxIterations,
@@ -204,7 +248,22 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         distanceTolerance: options.distanceTolerance ?? DISTANCE_TOLERANCE,
         ...(degenerate ? { stop: degenerate } : {}),
       });
-    res = lbfgs(x0);
+    const sweep0 = makeSweep(pc0);
+    res = lbfgs(x0, undefined, pc0, sweep0);
+    if (sweep0 !== null && res.converged && restartItems) {
+      // Item multi-start (fit/itemSweep.ts restart): each item refitted from its start value given
+      // the fitted LLMs; items whose loss is lower there move, and L-BFGS continues from them.
+      const x1 = Float64Array.from(res.x);
+      const t1 = now();
+      const r = sweep0.restart(x1, new Float64Array(layout.size), res.loss, family.start(fitBank, layout), refreshOf(pc0));
+      const restartSeconds = (now() - t1) / 1000;
+      itemRestart = { moved: r.moved, passes: r.passes, seconds: restartSeconds, lossBefore: res.loss, lossAfter: r.loss };
+      if (r.moved > 0) {
+        const second = lbfgs(x1, Math.max(50, res.iterations), pc0, sweep0);
+        res = appendRun(res, second, r.passes, restartSeconds);
+        res.reason = `${second.reason} (after an item restart)`;
+      } else res = { ...res, passes: res.passes + r.passes, seconds: res.seconds + restartSeconds };
+    }
     // A fit that ended in a known degenerate basin (LLM-NRM: the gate shut for every cell) gets a
     // second start from its own point with the family's reset; the lower loss wins.
     const again = options.fixItems ? null : family.restart(layout, res.x, objective.free);
@@ -216,18 +275,9 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         Math.max(50, res.iterations),
         blockPreconditioner(fitBank, family, objective0, priors, { globalStepCap: GLOBAL_STEP_CAP, engine }),
       );
-      const off = res.passes;
-      const tOff = res.seconds;
-      const merged = {
-        iterations: res.iterations + second.iterations,
-        passes: res.passes + second.passes,
-        seconds: tOff + second.seconds,
-        trace: [...res.trace, ...second.trace],
-        traceSeconds: [...res.traceSeconds, ...second.traceSeconds.map((t) => t + tOff)],
-        tracePasses: [...res.tracePasses, ...second.tracePasses.map((t) => t + off)],
-      };
       const better = second.loss < res.loss;
-      res = { ...(better ? second : res), ...merged };
+      const { iterations, passes, blockPasses, seconds, trace, traceSeconds, tracePasses } = appendRun(res, second);
+      res = { ...(better ? second : res), iterations, passes, blockPasses, seconds, trace, traceSeconds, tracePasses };
       if (better) res.reason = `${second.reason} (after a gate restart)`;
     }
   }
@@ -257,13 +307,34 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     converged: res.converged,
     reason: res.reason,
     distance: res.distance ?? NaN,
-    optimizer,
+    optimizer: ran,
     engine: built.objective.engine ?? engine.name,
+    blockPasses: res.blockPasses ?? 0,
+    ...(itemRestart ? { itemRestart } : {}),
     trace: res.trace,
     traceSeconds: res.traceSeconds,
     tracePasses: res.tracePasses,
     bank: fitBank,
     priors,
+  };
+}
+
+/**
+ * Two runs as one: counts and traces of `second` appended to `first`'s, after `gapPasses` passes
+ * and `gapSeconds` spent between them; the rest (x, loss, reason, ...) is `second`'s.
+ */
+function appendRun(first: OptimizeResult, second: OptimizeResult, gapPasses = 0, gapSeconds = 0): OptimizeResult {
+  const off = first.passes + gapPasses;
+  const tOff = first.seconds + gapSeconds;
+  return {
+    ...second,
+    iterations: first.iterations + second.iterations,
+    passes: off + second.passes,
+    blockPasses: (first.blockPasses ?? 0) + (second.blockPasses ?? 0),
+    seconds: tOff + second.seconds,
+    trace: [...first.trace, ...second.trace],
+    traceSeconds: [...first.traceSeconds, ...second.traceSeconds.map((t) => t + tOff)],
+    tracePasses: [...first.tracePasses, ...second.tracePasses.map((t) => t + off)],
   };
 }
 

@@ -29,8 +29,12 @@ const H_TH4: i32 = 16;
 const H_S4: i32 = 17;
 /** Per group and position: delta lanes, then rho lanes (32 bytes). */
 const H_DR4: i32 = 18;
+/** Per block and item: the item's loss (f64), written only under ITEM_LOSS. */
+const H_BLOCK_IL: i32 = 19;
 /** Per option entry: a, c (f32 pairs). */
 const H_ACF: i32 = 20;
+/** Per item: the loss of its cells summed over the blocks (ITEM_LOSS). */
+const H_OUT_IL: i32 = 21;
 const H_BF: i32 = 22;
 const H_GTH: i32 = 23;
 const H_GS: i32 = 24;
@@ -52,6 +56,11 @@ export { curvItems, curvRows, curvScratchBytes } from './curvature';
 
 const USE_S: i32 = 1;
 const USE_FB: i32 = 4;
+/**
+ * Also sum each item's cell losses (per block, then reduced): given the LLMs the loss separates
+ * over items, and an optimizer's per-item line search (core's fit/itemSweep.ts) reads them.
+ */
+const ITEM_LOSS: i32 = 8;
 
 /** Cells between flushes of the f32 positional-gradient sums into f64. */
 const FLUSH: i32 = 32;
@@ -300,6 +309,7 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
   const flags = hi(h, H_FLAGS);
   const useS = (flags & USE_S) != 0;
   const useFb = (flags & USE_FB) != 0;
+  const itemLoss = (flags & ITEM_LOSS) != 0;
   const I = hi(h, H_ITEMS);
   const sumK = hi(h, H_SUMK);
   const q4 = hp(h, H_Q4) + (<usize>grp * <usize>width << 4);
@@ -313,6 +323,7 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
   const dr = hp(h, H_DR4) + (<usize>grp * <usize>kMax << 5);
   const gac = hp(h, H_BLOCK_GAC) + (<usize>blk * <usize>sumK << 4);
   const gbB = hp(h, H_BLOCK_GB) + (<usize>blk * <usize>I << 3);
+  const ilB = hp(h, H_BLOCK_IL) + (<usize>blk * <usize>I << 3);
   const scal = hp(h, H_BLOCK_SCALARS) + (<usize>blk << 5);
   const sc = hp(h, H_SCRATCH) + <usize>blk * SCRATCH_BYTES;
   memory.fill(sc + S_ACCD, 0, SCRATCH_BYTES - S_ACCD);
@@ -360,6 +371,10 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
     const lossCell = f32x4.sub(f32x4.mul(Q, log4(sum)), v128.load(sc, S_QV));
     lossLo = f64x2.add(lossLo, f64x2.promote_low_f32x4(lossCell));
     lossHi = f64x2.add(lossHi, f64x2.promote_low_f32x4(i32x4.shuffle(lossCell, lossCell, 2, 3, 2, 3)));
+    if (itemLoss) {
+      const ilp = ilB + (<usize>i << 3);
+      store<f64>(ilp, load<f64>(ilp) + hsum64(lossCell));
+    }
     const inv = f32x4.div(Q, sum);
     if (useFb) backwardFb(K, pp, qp, acp, gp, dr, sc, th, s, omg, G, inv, laneMask);
     else backwardPlain(K, pp, qp, acp, gp, sc, th, s, inv, laneMask);
@@ -422,6 +437,7 @@ export function runBlock(h: usize, blk: i32): void {
   const sumK = hi(h, H_SUMK);
   memory.fill(hp(h, H_BLOCK_GAC) + (<usize>blk * <usize>sumK << 4), 0, <usize>sumK << 4);
   memory.fill(hp(h, H_BLOCK_GB) + (<usize>blk * <usize>I << 3), 0, <usize>I << 3);
+  if ((hi(h, H_FLAGS) & ITEM_LOSS) != 0) memory.fill(hp(h, H_BLOCK_IL) + (<usize>blk * <usize>I << 3), 0, <usize>I << 3);
   memory.fill(hp(h, H_BLOCK_SCALARS) + (<usize>blk << 5), 0, 32);
   const rowStart = hi(h, H_ROW_START);
   const rowEnd = hi(h, H_ROW_END);
@@ -436,7 +452,7 @@ export function runBlock(h: usize, blk: i32): void {
 /**
  * Sum the partials of blocks b0 .. b1-1 in block order (the same order for any thread count) into
  * the outputs, for entries [t0, t1) of the item gradient (pairs a, c) and, when t0 == 0, the
- * per-item gate sums and the scalars.
+ * per-item gate sums, the per-item losses (under ITEM_LOSS) and the scalars.
  */
 export function reduce(h: usize, b0: i32, b1: i32, t0: i32, t1: i32): void {
   const I = hi(h, H_ITEMS);
@@ -465,6 +481,19 @@ export function reduce(h: usize, b0: i32, b1: i32, t0: i32, t1: i32): void {
       p += gstride;
     }
     store<f64>(outGb + (<usize>i << 3), acc);
+  }
+  if ((hi(h, H_FLAGS) & ITEM_LOSS) != 0) {
+    const il = hp(h, H_BLOCK_IL);
+    const outIl = hp(h, H_OUT_IL);
+    for (let i = 0; i < I; i++) {
+      let acc: f64 = 0;
+      let p = il + (<usize>b0 * gstride) + (<usize>i << 3);
+      for (let b = b0; b < b1; b++) {
+        acc += load<f64>(p);
+        p += gstride;
+      }
+      store<f64>(outIl + (<usize>i << 3), acc);
+    }
   }
   const sc = hp(h, H_BLOCK_SCALARS);
   const outS = hp(h, H_OUT_SCALARS);

@@ -41,8 +41,10 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   const S: Float64Array[] = [];
   const Y: Float64Array[] = [];
   const rhoHist: number[] = [];
+  const spare: Float64Array[] = [];
   const alpha = new Float64Array(m);
   let passes = 0;
+  let blockPasses = 0;
   const evalAt = (px: Float64Array, pg: Float64Array): number => {
     passes++;
     return obj.lossAndGrad(px, pg, opts.scope);
@@ -70,6 +72,16 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     if (pc && it % refreshEvery === 0) {
       pc.refresh(x);
       passes++;
+      if (opts.blockStep) {
+        const r = opts.blockStep(x, g, f, it);
+        passes += r.passes;
+        blockPasses += r.passes;
+        if (r.passes > 0) {
+          f = r.loss;
+          fTrack += noiseBand > 0 ? r.decrease : 0;
+          if (noiseBand === 0) fTrack = f;
+        }
+      }
     }
     // Convergence on the preconditioned gradient.
     let gmax = 0;
@@ -192,8 +204,9 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       break;
     }
     // Curvature pair.
-    const s = new Float64Array(n);
-    const y = new Float64Array(n);
+    // Pairs dropped from the memory are reused (no 2 n doubles allocated per iteration).
+    const s = spare.pop() ?? new Float64Array(n);
+    const y = spare.pop() ?? new Float64Array(n);
     let sy = 0;
     let yDy = 0;
     for (let t = 0; t < n; t++) {
@@ -204,15 +217,14 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     }
     if (sy > 1e-12 * Math.sqrt(yDy)) {
       if (S.length === m) {
-        S.shift();
-        Y.shift();
+        spare.push(S.shift()!, Y.shift()!);
         rhoHist.shift();
       }
       S.push(s);
       Y.push(y);
       rhoHist.push(1 / sy);
       gamma = sy / yDy;
-    }
+    } else spare.push(s, y);
     x.set(xNew);
     g.set(gNew);
     f = fNew;
@@ -240,7 +252,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       break;
     }
   }
-  return { x, loss: f, iterations: it, passes, converged, reason, distance, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
+  return { x, loss: f, iterations: it, passes, blockPasses, converged, reason, distance, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
 }
 
 function dot(a: Float64Array, b: Float64Array): number {

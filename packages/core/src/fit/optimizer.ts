@@ -41,6 +41,11 @@ export interface OptimizeOptions {
   preconditioner?: { apply(v: Float64Array, out: Float64Array): void; refresh(x: Float64Array): void };
   refreshEvery?: number;
   /**
+   * Run after each preconditioner refresh (L-BFGS): a step on part of the parameters that moves x
+   * in place and leaves the loss and gradient there (fit's item sweep, fit/itemSweep.ts).
+   */
+  blockStep?: (x: Float64Array, g: Float64Array, f: number, iteration: number) => { loss: number; passes: number; decrease: number };
+  /**
    * Relative rounding noise of the loss (an f32 kernel's: about 1e-8; default 0). Where a loss
    * difference is within 100 times it, the line search measures decreases from the gradients.
    */
@@ -64,6 +69,8 @@ export interface OptimizeResult {
   iterations: number;
   /** Evaluations of lossAndGrad, i.e. passes over the data. */
   passes: number;
+  /** L-BFGS: the passes of those spent in `blockStep`. */
+  blockPasses?: number;
   converged: boolean;
   /** Why it stopped: 'distance' | 'tolerance' | 'gradient' | 'max-iterations' | 'steps' | 'target' | 'line-search'. */
   reason: string;

@@ -31,8 +31,13 @@ export class Blocks {
     this.chol.push(L);
   }
 
-  /** The blocks packed into flat arrays for apply (built at its first call; add after that rebuilds). */
-  private packed: { off: Int32Array; ix: Int32Array; L: Float64Array; LT: Float64Array; lo: Int32Array; cap: Float64Array; y: Float64Array } | null = null;
+  /**
+   * The blocks packed into flat arrays for apply (built at its first call; add after that rebuilds):
+   * per block the rows of L's lower triangle (`F`, for the forward substitution) and the rows of
+   * L^T's upper triangle (`Bk`, for the backward one), P (P + 1) / 2 entries each, so that both
+   * substitutions read consecutive memory and no entry outside the triangles is stored.
+   */
+  private packed: { off: Int32Array; ix: Int32Array; F: Float64Array; Bk: Float64Array; lo: Int32Array; cap: Float64Array; y: Float64Array } | null = null;
 
   private pack(): NonNullable<Blocks['packed']> {
     const B = this.idx.length;
@@ -42,20 +47,22 @@ export class Blocks {
     for (let b = 0; b < B; b++) {
       const P = this.idx[b]!.length;
       off[b + 1] = off[b]! + P;
-      lo[b + 1] = lo[b]! + P * P;
+      lo[b + 1] = lo[b]! + (P * (P + 1)) / 2;
       if (P > maxP) maxP = P;
     }
     const ix = new Int32Array(off[B]!);
-    const L = new Float64Array(lo[B]!);
-    const LT = new Float64Array(lo[B]!);
+    const F = new Float64Array(lo[B]!);
+    const Bk = new Float64Array(lo[B]!);
     for (let b = 0; b < B; b++) {
       ix.set(this.idx[b]!, off[b]!);
       const C = this.chol[b]!;
       const P = off[b + 1]! - off[b]!;
-      L.set(C, lo[b]!);
-      for (let r = 0; r < P; r++) for (let c = 0; c < P; c++) LT[lo[b]! + c * P + r] = C[r * P + c]!;
+      let q = lo[b]!;
+      for (let i = 0; i < P; i++) for (let k = 0; k <= i; k++) F[q++] = C[i * P + k]!;
+      q = lo[b]!;
+      for (let i = 0; i < P; i++) for (let k = i; k < P; k++) Bk[q++] = C[k * P + i]!;
     }
-    this.packed = { off, ix, L, LT, lo, cap: Float64Array.from(this.cap), y: new Float64Array(maxP) };
+    this.packed = { off, ix, F, Bk, lo, cap: Float64Array.from(this.cap), y: new Float64Array(maxP) };
     return this.packed;
   }
 
@@ -63,25 +70,30 @@ export class Blocks {
   apply(v: Float64Array, out: Float64Array): void {
     out.fill(0);
     const pk = this.packed !== null && this.packed.off.length === this.idx.length + 1 ? this.packed : this.pack();
-    const { off, ix, L, LT, lo, cap: caps, y } = pk;
-    // The same arithmetic as cholSolve per block, on flat factor arrays (L and its transpose, so
-    // that both substitutions read rows): one call for all blocks.
+    const { off, ix, F, Bk, lo, cap: caps, y } = pk;
+    // The same arithmetic as cholSolve per block (the same operations in the same order, so the
+    // same bits), on packed triangles: one call for all blocks. At paper scale the two applies of
+    // an L-BFGS iteration read 31,744 blocks; the triangles halve the memory they stream.
     for (let b = 0; b < caps.length; b++) {
       const o = off[b]!;
       const P = off[b + 1]! - o;
       const l0 = lo[b]!;
       for (let r = 0; r < P; r++) y[r] = v[ix[o + r]!]!;
+      // Forward: row i of L is F[q .. q + i] (q = l0 + i (i + 1) / 2), the diagonal last.
+      let q = l0;
       for (let i = 0; i < P; i++) {
         let s = y[i]!;
-        const row = l0 + i * P;
-        for (let k = 0; k < i; k++) s -= L[row + k]! * y[k]!;
-        y[i] = s / L[row + i]!;
+        for (let k = 0; k < i; k++) s -= F[q + k]! * y[k]!;
+        q += i;
+        y[i] = s / F[q]!;
+        q++;
       }
+      // Backward: row i of L^T is Bk[r0 .. r0 + P - i) (r0 = l0 + i P - i (i - 1) / 2), the diagonal first.
       for (let i = P - 1; i >= 0; i--) {
+        const r0 = l0 + i * P - (i * (i - 1)) / 2;
         let s = y[i]!;
-        const row = l0 + i * P;
-        for (let k = i + 1; k < P; k++) s -= LT[row + k]! * y[k]!;
-        y[i] = s / LT[row + i]!;
+        for (let k = i + 1; k < P; k++) s -= Bk[r0 + k - i]! * y[k]!;
+        y[i] = s / Bk[r0]!;
       }
       // Trust region on blocks whose model is unreliable far out (items under the gate): scale the
       // block's step so no coordinate moves more than `cap`. Still a positive scaling of H^-1 v.

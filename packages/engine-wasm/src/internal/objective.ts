@@ -8,6 +8,7 @@ import {
   LlmNrmError,
   computeDifficulties,
   difficultyBackward,
+  finishItemLosses,
   finishLlmNrmPass,
   freeMask,
   getFamily,
@@ -117,7 +118,7 @@ export function createWasmObjective(
   const aux = new Float64Array(3 * I);
   const wts = new Float64Array(sumK);
   const gb = new Float64Array(I);
-  const { th4, s4, dr4, acf, bf, gth, gs, gdelta, grho, outGac, outGb, outScalars } = kernel;
+  const { th4, s4, dr4, acf, bf, gth, gs, gdelta, grho, outGac, outGb, outIl, outScalars } = kernel;
 
   function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
     if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
@@ -148,6 +149,8 @@ export function createWasmObjective(
     }
     if (useFb) bf.set(b);
     const kappa = useFb ? softplus(x[layout.kbar]!) : 0;
+    const il = scope.itemLoss;
+    kernel.setItemLoss(il !== undefined);
     const [b0, b1] = kernel.setPass(r0, r1, useFb ? x[layout.w0]! : 0, kappa);
     if (held.pool !== null) held.pool.run(held.id, kernel.header, b0, b1, kernel.exports);
     else for (let blk = b0; blk < b1; blk++) kernel.exports.runBlock(kernel.header, blk);
@@ -198,6 +201,10 @@ export function createWasmObjective(
       difficultyBackward(bank, x, A, gb, aux, wts, g, Cc);
       g[layout.w0]! += gw0;
       g[layout.kbar]! += outScalars[1]! * sigmoid(x[layout.kbar]!);
+    }
+    if (il !== undefined) {
+      il.set(outIl);
+      finishItemLosses(layout, bank.itemOffsets, x, lamItem, scope);
     }
     return finishLlmNrmPass(layout, x, g, free, lamItem, loss, scope);
   }
@@ -261,6 +268,7 @@ export function createWasmObjective(
     // f32 cell terms summed in f64: measured 8e-9 relative to the f64 kernel at 189 x 2,000 and at
     // paper scale (BENCHMARKS.md); below 1e-6 relative, L-BFGS judges steps by the gradient.
     lossNoise: 1e-8,
+    itemLosses: true,
     threads: threaded ? held.pool!.threads : 1,
     blocks: kernel.blocks,
     memoryBytes: kernel.bytes,

@@ -3,7 +3,8 @@ import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../curvature.js';
 import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
 import { Blocks } from '../../internal/blocks.js';
 import { itemCorrection, llmNrmItemCorrections } from './itemCorrection.js';
-import { llmParamIndices, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+import { llmNrmParamIndices } from './layout.js';
 import { priorPrecisions, type Priors } from '../../objective.js';
 import { LlmNrmError } from '../../errors.js';
 import type { CurvatureAt, CurvatureOptions } from '../family.js';
@@ -373,7 +374,7 @@ export function llmNrmCurvature(
     }
     if (opts.blocksUnused === true) continue;
     HL[0]! += 1;
-    blocks.add(llmParamIndices(L, j), Float64Array.from(HL), free, 0, useFb ? LLM_STEP_CAP : Infinity);
+    blocks.add(llmNrmParamIndices(L, j), Float64Array.from(HL), free, 0, useFb ? LLM_STEP_CAP : Infinity);
   }
   const itemGlobals: Float64Array[] = [];
   const itemGN: Float64Array[] = [];
@@ -636,7 +637,7 @@ export function llmNrmCurvatureFromSums(
     finishLlmHessian(HL, L, lamS, lamLlm, L.parts.sharpness ? softplus(sb) : 1, sigmoid(sb));
     llm.push(Float64Array.from(HL));
     HL[0]! += 1;
-    blocks.add(llmParamIndices(L, j), HL, free, 0, useFb ? LLM_STEP_CAP : Infinity);
+    blocks.add(llmNrmParamIndices(L, j), HL, free, 0, useFb ? LLM_STEP_CAP : Infinity);
   }
   const sq = itemSquareOffsets(bank);
   addItemBlocks(

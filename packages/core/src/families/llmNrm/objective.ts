@@ -1,14 +1,15 @@
 import type { ResponseBank } from '../../bank.js';
 import { computeDifficulties, difficultyBackward } from '../../difficulty.js';
-import { freeMask, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
-import { priorPrecisions, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from '../../objective.js';
+import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+import { llmNrmFreeMask } from './layout.js';
+import { priorPrecisions, finishItemLosses, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from '../../objective.js';
 
 /**
  * The fused LLM-NRM kernel (paper.md, eqs. for u_jik, G_ji, p_jik): one pass over the ragged f32
  * data with f64 accumulation and an analytic gradient. Parts switched off in the layout cost nothing.
  */
 export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors: Priors = {}): Objective {
-  const free = freeMask(layout);
+  const free = llmNrmFreeMask(layout);
   const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
   const J = layout.nModels;
   const I = layout.nItems;
@@ -31,6 +32,8 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
     const r0 = scope.rowStart ?? 0;
     const r1 = scope.rowEnd ?? J;
     const tp = scope.thetaPrior === false ? 0 : 1;
+    const il = scope.itemLoss;
+    il?.fill(0);
     g.fill(0);
     if (useFb) {
       computeDifficulties(bank, x, A, Cc, b, aux, wts);
@@ -86,6 +89,7 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
         }
         const lse = vmax + Math.log(sum);
         lossJ += Q * lse - qv;
+        if (il !== undefined) il[i]! += Q * lse - qv;
         // r_k = dL/dv_k = Q p_k - q_k; backprop through v = (1 - G) s z + G rho.
         const inv = Q / sum;
         let gG = 0;
@@ -143,7 +147,8 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
       g[layout.w0]! += gw0;
       g[layout.kbar]! += gkappa * sigmoid(x[layout.kbar]!);
     }
+    finishItemLosses(layout, bank.itemOffsets, x, lamItem, scope);
     return finishLlmNrmPass(layout, x, g, free, lamItem, loss, scope);
   }
-  return { layout, free, lossAndGrad };
+  return { layout, free, itemLosses: true, lossAndGrad };
 }
