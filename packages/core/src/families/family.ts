@@ -48,6 +48,12 @@ export interface CurvatureOptions {
    * pass); a family may then leave `blocks` empty and `llm` [].
    */
   correctionOnly?: boolean;
+  /**
+   * The caller reads the cross blocks and `llm`, never `blocks` (the standard errors' first pass):
+   * a family may then leave `blocks` empty, skipping their factorisation and the terms only the
+   * preconditioner uses.
+   */
+  blocksUnused?: boolean;
 }
 
 /** The fleet's typical nuisance parameters of an LLM (scoring's `fleetNuisance`), in layout scale. */
