@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // CPU time of one 1PL-4PL loss + gradient pass (plain node on the built dist; not a test).
-//   node bench/core/binary-kernel.js [--root other-checkout] [--passes 30]
+//   node bench/core/binary-kernel.js [--root other-checkout] [--passes 30] [--models 189] [--items 2000] [--pl 1,2,3,4]
 // --root: time another checkout's built core (before/after). Prints CPU ms per pass
 // (process.cpuUsage: steadier than wall time on a shared machine) and the loss, which must agree
 // between checkouts bit for bit.
@@ -14,12 +14,15 @@ const opt = (name, dflt) => {
 };
 const root = resolve(opt('root', fileURLToPath(new URL('../..', import.meta.url))));
 const passes = Number(opt('passes', '30'));
+const J = Number(opt('models', '189'));
+const I = Number(opt('items', '2000'));
+const pls = opt('pl', '1,2,3,4').split(',').map(Number);
 const core = await import(pathToFileURL(join(root, 'packages/core/dist/index.js')).href);
 const { binaryObjective } = await import(pathToFileURL(join(root, 'packages/core/dist/families/binary/objective.js')).href);
-const { bank } = core.simulateFleet({ models: 189, items: 2000, seed: 1 });
+const { bank } = core.simulateFleet({ models: J, items: I, seed: 1 });
 const y = core.correctness(bank);
-console.log(`core: ${root}; 189 x 2,000 simulated (seed 1)`);
-for (const pl of [1, 2, 3, 4]) {
+console.log(`core: ${root}; ${J} x ${I} simulated (seed 1)`);
+for (const pl of pls) {
   const L = core.binaryLayout(bank, pl);
   const x = core.initialParameters(bank, L);
   for (let t = 0; t < x.length; t++) x[t] += 0.3 * Math.sin(t * 1.7);

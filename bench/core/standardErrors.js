@@ -3,8 +3,14 @@
 // them) at the fit's optimum of a simulated fleet: CPU seconds (process.cpuUsage, so that other work
 // on a shared machine counts less than in wall time), median of --runs, for the Fisher and the
 // default 'quasi' SEs. The fit itself runs once, without SEs.
-//   node bench/standardErrors.js [--models 189] [--items 2000] [--seed 7] [--runs 3]
-import * as core from '@llm-nrm/core';
+//   node bench/core/standardErrors.js [--models 189] [--items 2000] [--seed 7] [--runs 3] [--engine ts|wasm]
+// --engine wasm fits on the WebAssembly kernel (2 threads; faster to the point, which differs from
+// the ts fit's within the stopping rule): the SEs themselves run in core's TypeScript either way.
+// --save f.json / --load f.json keep the fitted point, so that before/after runs time the same SEs;
+// --root /path/to/checkout times that checkout's built core (with --load; the ts engine).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { wasmEngine } from '@llm-nrm/engine-wasm';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
@@ -12,11 +18,20 @@ const models = Number(opt('models', '189'));
 const items = Number(opt('items', '2000'));
 const seed = Number(opt('seed', '7'));
 const runs = Number(opt('runs', '3'));
+const root = opt('root', null);
+const core = root === null ? await import('@llm-nrm/core') : await import(join(root, 'packages/core/dist/index.js'));
 
 const f = core.simulateFleet({ models, items, seed });
 const t0 = performance.now();
-const r = core.fit(f.bank, { standardErrors: false });
-console.log(`${models} x ${items}, seed ${seed}: fit ${((performance.now() - t0) / 1000).toFixed(1)} s wall, ${r.passes} passes`);
+const w = opt('engine', 'ts') === 'wasm' && root === null ? wasmEngine({ threads: 2 }) : null;
+const engine = w === null ? 'ts' : { name: 'wasm', objective: (b, fam, p) => w.objective(b, fam.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
+const load = opt('load', null);
+const r = core.fit(f.bank, { standardErrors: false, engine, ...(load !== null ? { maxIterations: 1 } : {}) });
+if (load !== null) r.x = Float64Array.from(JSON.parse(readFileSync(load, 'utf8')));
+if (opt('save', null) !== null) writeFileSync(opt('save', null), JSON.stringify(Array.from(r.x)));
+console.log(
+  `${models} x ${items}, seed ${seed}: fit ${((performance.now() - t0) / 1000).toFixed(1)} s wall, ${r.passes} passes${load !== null ? `, point from ${load}` : ''}`,
+);
 const free = core.freeMask(r.layout);
 for (const errorModel of ['fisher', 'quasi']) {
   const secs = [];
@@ -33,3 +48,5 @@ for (const errorModel of ['fisher', 'quasi']) {
     `${errorModel.padEnd(6)} CPU s ${secs.map((s) => s.toFixed(2)).join(' ')} (median ${secs[Math.floor(runs / 2)].toFixed(2)}); median SE ${se[Math.floor(se.length / 2)].toFixed(4)}, SE[0] ${out.se[0].toPrecision(12)}`,
   );
 }
+w?.dispose?.();
+process.exit(0);

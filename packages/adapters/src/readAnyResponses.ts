@@ -9,7 +9,7 @@ import {
   type RecordSource,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { convertSourced, type ConvertOptions, type ConvertSummary } from './convert.js';
+import { convertSourcedBatches, type ConvertOptions, type ConvertSummary } from './convert.js';
 import { isStdinPath } from './internal/stdin.js';
 import { isToolOutput } from './walk.js';
 
@@ -51,12 +51,14 @@ export async function readAnyResponses(paths: string | readonly string[], option
       });
     }
   }
-  const { records: stream, summary } = convertSourced(list, options);
+  const { batches, summary } = convertSourcedBatches(list, options);
   const records: ResponseRecord[] = [];
   const sources: (RecordSource & { file: string })[] = [];
-  for await (const { record, source } of stream) {
-    records.push(record);
-    sources.push(source);
+  for await (const batch of batches) {
+    for (const { record, source } of batch) {
+      records.push(record);
+      sources.push(source);
+    }
   }
   const v = resolveItemVersions(records, options.itemVersions ?? 'split');
   return {

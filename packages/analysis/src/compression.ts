@@ -1,4 +1,4 @@
-import { predictor, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { familyOfLayout, predictor, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { columnsOfItems } from './internal/masks.js';
@@ -97,7 +97,8 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
   })) {
     const { calib, trainRows, trainList, heldList, perm } = fold;
     const f = fold.index;
-    const thetaOnly = options.scoring === 'theta-only' && calib.layout.kind === 'llm-nrm';
+    // Theta-only scoring holds the nuisance at the fleet's: families without any score by refitting.
+    const thetaOnly = options.scoring === 'theta-only' && familyOfLayout(calib.layout).holdNuisance !== null;
     const xs = thetaOnly ? neutralLlms(calib, trainRows) : calib.x;
     const pred = thetaOnly ? predictor(bank, calib.layout, xs) : null;
     const allCols = new Uint8Array(bank.colItem.length).fill(1);

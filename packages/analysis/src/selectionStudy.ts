@@ -1,4 +1,5 @@
 import {
+  familyOfLayout,
   fit as coreFit,
   minimiseTheta,
   minimiseThetaSharpness,
@@ -156,7 +157,9 @@ function thetaSharp(
   u0: number,
   sd: number,
 ): { theta: number; se: number; u: number } {
-  if (layout.kind !== 'llm-nrm') return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
+  const sharpness = familyOfLayout(layout).sharpnessIndex;
+  if (sharpness === null) return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
+  const sj = sharpness(layout, j);
   const pred = predictor(bank, layout, xs);
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
@@ -165,7 +168,7 @@ function thetaSharp(
   const p = new Float64Array(bank.kMax);
   return minimiseThetaSharpness((theta, u) => {
     xs[layout.theta + j] = theta;
-    xs[layout.sbar + j] = softplusInv(Math.exp(u));
+    xs[sj] = softplusInv(Math.exp(u));
     let s = (theta * theta) / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd);
     for (const c of list) {
       const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
@@ -186,12 +189,13 @@ const CROSS_FIT_GROUPS = 5;
 /** Mean log sharpness of the rows' LLMs (0 for families without sharpness). */
 function meanLogSharpness(c: FitLike, rows: Uint8Array): number {
   const L = c.layout;
-  if (L.kind !== 'llm-nrm') return 0;
+  const sharpness = familyOfLayout(L).sharpnessIndex;
+  if (sharpness === null) return 0;
   let s = 0;
   let n = 0;
   for (let j = 0; j < rows.length; j++) {
     if (!rows[j]) continue;
-    s += Math.log(softplus(c.x[L.sbar + j]!));
+    s += Math.log(softplus(c.x[sharpness(L, j)]!));
     n++;
   }
   return n > 0 ? s / n : 0;
@@ -274,15 +278,16 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       pl = { calib: c2, curve: curveOf(c2) };
     }
     const L = calib.layout;
+    const sharpness = familyOfLayout(L).sharpnessIndex;
     let u0 = 0;
-    if (L.kind === 'llm-nrm') {
-      for (const j of trainList) u0 += Math.log(softplus(calib.x[L.sbar + j]!));
+    if (sharpness !== null) {
+      for (const j of trainList) u0 += Math.log(softplus(calib.x[sharpness(L, j)]!));
       u0 /= trainList.length;
     }
     const sharpOf = (x: Float64Array, j: number, cols: Uint8Array) => {
-      const keep = L.kind === 'llm-nrm' ? x[L.sbar + j]! : 0;
+      const keep = sharpness !== null ? x[sharpness(L, j)]! : 0;
       const r = thetaSharp(bank, L, x, j, cols, u0, 0.5);
-      if (L.kind === 'llm-nrm') x[L.sbar + j] = keep;
+      if (sharpness !== null) x[sharpness(L, j)] = keep;
       return r;
     };
     // Cross-fitted calibrations (the +xacc methods): the training LLMs in `groups` folds, each fold's

@@ -1,7 +1,7 @@
 /** Provenance of CLI outputs: the tool version, the command line, and hashes of the inputs. */
 import { createHash } from 'node:crypto';
-import { createReadStream, readFileSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { LlmNrmError } from '@llm-nrm/core';
 import { tidyFormatFromExtension, walkFiles } from '@llm-nrm/adapters';
 
@@ -26,11 +26,25 @@ export function toolVersion(): string {
   return version;
 }
 
-/** SHA-256 of a file, streamed (responses files can be gigabytes). */
+/**
+ * SHA-256 of a file, read in 4 MiB pieces into one reused buffer (responses files can be
+ * gigabytes): a third of the CPU of a read stream's fresh 64 KiB chunks (73 MB: 0.07 against
+ * 0.21 CPU-s, bench/core/fitPhases.js).
+ */
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
   try {
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+    const fh = await open(path, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(1 << 22);
+      for (;;) {
+        const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+        if (bytesRead === 0) break;
+        hash.update(buf.subarray(0, bytesRead));
+      }
+    } finally {
+      await fh.close();
+    }
   } catch (e) {
     throw new LlmNrmError('IO', `cannot read ${path}: ${(e as Error).message}`, { cause: e, file: path });
   }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bankFromRecords, correctness, hardenBank } from './bank.js';
+import { recordContentSha256 } from './itemContent.js';
+import { parseResponseRecord } from './record/parseResponseRecord.js';
 import { LlmNrmError } from './errors.js';
 import type { ResponseRecord } from './types.js';
 
@@ -96,5 +98,40 @@ describe('bankFromRecords does not depend on the order of the rows', () => {
     const { naturalCompare } = await import('./bank.js');
     expect(['mmlu/10', 'mmlu/02', 'a', 'mmlu/1b', 'B', 'mmlu/2'].sort(naturalCompare)).toEqual(['B', 'a', 'mmlu/1b', 'mmlu/2', 'mmlu/02', 'mmlu/10']);
     expect(['mmlu/10', 'mmlu/2', 'arc/1'].sort(naturalCompare)).toEqual(['arc/1', 'mmlu/2', 'mmlu/10']);
+  });
+});
+
+describe('bankFromRecords on records a reader already checked (checked: true)', () => {
+  // Replicates in and out of content order, a rotation, a missing answer, items with texts (one
+  // edited: the bank keeps the least content hash, whichever record comes first).
+  const texts = { prompt: 'Q?', continuations: [' a', ' b', ' c'] };
+  const records = [
+    rec('m1', 'i', { probs: [0.7, 0.2, 0.1], ...texts }),
+    rec('m1', 'i', { probs: [0.6, 0.3, 0.1], ...texts }),
+    rec('m1', 'i', { probs: [0.5, 0.3, 0.2], position: [1, 2, 0], ...texts }),
+    rec('m1', 'i', { probs: [0.4, 0.3, 0.3], position: [1, 2, 0], ...texts }),
+    rec('m2', 'i', { probs: [0.2, 0.2, 0.6], ...texts }),
+    rec('m2', 'j', { logprobs: [0, -1], key: 1, prompt: 'P', continuations: [' x', ' y'] }),
+    rec('m1', 'j', { choice: 0, key: 1, prompt: 'P', continuations: [' x', ' z'] }),
+    rec('m3', 'j', { choice: null, nOptions: 2, key: 1 }),
+    rec('m3', 'i', { choice: 2 }),
+    rec('m2', 'i', { probs: [0.1, 0.1, 0.8] }),
+  ].map((r) => parseResponseRecord(r));
+
+  it('builds the same bank as checking them again, replicates and content hashes included', () => {
+    const a = bankFromRecords(records);
+    const b = bankFromRecords(records, { checked: true });
+    expect(b).toEqual(a);
+    expect(Array.from(a.bank.colItem)).toEqual([0, 0, 0, 0, 1]);
+    const least = [recordContentSha256(records[5]!)!, recordContentSha256(records[6]!)!].sort()[0];
+    expect(a.bank.items[1]!.contentSha256).toBe(least);
+    // The same items whatever the order of the rows (the hash cache keys on the texts, not the order;
+    // replicates, in order of appearance, do depend on it).
+    expect(bankFromRecords([...records].reverse(), { checked: true }).bank.items).toEqual(a.bank.items);
+  });
+
+  it('still refuses what only the bank can see, naming the line', () => {
+    const bad = [...records, parseResponseRecord(rec('m4', 'i', { probs: [0.5, 0.5], key: 0 }))];
+    expect(() => bankFromRecords(bad, { checked: true, file: 'r.jsonl' })).toThrow(/r\.jsonl:11.*has 2 options here but 3 elsewhere/);
   });
 });

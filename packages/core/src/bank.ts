@@ -68,6 +68,13 @@ export interface BankFromRecordsOptions {
   sources?: RecordSource[];
   /** Source name used in messages when `sources` is not given. */
   file?: string;
+  /**
+   * The records came out of `parseResponseRecord` (a reader's, e.g. adapters' `readAnyResponses`)
+   * and nobody changed them since: the record check is not run twice (at 189 x 2,000 it was a
+   * quarter of this function). The bank's own checks (option counts, keys and texts agreeing across
+   * records, positions, distributions) run either way. Default false.
+   */
+  checked?: boolean;
 }
 
 interface Cell {
@@ -212,6 +219,15 @@ export function bankFromRecords(records: Iterable<ResponseRecord>, options: Bank
   let pool = new Float64Array(1 << 16);
   let poolUsed = 0;
 
+  const checked = options.checked === true;
+  // Replicate counts and columns of records shown in content order (no position), the usual case,
+  // by number instead of by a key string per record: keyed (item, model) and item.
+  const replicateAt = new Map<number, number>();
+  const firstColumn: number[] = [];
+  const numericKeys = (mi: number, ii: number): boolean => mi < 1 << 21 && ii < 2 ** 31;
+  // The content hash of the last record per item, by its texts (records of one item repeat them).
+  const lastContent = new Map<number, { r: ResponseRecord; sha: string | undefined }>();
+
   let idx = -1;
   for (const raw of records) {
     idx++;
@@ -221,7 +237,7 @@ export function bankFromRecords(records: Iterable<ResponseRecord>, options: Bank
     const line = src?.line ?? (options.sources ? undefined : idx + 1);
     try {
       // The one record check (shape, values, agreeing lengths), shared with the readers and convert.
-      const r = parseResponseRecord(raw);
+      const r = checked ? raw : parseResponseRecord(raw);
       const known = itemIndex.get(r.item);
       const k = optionCount(r) ?? (known !== undefined ? items[known]!.nOptions : undefined);
       if (k === undefined)
@@ -245,7 +261,7 @@ export function bankFromRecords(records: Iterable<ResponseRecord>, options: Bank
         }
       }
       // A calibrated item answered on another text is another item: never score it as this one.
-      const content = recordContentSha256(r);
+      const content = contentOf(r, known, lastContent);
       const calibrated = known !== undefined ? items[known]!.contentSha256 : undefined;
       if (fixedItems && content !== undefined && calibrated !== undefined && content !== calibrated) {
         throw new LlmNrmError(
@@ -294,14 +310,23 @@ export function bankFromRecords(records: Iterable<ResponseRecord>, options: Bank
         continue;
       }
       // Replicates of one (model, item, order) go to successive columns (epochs kept apart).
-      const repKey = `${mi}\u0000${ii}\u0000${sig}`;
-      const rep = replicate.get(repKey) ?? 0;
-      replicate.set(repKey, rep + 1);
-      const colKey = `${ii}\u0000${sig}\u0000${rep}`;
-      let col = columnIndex.get(colKey);
+      const numeric = sig === '' && numericKeys(mi, ii);
+      let rep: number;
+      if (numeric) {
+        const rk = ii * (1 << 21) + mi;
+        rep = replicateAt.get(rk) ?? 0;
+        replicateAt.set(rk, rep + 1);
+      } else {
+        const repKey = `${mi}\u0000${ii}\u0000${sig}`;
+        rep = replicate.get(repKey) ?? 0;
+        replicate.set(repKey, rep + 1);
+      }
+      const colKey = sig === '' && rep === 0 ? '' : `${ii}\u0000${sig}\u0000${rep}`;
+      let col = colKey === '' ? firstColumn[ii] : columnIndex.get(colKey);
       if (col === undefined) {
         col = colItemList.length;
-        columnIndex.set(colKey, col);
+        if (colKey === '') firstColumn[ii] = col;
+        else columnIndex.set(colKey, col);
         colItemList.push(ii);
         colPosList.push(sig === '' ? null : r.position!.slice());
         colOrderKeys.push({ sig, rep });
@@ -319,6 +344,26 @@ export function bankFromRecords(records: Iterable<ResponseRecord>, options: Bank
     }
   }
   return assembleBank(models, items, colItemList, colPosList, colOrderKeys, cells, pool, stats, options.dropEmpty ?? false, fixedItems);
+}
+
+/**
+ * recordContentSha256 of a record, reusing the last hash of its item when the record repeats that
+ * record's texts (every LLM's record of an item carries the same prompt and continuations: one
+ * SHA-256 per item instead of per record).
+ */
+function contentOf(r: ResponseRecord, item: number | undefined, last: Map<number, { r: ResponseRecord; sha: string | undefined }>): string | undefined {
+  if (r.continuations === undefined) return undefined;
+  const prev = item === undefined ? undefined : last.get(item);
+  if (prev !== undefined && sameTexts(prev.r, r)) return prev.sha;
+  const sha = recordContentSha256(r);
+  if (item !== undefined) last.set(item, { r, sha });
+  return sha;
+}
+
+function sameTexts(a: ResponseRecord, b: ResponseRecord): boolean {
+  const same = (x: readonly string[] | undefined, y: readonly string[] | undefined): boolean =>
+    x === y || (x !== undefined && y !== undefined && sameStrings(x, y));
+  return a.prompt === b.prompt && same(a.contexts, b.contexts) && same(a.continuations, b.continuations);
 }
 
 function assembleBank(

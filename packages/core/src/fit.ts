@@ -130,7 +130,8 @@ export interface FitResult {
   reason: string;
   /** Estimated distance to the optimum at the end, in standard errors (L-BFGS's Newton decrement; NaN for Adam). */
   distance: number;
-  optimizer: OptimizerName;
+  /** The optimizer that ran: 'lbfgs', 'adam', or 'newton' (damped Newton under `newton: true`). */
+  optimizer: OptimizerName | 'newton';
   /** Name of the engine that computed loss and gradient ('ts', 'tfjs', ...). */
   engine: string;
   /** L-BFGS: passes spent in item sweeps (fit/itemSweep.ts), of `passes`. */
@@ -201,6 +202,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   };
   let res: OptimizeResult;
   let itemRestart: FitResult['itemRestart'];
+  let ran: OptimizerName | 'newton' = optimizer;
   if (optimizer === 'adam') {
     res = minimizeAdam(objective, x0, { ...common, steps: options.steps ?? 2500, lr: options.lr ?? 0.05 });
   } else if (family.newton && !options.fixItems && options.newton === true) {
@@ -208,6 +210,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
       standardize: identification === 'standardize',
       thetaPrecision: identification === 'prior' ? 1 / (thetaSd * thetaSd) : 0,
     });
+    ran = 'newton';
     res = minimizeNewton(objective, x0, model, {
       ...common,
       maxIterations: options.maxIterations ?? 200,
@@ -308,7 +311,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     converged: res.converged,
     reason: res.reason,
     distance: res.distance ?? NaN,
-    optimizer,
+    optimizer: ran,
     engine: built.objective.engine ?? engine.name,
     blockPasses: res.blockPasses ?? 0,
     ...(itemRestart ? { itemRestart } : {}),

@@ -35,18 +35,7 @@ export {
   type BankStats,
   type ResponseBank,
 } from './bank.js';
-export {
-  binaryLayout,
-  freeMask,
-  llmNrmLayout,
-  llmParamIndices,
-  sigmoid,
-  softplus,
-  softplusInv,
-  type BinaryLayout,
-  type Layout,
-  type LlmNrmLayout,
-} from './layout.js';
+export { binaryLayout, llmNrmLayout, sigmoid, softplus, softplusInv, type BinaryLayout, type Layout, type LlmNrmLayout } from './layout.js';
 export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackward } from './difficulty.js';
 export {
   DEFAULT_PRIORS,
@@ -62,7 +51,7 @@ export { llmNrmObjective } from './families/llmNrm/objective.js';
 export { binaryObjective } from './families/binary/objective.js';
 export { type BundleMapping, type CurvatureAt, type CurvatureOptions, type FleetNuisance, type LlmPrior, type ModelFamily } from './families/family.js';
 export { llmNrmCurvatureFromSums, type LlmNrmCurvatureSums } from './families/llmNrm/curvature.js';
-export { familyOfLayout, getFamily, optionLevelLayout } from './families/registry.js';
+export { familyOfLayout, freeMask, getFamily, llmParamIndices, optionLevelLayout } from './families/registry.js';
 export { getEngine, registerEngine, tsEngine, type CurvatureBuilder, type Engine } from './engine.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';
 export { itemSweep, type BlockStep, type ItemSweep, type ItemSweepOptions } from './fit/itemSweep.js';

@@ -72,36 +72,6 @@ export function binaryLayout(bank: ResponseBank, pl: 1 | 2 | 3 | 4): BinaryLayou
   return { kind: 'binary', nModels: J, nItems: I, pl, theta: 0, slope: J, intercept: J + I, guess: J + 2 * I, slip: J + 3 * I, size: J + 4 * I };
 }
 
-/** Mask of the parameters that are free (1) vs fixed (0) under the layout's switched-off parts. */
-export function freeMask(layout: Layout): Uint8Array {
-  const m = new Uint8Array(layout.size).fill(1);
-  if (layout.kind === 'llm-nrm') {
-    const { parts, nModels: J, kMax } = layout;
-    if (!parts.sharpness) m.fill(0, layout.sbar, layout.sbar + J);
-    if (!parts.position) m.fill(0, layout.delta, layout.delta + J * kMax);
-    if (!parts.fallback) {
-      m.fill(0, layout.rho, layout.rho + J * kMax);
-      m[layout.w0] = 0;
-      m[layout.kbar] = 0;
-    }
-  } else {
-    const I = layout.nItems;
-    if (layout.pl < 2) m.fill(0, layout.slope, layout.slope + I);
-    if (layout.pl < 3) m.fill(0, layout.guess, layout.guess + I);
-    if (layout.pl < 4) m.fill(0, layout.slip, layout.slip + I);
-  }
-  return m;
-}
-
-/** Indices of the per-LLM parameters of model j (theta, sbar, delta_j., rho_j.) or (theta) for binary. */
-export function llmParamIndices(layout: Layout, j: number): number[] {
-  if (layout.kind === 'binary') return [layout.theta + j];
-  const out = [layout.theta + j, layout.sbar + j];
-  for (let k = 0; k < layout.kMax; k++) out.push(layout.delta + j * layout.kMax + k);
-  for (let k = 0; k < layout.kMax; k++) out.push(layout.rho + j * layout.kMax + k);
-  return out;
-}
-
 /** softplus(x) = log(1 + e^x), stable for large |x|. */
 export function softplus(x: number): number {
   return x > 30 ? x : x < -30 ? Math.exp(x) : Math.log1p(Math.exp(x));

@@ -1,6 +1,6 @@
 import { bankFromRecords, type BankFromRecordsOptions, type BankStats, type RecordSource, type ResponseBank, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, type ReadReport } from '../reader.js';
-import { readResponsesWithSources, type ReadResponsesOptions } from './readResponses.js';
+import { readResponseBatches, type ReadResponsesOptions } from './readResponses.js';
 
 export interface LoadBankOptions extends ReadResponsesOptions, Omit<BankFromRecordsOptions, 'sources' | 'file'> {
   /**
@@ -19,11 +19,14 @@ export async function loadBank(path: string, options: LoadBankOptions = {}): Pro
   const report = options.report ?? newReport();
   const records: ResponseRecord[] = [];
   const sources: RecordSource[] = [];
-  for await (const { record, source } of readResponsesWithSources(path, { ...options, report })) {
-    records.push(record);
-    sources.push(source);
+  for await (const batch of readResponseBatches(path, { ...options, report })) {
+    for (const { record, source } of batch) {
+      records.push(record);
+      sources.push(source);
+    }
   }
-  const bankOptions: BankFromRecordsOptions = { sources };
+  // The reader's records come out of parseResponseRecord: the bank does not check them again.
+  const bankOptions: BankFromRecordsOptions = { sources, checked: true };
   if (options.items !== undefined) bankOptions.items = options.items;
   if (options.skipInvalid !== undefined) bankOptions.skipInvalid = options.skipInvalid;
   if (options.dropEmpty !== undefined) bankOptions.dropEmpty = options.dropEmpty;

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import type { ReadOptions } from '../reader.js';
 import { walkFiles } from '../walk.js';
-import { readTidyRows } from './readTidyRows.js';
+import { readTidyRowBatches } from './readTidyRows.js';
 import { tidyFileFormat, tidyFormatFromExtension, type TidyFileFormat } from './tidyFileFormat.js';
 
 export interface ReadResponsesOptions extends ReadOptions {
@@ -28,22 +28,40 @@ export interface SourcedRecord {
  * or with `skipInvalid` is counted in `options.report`.
  */
 export async function* readResponsesWithSources(path: string, options: ReadResponsesOptions = {}): AsyncGenerator<SourcedRecord> {
+  for await (const batch of readResponseBatches(path, options)) yield* batch;
+}
+
+/**
+ * readResponsesWithSources a batch at a time (in order; a batch is a chunk of the file): one await
+ * per batch, not per record, for readers that collect every record anyway (`readAnyResponses`).
+ */
+export async function* readResponseBatches(path: string, options: ReadResponsesOptions = {}): AsyncGenerator<SourcedRecord[]> {
   for (const file of await tidyFiles(path)) {
     const format = options.format ?? (await tidyFileFormat(file));
-    for await (const row of readTidyRows(file, format)) {
-      let record: ResponseRecord;
-      try {
-        if (row.error) throw row.error;
-        record = parseResponseRecord(row.value);
-      } catch (e) {
-        if (!(e instanceof LlmNrmError)) throw e;
-        if (!options.skipInvalid) throw new LlmNrmError(e.code, e.message, { cause: e, file, line: row.line });
-        options.report?.skipped.push({ file, line: row.line, reason: e.message });
-        continue;
+    // A JSON Lines row is a value just parsed and held by nothing else: the record takes its arrays.
+    const parse = { adopt: format === 'jsonl' };
+    for await (const rows of readTidyRowBatches(file, format)) {
+      const out: SourcedRecord[] = [];
+      for (const row of rows) {
+        let record: ResponseRecord;
+        try {
+          if (row.error) throw row.error;
+          record = parseResponseRecord(row.value, parse);
+        } catch (e) {
+          if (!(e instanceof LlmNrmError)) throw e;
+          if (!options.skipInvalid) {
+            // The records before the bad one still come out first, as from a record-at-a-time reader.
+            if (out.length > 0) yield out;
+            throw new LlmNrmError(e.code, e.message, { cause: e, file, line: row.line });
+          }
+          options.report?.skipped.push({ file, line: row.line, reason: e.message });
+          continue;
+        }
+        if (options.model !== undefined) record.model = options.model;
+        if (options.report) options.report.records++;
+        out.push({ record, source: { file, line: row.line } });
       }
-      if (options.model !== undefined) record.model = options.model;
-      if (options.report) options.report.records++;
-      yield { record, source: { file, line: row.line } };
+      if (out.length > 0) yield out;
     }
   }
 }

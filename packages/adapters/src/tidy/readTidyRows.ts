@@ -17,41 +17,72 @@ export interface TidyRow {
 }
 
 /** Raw rows of a tidy file in the given container, unvalidated. */
-export function readTidyRows(path: string, format: TidyFileFormat): AsyncGenerator<TidyRow> {
-  if (format === 'arrow') return readArrowRows(path);
-  if (format === 'parquet') return readParquetRows(path);
+export async function* readTidyRows(path: string, format: TidyFileFormat): AsyncGenerator<TidyRow> {
+  for await (const rows of readTidyRowBatches(path, format)) yield* rows;
+}
+
+/** Rows per batch of the Arrow and Parquet readers (JSON Lines batches by chunk of the file). */
+const BATCH = 4096;
+
+/**
+ * readTidyRows a batch at a time (in order): one await per batch instead of one per row, which
+ * through the readers' chain of generators cost about 1 s of CPU at 378,000 rows.
+ */
+export function readTidyRowBatches(path: string, format: TidyFileFormat): AsyncGenerator<TidyRow[]> {
+  if (format === 'arrow') return batched(readArrowRows(path));
+  if (format === 'parquet') return batched(readParquetRows(path));
   return readJsonlRows(path);
 }
 
+async function* batched(rows: AsyncGenerator<TidyRow>): AsyncGenerator<TidyRow[]> {
+  let batch: TidyRow[] = [];
+  for await (const row of rows) {
+    batch.push(row);
+    if (batch.length === BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
 /** JSON Lines, gunzipped when the file starts with the gzip magic; blank lines are skipped. */
-async function* readJsonlRows(path: string): AsyncGenerator<TidyRow> {
+async function* readJsonlRows(path: string): AsyncGenerator<TidyRow[]> {
   const gz = isGzip(await fileHead(path, 2));
   let stream: Readable = createReadStream(path, { highWaterMark: 1 << 20 });
   if (gz) stream = stream.pipe(createGunzip());
   let line = 0;
   try {
     for await (const lines of splitLines(stream)) {
+      const rows: TidyRow[] = [];
       for (const raw of lines) {
         line++;
         // A UTF-8 byte order mark (Windows editors write one) is not part of the first record.
         const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-        if (text.trim() === '') continue;
+        if (blank(text)) continue;
         try {
-          yield { line, value: parseJsonLine(text) };
+          rows.push({ line, value: parseJsonLine(text) });
         } catch (e) {
           const reason = e instanceof SyntaxError ? e.message : String(e);
-          yield {
+          rows.push({
             line,
             error: new LlmNrmError('INVALID_RECORD', `malformed JSON (${reason}): ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`, { cause: e }),
-          };
+          });
         }
       }
+      if (rows.length > 0) yield rows;
     }
   } catch (e) {
     throw new LlmNrmError('IO', `cannot read ${path}${gz ? ' (gzip)' : ''}: ${(e as Error).message}`, { cause: e, file: path, line: line + 1 });
   } finally {
     stream.destroy();
   }
+}
+
+/** text.trim() === '' without the copy: a record line starts with `{`, so one look decides. */
+function blank(text: string): boolean {
+  if (text.length === 0) return true;
+  return text.charCodeAt(0) !== 123 && text.trim() === '';
 }
 
 /**

@@ -43,17 +43,18 @@ export type CvWorkerReply =
   | { kind: 'error'; index: number; message: string; code?: string };
 
 /**
- * Relative cost of a fold by family (measured at 189 x 2,000, BENCHMARKS.md): the workers take the
- * dearest tasks first, so that no long fit is left to run alone at the end. Only the schedule
- * depends on it, never the result.
- */
-/**
  * The worker's script: the built one beside this module, also when this module runs from its
  * TypeScript source (vitest's in-process CLI tests), where Node could not load a .ts worker.
  */
 const WORKER_SCRIPT = new URL(import.meta.url.endsWith('.ts') ? '../../dist/commands/evaluateWorker.js' : './evaluateWorker.js', import.meta.url);
 
-const COST: Partial<Record<ModelName, number>> = { '4pl': 6, '3pl': 5, 'llm-nrm': 4, 'nrm-hard': 2 };
+/**
+ * CPU seconds of one fold by family (measured at 189 x 2,000, analysis/BENCHMARKS.md): the workers
+ * take the dearest tasks first (longest processing time first), so that no long fit is left to run
+ * alone at the end and the workers finish within about one short fit of each other. Only the
+ * schedule depends on it, never the result.
+ */
+const COST: Partial<Record<ModelName, number>> = { '4pl': 24, '3pl': 15, 'llm-nrm': 7, 'nrm-hard': 3.5, '2pl': 1.3, nrm: 1, '1pl': 0.6 };
 
 export async function crossValidateParallel(bank: ResponseBank, options: ParallelCvOptions): Promise<CrossValidation> {
   const plan = crossValidationPlan(bank, { models: options.models, ablations: options.ablations, folds: options.folds, seed: options.seed });

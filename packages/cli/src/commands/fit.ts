@@ -181,6 +181,9 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       excludeFromWalks(argv.output);
     }
     const started = Date.now();
+    // The engine (the wasm module's compile, its worker threads) starts while the file is read.
+    const engine = loadEngine(argv.engine);
+    engine.catch(() => undefined); // awaited below; a read error must not leave it unhandled
     const skipInvalid = argv['skip-invalid'];
     const input = await readAnyResponses(argv.responses, { skipInvalid, itemVersions: argv['item-versions'], replicates: argv.replicates });
     const warnings: BundleWarning[] = [];
@@ -201,7 +204,8 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       warnings.push({ code: 'DUPLICATE_ROWS', message });
       info(argv.quiet, `warning: ${message}`);
     }
-    const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid, dropEmpty: argv['drop-empty'] });
+    // readAnyResponses' records are parseResponseRecord's own (checked: not checked twice).
+    const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid, dropEmpty: argv['drop-empty'], checked: true });
     info(
       argv.quiet,
       `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells) from ${argv.responses}`,
@@ -223,7 +227,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       model: argv.model,
       parts: { sharpness: argv.sharpness, position: argv.position, fallback: argv.fallback },
       optimizer: argv.optimizer,
-      engine: await loadEngine(argv.engine),
+      engine: await engine,
       onProgress: fitProgress(argv.quiet),
     };
     if (argv.steps !== undefined) options.steps = argv.steps;

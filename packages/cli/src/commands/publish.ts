@@ -4,6 +4,7 @@ import type { Argv, CommandModule } from 'yargs';
 import {
   LlmNrmError,
   fleetNuisance,
+  getFamily,
   itemContentSha256,
   SCORE_P_FLOOR,
   validateBundle,
@@ -120,7 +121,8 @@ function accuracies(records: ResponseRecord[], bundle: CalibrationBundle): { ove
 export function restrictBundle(bundle: CalibrationBundle, ids: Set<string>): CalibrationBundle {
   const items = bundle.items.filter((it) => ids.has(it.id));
   const kMax = Math.max(...items.map((it) => it.nOptions));
-  const nrm = bundle.model === 'llm-nrm' || bundle.model === 'nrm' || bundle.model === 'nrm-hard';
+  // Option-level bundles carry per-position arrays (bias, fallback) of length kMax.
+  const nrm = getFamily(bundle.model).optionLevel;
   return validateBundle(
     JSON.parse(
       JSON.stringify({
@@ -236,7 +238,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       if (!HARNESS_EXPORTERS.has(h))
         throw new LlmNrmError('INVALID_OPTION', `unknown --harness ${JSON.stringify(h)} (known: ${[...HARNESS_EXPORTERS.keys()].join(', ')})`);
     const bundle = await readBundle(argv.bundle);
-    if (!(bundle.model === 'llm-nrm' || bundle.model === 'nrm' || bundle.model === 'nrm-hard')) {
+    if (!getFamily(bundle.model).optionLevel) {
       throw new LlmNrmError(
         'INVALID_OPTION',
         `${argv.bundle}: a ${bundle.model} bundle; tiny benchmarks score option-level models (llm-nrm, nrm): fit one with --model llm-nrm`,

@@ -4,6 +4,7 @@ import type { Argv, CommandModule } from 'yargs';
 import {
   FLEET_NUISANCE_BELOW,
   LlmNrmError,
+  getFamily,
   parseBundle,
   scoreResponses,
   type CalibrationBundle,
@@ -434,7 +435,8 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
 
 /** The scores table, then where each LLM sits between two calibrated ones (for a handful of LLMs). */
 export function formatScores(bundle: CalibrationBundle, scored: (LlmScore & Placement)[]): string {
-  const hasSharpness = bundle.model === 'llm-nrm' && bundle.parts.sharpness;
+  // Only a family that fits sharpness (LLM-NRM with it on) has one to show.
+  const hasSharpness = getFamily(bundle.model, bundle.parts).parts.sharpness;
   const rows = scored.map((l) => [
     l.id,
     l.theta,

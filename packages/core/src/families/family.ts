@@ -48,6 +48,12 @@ export interface CurvatureOptions {
    * pass); a family may then leave `blocks` empty and `llm` [].
    */
   correctionOnly?: boolean;
+  /**
+   * The caller reads the cross blocks and `llm`, never `blocks` (the standard errors' first pass):
+   * a family may then leave `blocks` empty, skipping their factorisation and the terms only the
+   * preconditioner uses.
+   */
+  blocksUnused?: boolean;
 }
 
 /** The fleet's typical nuisance parameters of an LLM (scoring's `fleetNuisance`), in layout scale. */
@@ -124,6 +130,12 @@ export interface ModelFamily extends BundleMapping {
    * dP/dtheta into out[0..3). null for the option-level families (see itemLogits).
    */
   readonly keyCurve: ((layout: Layout, x: Float64Array, i: number, theta: number, out: Float64Array) => void) | null;
+  /**
+   * Index in x of LLM j's sharpness parameter sbar_j (s_j = softplus(sbar_j)), for code that searches
+   * or holds it (the tiny-run scorers); null for families without that slot (the binary ones). The
+   * option-level families have the slot whether or not sharpness is fitted (NRM keeps it fixed).
+   */
+  readonly sharpnessIndex: ((layout: Layout, j: number) => number) | null;
   /** Default identification of a fleet fit (3+ LLMs): 'standardize', or 'prior' (1PL pins its own scale). */
   readonly fleetIdentification: 'standardize' | 'prior';
   /** The bank the family is fitted on (nrm-hard: argmax-hardened; others: the bank itself). */
@@ -157,6 +169,8 @@ export interface ModelFamily extends BundleMapping {
   degenerate: ((bank: ResponseBank, layout: Layout, x: Float64Array) => boolean) | null;
   /** Indices of LLM j's own parameters (theta first). */
   llmIndices(layout: Layout, j: number): number[];
+  /** Mask of the layout's free (1) and fixed (0) parameters (switched-off parts, unused item parameters). */
+  freeMask(layout: Layout): Uint8Array;
   /**
    * The family's full Newton model (fit/newton.ts), where its whole Hessian solves cheaply (1PL-4PL:
    * an arrowhead over items and thetas); fit runs damped Newton on it for fleet fits. Absent: L-BFGS.

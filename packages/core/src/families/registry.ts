@@ -43,3 +43,13 @@ export function familyOfLayout(layout: Layout): ModelFamily {
 export function optionLevelLayout(layout: Layout): layout is LlmNrmLayout {
   return familyOfLayout(layout).optionLevel;
 }
+
+/** Mask of the parameters that are free (1) vs fixed (0) under the layout's switched-off parts (its family's). */
+export function freeMask(layout: Layout): Uint8Array {
+  return familyOfLayout(layout).freeMask(layout);
+}
+
+/** Indices of the per-LLM parameters of model j (theta, sbar, delta_j., rho_j.) or (theta) for binary (its family's). */
+export function llmParamIndices(layout: Layout, j: number): number[] {
+  return familyOfLayout(layout).llmIndices(layout, j);
+}

@@ -1,4 +1,4 @@
-import { llmParamIndices } from '../layout.js';
+import { llmParamIndices } from '../families/registry.js';
 import type { Objective } from '../objective.js';
 
 /**

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { getFamily } from '../families/registry.js';
 import { fit } from '../fit.js';
-import { freeMask } from '../layout.js';
+import { freeMask } from '../families/registry.js';
 import { simulateFleet } from '../simulate.js';
 import { thetaStandardErrors } from './standardErrors.js';
 

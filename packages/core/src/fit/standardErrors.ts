@@ -146,7 +146,8 @@ export function thetaStandardErrors(
   // Every LLM parameter counts as free here: under fixItems only those are, in a fleet fit too.
   const llmFree = new Uint8Array(free.length).fill(1);
   const at = family.curvature(bank, layout, priors);
-  const curv = at(x, llmFree, { cross: true });
+  // The preconditioner's blocks are not read here: not built (their factorisations and the gate's b_i Hessian).
+  const curv = at(x, llmFree, { cross: true, blocksUnused: true });
   // Items estimated with the fleet (not held fixed, as in scoring): profile theta_j over the items
   // it answered too, each item's information being the whole fleet's (other LLMs held at their
   // estimates). With few LLMs per item this is most of theta's uncertainty (NAEP: 18 LLMs).

@@ -85,3 +85,32 @@ describe('parseResponseRecord (the one record check)', () => {
     expect(bank.items[0]!.options).toEqual(['Sarah', 'Maria']);
   });
 });
+
+describe('parseResponseRecord with adopt (a value just parsed, held by nothing else)', () => {
+  it('gives the record the copying parse gives, taking the arrays instead of copying them', () => {
+    const values = [
+      { model: 'm', item: 'i', key: 1, probs: [0.5, -0, 0.5], options: ['a', 'b', 'c'], position: [2, 0, 1], benchmark: 'b', x: 1 },
+      { model: 'm', item: 'i', key: 0, logprobs: [-0, null, '-inf', -2], continuations: [' a', ' b', ' c', ' d'], prompt: 'p' },
+      { model: 'm', item: 'i', key: 0, choice: null, nOptions: 3 },
+      { model: 'm', item: 'i', key: 0, choice: 1, contexts: ['x', 'y'], continuations: [' a', ' b'] },
+    ];
+    for (const v of values) {
+      const copy = parseResponseRecord(structuredClone(v));
+      const own = structuredClone(v) as Record<string, unknown>;
+      const adopted = parseResponseRecord(own, { adopt: true });
+      expect(adopted).toEqual(copy);
+      for (const f of ['probs', 'logprobs', 'options', 'position', 'continuations', 'contexts'] as const) {
+        if (own[f] != null) expect((adopted as unknown as Record<string, unknown>)[f]).toBe(own[f]);
+      }
+    }
+    expect(Object.is(parseResponseRecord(structuredClone(values[0]), { adopt: true }).probs![1], 0)).toBe(true);
+  });
+
+  it('refuses what the copying parse refuses, with the same message', () => {
+    const bad = { model: 'm', item: 'i', key: 0, probs: [0.5, 'x'] };
+    expect(() => parseResponseRecord(structuredClone(bad), { adopt: true })).toThrow('invalid probability at option 1: "x"');
+    expect(() => parseResponseRecord({ ...base, probs: [0.5, 0.5], options: ['a', 'b', 'c'] }, { adopt: true })).toThrow(
+      'option counts disagree: options has 3, probs has 2',
+    );
+  });
+});

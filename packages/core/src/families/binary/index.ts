@@ -1,10 +1,11 @@
 import { correctness } from '../../bank.js';
 import { LlmNrmError } from '../../errors.js';
-import { binaryLayout, llmParamIndices, type BinaryLayout, type Layout } from '../../layout.js';
+import { binaryLayout, type BinaryLayout, type Layout } from '../../layout.js';
 import { NO_PARTS } from '../../types.js';
 import type { ModelFamily } from '../family.js';
 import { binaryBundleMapping } from './bundle.js';
 import { binaryCurvature } from './curvature.js';
+import { binaryFreeMask } from './layout.js';
 import { binaryNewton } from './newton.js';
 import { binaryObjective } from './objective.js';
 import { binaryKeyCurve, binaryPredictor } from './predict.js';
@@ -25,6 +26,7 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
     hardened: false,
     itemLogits: null,
     keyCurve: (layout, x, i, theta, out) => binaryKeyCurve(asBinary(layout), x, i, theta, out),
+    sharpnessIndex: null,
     // 1PL has no slope to trade against theta's scale: the N(0, 1) prior pins it.
     fleetIdentification: pl === 1 ? 'prior' : 'standardize',
     prepare: (bank) => bank,
@@ -54,7 +56,8 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
     },
     restart: () => null,
     degenerate: null,
-    llmIndices: (layout, j) => llmParamIndices(layout, j),
+    llmIndices: (layout, j) => [asBinary(layout).theta + j],
+    freeMask: (layout) => binaryFreeMask(asBinary(layout)),
     ...binaryBundleMapping((bank) => binaryLayout(bank, pl), asBinary),
   };
 }

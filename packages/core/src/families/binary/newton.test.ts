@@ -2,6 +2,7 @@
 // (fit/newton.ts) against L-BFGS run far past its usual stop.
 import { describe, expect, it } from 'vitest';
 import { correctness } from '../../bank.js';
+import { toBundle } from '../../bundle.js';
 import { fit } from '../../fit.js';
 import { standardizeTheta } from '../../fit/identification.js';
 import type { BinaryLayout } from '../../layout.js';
@@ -42,8 +43,12 @@ describe('binary Newton model', () => {
     expect(nt.converged).toBe(true);
     expect(nt.reason).toBe('distance');
     expect(nt.iterations).toBeLessThan(60);
+    // The fit and its bundle say which optimizer ran.
+    expect(nt.optimizer).toBe('newton');
+    expect(toBundle(nt, { version: 'test' }).fit.optimizer).toBe('newton');
     // The default is L-BFGS (several times the iterations).
     const lb = fit(bank, { model: '3pl', standardErrors: false });
+    expect(lb.optimizer).toBe('lbfgs');
     expect(lb.iterations).toBeGreaterThan(nt.iterations);
     // L-BFGS from the Newton optimum, run to a tight stop: the loss and the thetas do not move.
     const polish = fit(bank, { model: '3pl', standardErrors: false, newton: false, init: nt.x, distanceTolerance: 1e-5, maxIterations: 3000 });

@@ -3,7 +3,8 @@ import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../curvature.js';
 import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
 import { Blocks } from '../../internal/blocks.js';
 import { itemCorrection, llmNrmItemCorrections } from './itemCorrection.js';
-import { llmParamIndices, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+import { llmNrmParamIndices } from './layout.js';
 import { priorPrecisions, type Priors } from '../../objective.js';
 import { LlmNrmError } from '../../errors.js';
 import type { CurvatureAt, CurvatureOptions } from '../family.js';
@@ -244,7 +245,10 @@ export function llmNrmCurvature(
           }
         }
       }
-      // - Q u u^T over the touched indices (upper triangle; mirrored after the LLM's cells).
+      // - Q u u^T over the touched indices (upper triangle; mirrored after the LLM's cells): theta,
+      // sbar and per option its position's delta and rho (distinct: the positions are a
+      // permutation), each entry once, written out by kind (as engine-wasm's curvRows) rather than
+      // over every pair of touched indices.
       let nt = 2;
       touched[0] = 0;
       touched[1] = 1;
@@ -252,13 +256,38 @@ export function llmNrmCurvature(
         touched[nt++] = 2 + pos[k]!;
         touched[nt++] = 2 + Kmax + pos[k]!;
       }
-      for (let a = 0; a < nt; a++) {
-        const r = touched[a]!;
-        const ur = u[r]! * Q;
-        if (ur === 0) continue;
-        for (let bb = 0; bb < nt; bb++) {
-          const c = touched[bb]!;
-          if (c >= r) HL[r * P + c]! -= ur * u[c]!;
+      {
+        const q0 = u[0]! * Q;
+        const q1 = u[1]! * Q;
+        if (q0 !== 0) {
+          HL[0]! -= q0 * u[0]!;
+          HL[1]! -= q0 * u[1]!;
+        }
+        if (q1 !== 0) HL[P + 1]! -= q1 * u[1]!;
+        for (let k = 0; k < K; k++) {
+          const i2 = 2 + pos[k]!;
+          const i3 = 2 + Kmax + pos[k]!;
+          const ud = u[i2]!;
+          const ur = u[i3]!;
+          if (q0 !== 0) {
+            HL[i2]! -= q0 * ud;
+            HL[i3]! -= q0 * ur;
+          }
+          if (q1 !== 0) {
+            HL[P + i2]! -= q1 * ud;
+            HL[P + i3]! -= q1 * ur;
+          }
+          const qd = ud * Q;
+          const qr = ur * Q;
+          for (let l = 0; l < K; l++) {
+            const l2 = 2 + pos[l]!;
+            const l3 = 2 + Kmax + pos[l]!;
+            if (qd !== 0) {
+              if (l2 >= i2) HL[i2 * P + l2]! -= qd * u[l2]!;
+              HL[i2 * P + l3]! -= qd * u[l3]!;
+            }
+            if (qr !== 0 && l3 >= i3) HL[i3 * P + l3]! -= qr * u[l3]!;
+          }
         }
       }
       if (Wb !== null) {
@@ -343,8 +372,9 @@ export function llmNrmCurvature(
       llmItem.push(itemCorrection(Wb, Eb!, items, itemInverse!, tItem, itemOffsets, th, P, sumK, I, itemZ, bz));
       if (bz !== null) llmItemGlobals.push(bz);
     }
+    if (opts.blocksUnused === true) continue;
     HL[0]! += 1;
-    blocks.add(llmParamIndices(L, j), Float64Array.from(HL), free, 0, useFb ? LLM_STEP_CAP : Infinity);
+    blocks.add(llmNrmParamIndices(L, j), Float64Array.from(HL), free, 0, useFb ? LLM_STEP_CAP : Infinity);
   }
   const itemGlobals: Float64Array[] = [];
   const itemGN: Float64Array[] = [];
@@ -361,6 +391,7 @@ export function llmNrmCurvature(
     cross,
     withCross ? { IG: IG!, EG: EG!, itemGlobals } : null,
     itemGN,
+    opts.blocksUnused === true,
   );
   // The gate globals' Gaussian priors (Priors.gateSd, added in finishLlmNrmPass): their precision on
   // the diagonal, for the preconditioner and the SEs' profile over the gate alike.
@@ -369,7 +400,7 @@ export function llmNrmCurvature(
     Hg[3]! += lamGate;
   }
   const globals = Float64Array.from(Hg);
-  blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
+  if (opts.blocksUnused !== true) blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
   const out: CurvatureAt = { blocks, llm };
   if (withCross) Object.assign(out, { llmGlobals, globals, globalIndices: [L.w0, L.kbar], itemGlobals });
   if (itemZ) out.llmItemGlobals = llmItemGlobals;
@@ -449,6 +480,7 @@ function addItemBlocks(
   cross: boolean,
   withCross: { IG: Float64Array; EG: Float64Array; itemGlobals: Float64Array[] } | null,
   itemGN: Float64Array[],
+  blocksUnused = false,
 ): void {
   const I = L.nItems;
   const useFb = L.parts.fallback;
@@ -516,6 +548,7 @@ function addItemBlocks(
       // This is the term GN drops; near D_i ~ 0 it dominates and can make the block indefinite,
       // which the Cholesky shift in Blocks.add then repairs.
       const gbi = GB[i]!;
+      if (blocksUnused) continue;
       if (gbi !== 0) {
         const av = avBuf.subarray(0, K);
         const cv = cvBuf.subarray(0, K);
@@ -548,6 +581,7 @@ function addItemBlocks(
       for (let r = 0; r < P2; r++) gn[r * P2 + r]! += lamItem;
       itemGN.push(gn);
     }
+    if (blocksUnused) continue;
     const ix: number[] = [];
     for (let k = 0; k < K; k++) ix.push(L.a + io + k);
     for (let k = 0; k < K; k++) ix.push(L.c + io + k);
@@ -609,7 +643,7 @@ export function llmNrmCurvatureFromSums(
     finishLlmHessian(HL, L, lamS, lamLlm, L.parts.sharpness ? softplus(sb) : 1, sigmoid(sb));
     llm.push(Float64Array.from(HL));
     HL[0]! += 1;
-    blocks.add(llmParamIndices(L, j), HL, free, 0, useFb ? LLM_STEP_CAP : Infinity);
+    blocks.add(llmNrmParamIndices(L, j), HL, free, 0, useFb ? LLM_STEP_CAP : Infinity);
   }
   const sq = itemSquareOffsets(bank);
   addItemBlocks(

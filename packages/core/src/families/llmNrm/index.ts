@@ -1,10 +1,11 @@
 import { hardenBank, type ResponseBank } from '../../bank.js';
 import { computeDifficulties } from '../../difficulty.js';
 import { LlmNrmError } from '../../errors.js';
-import { llmNrmLayout, llmParamIndices, softplus, softplusInv, type Layout, type LlmNrmLayout } from '../../layout.js';
+import { llmNrmLayout, softplus, softplusInv, type Layout, type LlmNrmLayout } from '../../layout.js';
 import { ALL_PARTS, NO_PARTS, type LlmNrmParts, type ModelName } from '../../types.js';
 import type { ModelFamily } from '../family.js';
 import { llmNrmBundleMapping } from './bundle.js';
+import { llmNrmFreeMask, llmNrmParamIndices } from './layout.js';
 import { llmNrmCurvature } from './curvature.js';
 import { llmNrmLlmPrior } from './llmPrior.js';
 import { llmNrmObjective } from './objective.js';
@@ -73,6 +74,7 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
       if (dv !== undefined) for (let k = 0; k < K; k++) dv[k] = x[L.a + io + k]!;
     },
     keyCurve: null,
+    sharpnessIndex: (layout, j) => asLlmNrm(layout).sbar + j,
     fleetIdentification: 'standardize',
     prepare,
     layout: (bank) => llmNrmLayout(bank, parts),
@@ -126,7 +128,8 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
           return w0 - softplus(x[L.kbar]!) * (tmin - bmax) < GATE_OFF_LOGIT;
         }
       : null,
-    llmIndices: (layout, j) => llmParamIndices(layout, j),
+    llmIndices: (layout, j) => llmNrmParamIndices(asLlmNrm(layout), j),
+    freeMask: (layout) => llmNrmFreeMask(asLlmNrm(layout)),
     llmPrior: (layout, x, priors, j) => llmNrmLlmPrior(asLlmNrm(layout), x, priors, j),
     ...llmNrmBundleMapping((bank) => llmNrmLayout(bank, parts), asLlmNrm),
   };

@@ -198,9 +198,8 @@ export function cellItemCorrection(
   C: Float64Array,
   P: number,
   Kmax: number,
-  D: Float64Array,
+  it: ItemPrep,
   c: CellPieces,
-  t: Float64Array | undefined,
   Z: Float64Array | undefined,
   bz: Float64Array | null,
 ): void {
@@ -210,28 +209,37 @@ export function cellItemCorrection(
   const N = cellScratch; // K x K at 0, then T in place
   const oGam = K * K;
   const oEta = oGam + K;
-  const oM = oEta + K; // D^-1 t (2K)
-  const oV = oM + 2 * K; // f o z for B Z
+  const oV = oEta + K; // f o z for B Z
   const oAt = oV + K; // N jt
   const oAs = oAt + K; // N js
-  const P2 = 2 * K;
+  const KK = K * K;
   const th2 = th * th;
-  const gate = eps !== null && t !== undefined;
-  // N = F M F; n1 = N 1 into gam (finished below); N jt and N js (Jm N Jm^T's theta/sbar parts).
-  let n11 = 0;
+  const m = it.m;
+  const gate = eps !== null && m !== null;
+  const dm = it.dm;
+  // N = F M F (symmetric: M's upper triangle, mirrored); n1 = N 1 into gam (finished below); N jt
+  // and N js (Jm N Jm^T's theta/sbar parts) once N is complete.
   for (let l = 0; l < K; l++) {
     const fl = f[l]!;
-    const ra = l * P2;
-    const rc = (K + l) * P2;
+    const row = l * K;
+    for (let mm = l; mm < K; mm++) {
+      const t = row + mm;
+      const v = fl * (th2 * dm[t]! + th * dm[KK + t]! + dm[2 * KK + t]!) * f[mm]!;
+      N[t] = v;
+      N[mm * K + l] = v;
+    }
+  }
+  let n11 = 0;
+  for (let l = 0; l < K; l++) {
+    const row = l * K;
     let n1 = 0;
     let at = 0;
     let as = 0;
-    for (let m = 0; m < K; m++) {
-      const v = fl * (th2 * D[ra + m]! + th * (D[ra + K + m]! + D[rc + m]!) + D[rc + K + m]!) * f[m]!;
-      N[l * K + m] = v;
+    for (let mm = 0; mm < K; mm++) {
+      const v = N[row + mm]!;
       n1 += v;
-      at += v * Jrow[4 * m]!;
-      as += v * Jrow[4 * m + 1]!;
+      at += v * Jrow[4 * mm]!;
+      as += v * Jrow[4 * mm + 1]!;
     }
     N[oGam + l] = n1;
     N[oAt + l] = at;
@@ -247,21 +255,14 @@ export function cellItemCorrection(
     g1 += Jrow[4 * l + 1]! * N[oGam + l]!;
   }
   for (let l = 0; l < K; l++) N[oGam + l]! -= half * p[l]!;
-  // The gate: m = D^-1 t, eta, y_theta, y_sbar.
+  // The gate: m = D^-1 t (per item, prepared), eta, y_theta, y_sbar.
   let y0 = 0;
   let y1 = 0;
   if (gate) {
-    let tm = 0;
-    for (let a = 0; a < P2; a++) {
-      let acc = 0;
-      for (let b = 0; b < P2; b++) acc += D[a * P2 + b]! * t[b]!;
-      N[oM + a] = acc;
-      tm += t[a]! * acc;
-    }
-    const ht = 0.5 * tm;
+    const ht = 0.5 * it.tm;
     let fv = 0;
     for (let l = 0; l < K; l++) {
-      const v = f[l]! * (th * N[oM + l]! + N[oM + K + l]!);
+      const v = f[l]! * (th * m[l]! + m[K + l]!);
       N[oEta + l] = v;
       fv += v;
       y0 += Jrow[4 * l]! * v;
@@ -304,10 +305,12 @@ export function cellItemCorrection(
   C[0]! += tt;
   C[1]! += ts;
   C[P + 1]! += ss;
-  // T over the option coordinates: [d_l, r_m] for all (l, m), [d_l, d_m] and [r_l, r_m] where pos l <= pos m.
+  // T over the option coordinates: [d_l, r_m] for all (l, m), [d_l, d_m] and [r_l, r_m] where pos
+  // l <= pos m. T is symmetric: each pair (l, m <= l) computed once.
   const dd = jd * jd;
   const dr = jd * jr;
   const rr = jr * jr;
+  const rOff = 2 + Kmax;
   for (let l = 0; l < K; l++) {
     const pl = p[l]!;
     const gl = N[oGam + l]!;
@@ -315,23 +318,23 @@ export function cellItemCorrection(
     const hl = gate ? N[oEta + l]! : 0;
     const ql = pos[l]!;
     const dP = (2 + ql) * P;
-    const rP = (2 + Kmax + ql) * P;
-    for (let m = 0; m < K; m++) {
-      let T = N[l * K + m]! - gl * p[m]! - pl * N[oGam + m]!;
-      if (gate) T += el * N[oEta + m]! + hl * eps[m]!;
-      const qm = pos[m]!;
-      C[dP + 2 + Kmax + qm]! += dr * T;
-      if (qm >= ql) {
-        C[dP + 2 + qm]! += dd * T;
-        C[rP + 2 + Kmax + qm]! += rr * T;
-      }
+    for (let mm = l; mm < K; mm++) {
+      let T = N[l * K + mm]! - gl * p[mm]! - pl * N[oGam + mm]!;
+      if (gate) T += el * N[oEta + mm]! + hl * eps[mm]!;
+      const qm = pos[mm]!;
+      C[dP + rOff + qm]! += dr * T;
+      if (mm !== l) C[(2 + qm) * P + rOff + ql]! += dr * T;
+      // [d, d] and [r, r] on the upper triangle: (ql, qm) or (qm, ql), whichever is ordered.
+      const lo = qm >= ql ? ql : qm;
+      const hi = qm >= ql ? qm : ql;
+      C[(2 + lo) * P + 2 + hi]! += dd * T;
+      C[(rOff + lo) * P + rOff + hi]! += rr * T;
     }
   }
   if (bz !== null && Z !== undefined) {
     // B Z (P x 2) = W (theta Z_a + Z_c) + E (t.Z): W z = Jm (f o z) - (f . z) u.
     for (let gi = 0; gi < 2; gi++) {
-      let tz = 0;
-      if (gate) for (let a = 0; a < P2; a++) tz += t[a]! * Z[2 * a + gi]!;
+      const tz = gi === 0 ? it.tz0 : it.tz1;
       let fz = 0;
       let w0 = 0;
       let w1 = 0;
@@ -351,6 +354,55 @@ export function cellItemCorrection(
       }
     }
   }
+}
+
+/**
+ * What the per-cell correction needs of an item, the same for each of its cells: M's three parts
+ * D_aa, D_ac + D_ca, D_cc (K x K each, in a row), m = D^-1 t and t.m, and t.Z per global.
+ */
+export interface ItemPrep {
+  dm: Float64Array;
+  /** D^-1 t (2K); null without the gate. */
+  m: Float64Array | null;
+  tm: number;
+  tz0: number;
+  tz1: number;
+}
+
+/** An item's ItemPrep from D^-1 (2K x 2K), t (the gate, else undefined) and Z (else undefined). */
+export function prepareItem(D: Float64Array, K: number, t: Float64Array | undefined, Z: Float64Array | undefined): ItemPrep {
+  const P2 = 2 * K;
+  const KK = K * K;
+  const dm = new Float64Array(3 * KK);
+  for (let l = 0; l < K; l++) {
+    const ra = l * P2;
+    const rc = (K + l) * P2;
+    for (let m = 0; m < K; m++) {
+      dm[l * K + m] = D[ra + m]!;
+      dm[KK + l * K + m] = D[ra + K + m]! + D[rc + m]!;
+      dm[2 * KK + l * K + m] = D[rc + K + m]!;
+    }
+  }
+  let m: Float64Array | null = null;
+  let tm = 0;
+  let tz0 = 0;
+  let tz1 = 0;
+  if (t !== undefined) {
+    m = new Float64Array(P2);
+    for (let a = 0; a < P2; a++) {
+      let acc = 0;
+      for (let b = 0; b < P2; b++) acc += D[a * P2 + b]! * t[b]!;
+      m[a] = acc;
+      tm += t[a]! * acc;
+    }
+    if (Z !== undefined) {
+      for (let a = 0; a < P2; a++) {
+        tz0 += t[a]! * Z[2 * a]!;
+        tz1 += t[a]! * Z[2 * a + 1]!;
+      }
+    }
+  }
+  return { dm, m, tm, tz0, tz1 };
 }
 
 /** What `llmNrmItemCorrections` needs of the curvature's set-up (the gate's b_i, its t = db_i/d(a_i, c_i)). */
@@ -400,6 +452,12 @@ export function llmNrmItemCorrections(
   const bz = itemZ ? new Float64Array(2 * P) : null;
   const llmItem: Float64Array[] = [];
   const llmItemGlobals: Float64Array[] = [];
+  // Per item once, not per cell (189 cells an item at 189 x 2,000).
+  const prep: ItemPrep[] = [];
+  for (let i = 0; i < bank.items.length; i++) {
+    const K = itemOffsets[i + 1]! - itemOffsets[i]!;
+    prep.push(prepareItem(itemInverse[i]!, K, useFb ? tItem[i] : undefined, itemZ?.[i]));
+  }
   for (let j = 0; j < J; j++) {
     C.fill(0);
     bz?.fill(0);
@@ -477,7 +535,7 @@ export function llmNrmItemCorrections(
       cell.u1 = u1;
       cell.e0 = e0;
       cell.e1 = e1;
-      cellItemCorrection(C, P, Kmax, itemInverse[i]!, cell, tItem[i], itemZ?.[i], bz);
+      cellItemCorrection(C, P, Kmax, prep[i]!, cell, itemZ?.[i], bz);
     }
     for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) C[c * P + r] = C[r * P + c]!;
     llmItem.push(Float64Array.from(C));

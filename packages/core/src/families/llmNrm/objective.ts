@@ -1,6 +1,7 @@
 import type { ResponseBank } from '../../bank.js';
 import { computeDifficulties, difficultyBackward } from '../../difficulty.js';
-import { freeMask, sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+import { llmNrmFreeMask } from './layout.js';
 import { priorPrecisions, finishItemLosses, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from '../../objective.js';
 
 /**
@@ -8,7 +9,7 @@ import { priorPrecisions, finishItemLosses, finishLlmNrmPass, type EvalScope, ty
  * data with f64 accumulation and an analytic gradient. Parts switched off in the layout cost nothing.
  */
 export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors: Priors = {}): Objective {
-  const free = freeMask(layout);
+  const free = llmNrmFreeMask(layout);
   const prec = priorPrecisions(priors);
   const { llm: lamLlm, sharpness: lamS } = prec;
   const J = layout.nModels;
