@@ -6,8 +6,9 @@
 // --budget also fits each fleet's noise-free twin (same seed and truth, noise 0) and splits the error:
 // noise (fit - twin) against the SE's dispersion part, bias (twin - truth) against its prior part.
 // "degenerate gate" counts the fleets whose fit ended in the family's degenerate basin (LLM-NRM: the
-// gate shut, w0 < -8, the condition of `family.restart`), and gives the coverage of the other fleets.
-//   node bench/coverage.js [--models 100] [--reps 10] [--items 6,20,41,200] [--hard 0] [--noise 0.3] [--seed0 0] [--budget]
+// gate shut, w0 < -8, or the fallback dominating no cell: the conditions of `family.restart`), and
+// gives the coverage of the other fleets; the gate line gives each fleet's w0, kappa and coverage.
+//   node bench/core/coverage.js [--models 100] [--reps 10] [--items 6,20,41,200] [--hard 0] [--noise 0.3] [--seed0 0] [--budget] [--gate-sd 2] [--sharpness-sd 0.5]
 import * as core from '@llm-nrm/core';
 
 const args = process.argv.slice(2);
@@ -20,6 +21,11 @@ const noise = Number(opt('noise', '0.3'));
 const seed0 = Number(opt('seed0', '0'));
 const model = opt('model', 'llm-nrm');
 const budget = args.includes('--budget');
+// --gate-sd: the gate globals' prior SD (Priors.gateSd; 1e9 is the fit before that prior, to within 1e-18 of a precision).
+const priors = {
+  ...(args.includes('--gate-sd') ? { gateSd: Number(opt('gate-sd', '')) } : {}),
+  ...(args.includes('--sharpness-sd') ? { sharpnessSd: Number(opt('sharpness-sd', '')) } : {}),
+};
 
 function standardize(v) {
   const m = v.reduce((s, t) => s + t, 0) / v.length;
@@ -32,7 +38,7 @@ const median = (v) => {
 };
 
 console.log(
-  `coverage of theta +- 1.96 SE: ${models} LLMs, ${reps} fleets per size (seeds 1000 x items + ${seed0}..), model ${model}, hard ${hard}, noise ${noise}`,
+  `coverage of theta +- 1.96 SE: ${models} LLMs, ${reps} fleets per size (seeds 1000 x items + ${seed0}..), model ${model}, hard ${hard}, noise ${noise}, priors ${JSON.stringify(priors)}`,
 );
 console.log(
   'items  intervals  coverage  (binomial 95% band)  per-fleet range  median SE  RMSE   Fisher: coverage  median SE  median phi  prior share  infinite  s/fit  degenerate gate: fleets, coverage of the others',
@@ -52,12 +58,13 @@ for (const items of sizes) {
   let sq = 0;
   let secs = 0;
   let degenerate = 0;
+  const gates = [];
   let hitSane = 0;
   let nSane = 0;
   for (let r = 0; r < reps; r++) {
     const f = core.simulateFleet({ models, items, seed: 1000 * items + seed0 + r, hard, noise });
     const t0 = performance.now();
-    const res = core.fit(f.bank, { model });
+    const res = core.fit(f.bank, { model, priors });
     secs += (performance.now() - t0) / 1000;
     const extra = core.thetaStandardErrors(res.family, res.bank, res.layout, res.x, core.freeMask(res.layout), res.priors, 0, {
       profileItems: true,
@@ -65,7 +72,7 @@ for (const items of sizes) {
     });
     const truth = standardize(Array.from(f.truth.subarray(f.layout.theta, f.layout.theta + models)));
     const twin = budget
-      ? core.fit(core.simulateFleet({ models, items, seed: 1000 * items + seed0 + r, hard, noise: 0 }).bank, { model, standardErrors: false })
+      ? core.fit(core.simulateFleet({ models, items, seed: 1000 * items + seed0 + r, hard, noise: 0 }).bank, { model, priors, standardErrors: false })
       : null;
     if (twin) {
       for (let j = 0; j < models; j++) {
@@ -101,7 +108,8 @@ for (const items of sizes) {
       if (Math.abs(d) <= 1.96 * seF) hitF++;
     }
     perFleet.push(fleetHit / models);
-    if (res.family.restart(res.layout, res.x, core.freeMask(res.layout)) !== null) degenerate++;
+    if (res.layout.kind === 'llm-nrm' && res.parts.fallback) gates.push([res.x[res.layout.w0], core.softplus(res.x[res.layout.kbar]), fleetHit / models]);
+    if (res.family.restart(res.layout, res.x, core.freeMask(res.layout), res.bank) !== null) degenerate++;
     else {
       hitSane += fleetHit;
       nSane += models;
@@ -116,6 +124,11 @@ for (const items of sizes) {
       `  ${pct(hitF / n).padStart(16)}  ${median(sesF).toFixed(3).padStart(9)}  ${median(phis).toFixed(4).padStart(10)}  ${median(shares).toFixed(2).padStart(11)}  ${String(inf).padStart(8)}  ${(secs / reps).toFixed(2)}` +
       `  ${String(degenerate).padStart(5)}, ${nSane > 0 ? pct(hitSane / nSane) : '-'}`,
   );
+  if (gates.length > 0) {
+    console.log(
+      `       gate per fleet (w0, kappa: coverage): ${gates.map(([w, k, c]) => `(${w.toFixed(2)}, ${k.toFixed(2)}: ${pct(c)})`).join(' ')}; the truth (-1.00, 1.50)`,
+    );
+  }
   if (budget) {
     const within = (z) => pct(z.filter((v) => v <= 1.96).length / z.length);
     console.log(

@@ -69,7 +69,7 @@ function bruteGn(family: ModelFamily, bank: ResponseBank, L: Layout, x: Float64A
       }
     }
   }
-  // Priors (GN form): items lamItem; LLM-NRM sharpness lamS (d log s / d sbar)^2, delta and rho lamLlm.
+  // Priors (GN form): items lamItem; LLM-NRM sharpness lamS (d log s / d sbar)^2, delta and rho lamLlm, the gate globals lamGate.
   const lamItem = 1 / DEFAULT_PRIORS.itemSd ** 2;
   if (L.kind === 'llm-nrm') {
     for (let t = 0; t < L.sumK; t++) {
@@ -84,6 +84,8 @@ function bruteGn(family: ModelFamily, bank: ResponseBank, L: Layout, x: Float64A
         if (L.parts.fallback) H[(L.rho + j * L.kMax + k) * n + L.rho + j * L.kMax + k]! += 1 / DEFAULT_PRIORS.llmSd ** 2;
       }
     }
+    // The gate globals' priors: w0, kbar ~ N(centre, gateSd^2).
+    if (L.parts.fallback) for (const t of [L.w0, L.kbar]) H[t * n + t]! += 1 / DEFAULT_PRIORS.gateSd ** 2;
   } else {
     for (let i = 0; i < L.nItems; i++) {
       for (const [off, on] of [

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bankFromRecords } from './bank.js';
 import { LlmNrmError } from './errors.js';
+import { GATE_SHUT } from './families/llmNrm/index.js';
 import { fit, modelObjective } from './fit.js';
 import { standardized } from './fit/identification.js';
 import { predictor } from './predict.js';
@@ -144,6 +145,27 @@ describe('stopping in units of standard error, and the SEs', () => {
       expect(s).toBeGreaterThan(0.8);
       expect(s).toBeLessThan(5);
     }
+  });
+
+  it('fleets of 6 and 20 items keep the gate open (w0 > -8), and the 20-item fleet whose gate shut covers more (60% before)', () => {
+    // Before the gate globals' prior (Priors.gateSd) and the restart from its centre, 9 of the
+    // 10 fleets 100 x 6 (seeds 6000-6009) ended with w0 between -13 and -4,713 (the gate shut for
+    // every cell, every fallback LLM fitted as a plain NRM responder; bench/core/coverage.js), and
+    // seed 20019 with w0 -4,387, covering 60% of its 95% intervals (0 of its 18 LLMs below -1).
+    for (let seed = 6000; seed <= 6009; seed++) {
+      const r = fit(simulateFleet({ models: 100, items: 6, seed }).bank, { standardErrors: false });
+      if (r.layout.kind !== 'llm-nrm') throw new Error('expected an LLM-NRM layout');
+      expect(r.x[r.layout.w0], `seed ${seed}`).toBeGreaterThan(GATE_SHUT);
+    }
+    const f = simulateFleet({ models: 100, items: 20, seed: 20019 });
+    const r = fit(f.bank);
+    if (r.layout.kind !== 'llm-nrm') throw new Error('expected an LLM-NRM layout');
+    expect(r.x[r.layout.w0]).toBeGreaterThan(-3);
+    const truth = standardized(f.truth, 100);
+    let hit = 0;
+    for (let j = 0; j < 100; j++) if (Math.abs(r.x[j]! - truth[j]!) <= 1.96 * r.se[j]!) hit++;
+    // 84 of 100 now (short of 95: the fleet's error is not all in its SEs; bench/core/coverage.js).
+    expect(hit).toBeGreaterThanOrEqual(80);
   });
 
   it('95% intervals cover between 93% and 97% of the standardised true thetas (100 LLMs x 41 items, 6 seeded fleets)', () => {

@@ -264,15 +264,19 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         res.reason = `${second.reason} (after an item restart)`;
       } else res = { ...res, passes: res.passes + r.passes, seconds: res.seconds + restartSeconds };
     }
-    // A fit that ended in a known degenerate basin (LLM-NRM: the gate shut for every cell) gets a
-    // second start from its own point with the family's reset; the lower loss wins.
-    const again = options.fixItems ? null : family.restart(layout, res.x, objective.free);
+    // A fit that ended in a known degenerate basin (LLM-NRM: the gate shut for every cell, or the
+    // fallback dominating none) gets a second start from the family (given its end point in model
+    // space, standardised thetas, and the bank); the lower loss wins.
+    const atEnd = identification === 'standardize' ? standardized(res.x, J) : res.x;
+    const again = options.fixItems ? null : family.restart(layout, atEnd, objective.free, fitBank);
     if (again !== null) {
-      // At most as long again as the first run: where the gate shuts anyway, the restart drifts
-      // down the same plateau (w0 to -1,000 over 1,000 iterations on a 12 x 60 fleet).
+      // The full iteration budget: the gate prior (Priors.gateSd) turned the shut gate's plateau (w0
+      // to -1,000 over 1,000 iterations on a 12 x 60 fleet, when this run was capped at the first's
+      // length) into a local minimum, and `degenerate` still stops a drift where the prior is made flat.
+      // Under the cap, restarts from short first runs (about 35 iterations) stopped unconverged.
       const second = lbfgs(
         again,
-        Math.max(50, res.iterations),
+        options.maxIterations ?? 1000,
         blockPreconditioner(fitBank, family, objective0, priors, { globalStepCap: GLOBAL_STEP_CAP, engine }),
       );
       const better = second.loss < res.loss;

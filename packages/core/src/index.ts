@@ -37,7 +37,16 @@ export {
 } from './bank.js';
 export { binaryLayout, llmNrmLayout, sigmoid, softplus, softplusInv, type BinaryLayout, type Layout, type LlmNrmLayout } from './layout.js';
 export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackward } from './difficulty.js';
-export { DEFAULT_PRIORS, finishItemLosses, finishLlmNrmPass, priorPrecisions, type EvalScope, type Objective, type Priors } from './objective.js';
+export {
+  DEFAULT_PRIORS,
+  finishItemLosses,
+  finishLlmNrmPass,
+  priorPrecisions,
+  type EvalScope,
+  type Objective,
+  type PriorPrecisions,
+  type Priors,
+} from './objective.js';
 export { llmNrmObjective } from './families/llmNrm/objective.js';
 export { binaryObjective } from './families/binary/objective.js';
 export { type BundleMapping, type CurvatureAt, type CurvatureOptions, type FleetNuisance, type LlmPrior, type ModelFamily } from './families/family.js';

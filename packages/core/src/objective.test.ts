@@ -98,6 +98,34 @@ describe('analytic gradient vs finite differences', () => {
     }
   });
 
+  it("llm-nrm: the gate globals' prior adds 1/2 lam [(w0 - w0c)^2 + (kbar - kbarc)^2] with the item prior, and nothing without it", () => {
+    const bank = smallBank(12);
+    const gate: Priors = { gateSd: 0.7, gateW0: -0.5, gateKappa: 2 };
+    const flat = modelObjective(bank, 'llm-nrm', {}, { gateSd: 1e9 }).objective;
+    const withGate = modelObjective(bank, 'llm-nrm', {}, gate).objective;
+    const L = withGate.layout;
+    if (L.kind !== 'llm-nrm') throw new Error('expected an LLM-NRM layout');
+    const x = randomPoint(L, randomSource(5));
+    const g0 = new Float64Array(x.length);
+    const g1 = new Float64Array(x.length);
+    const lam = 1 / 0.49;
+    const dw = x[L.w0]! + 0.5;
+    const dk = x[L.kbar]! - Math.log(Math.expm1(2));
+    const l0 = flat.lossAndGrad(x, g0);
+    const l1 = withGate.lossAndGrad(x, g1);
+    expect(l1 - l0).toBeCloseTo(0.5 * lam * (dw * dw + dk * dk), 8);
+    expect(g1[L.w0]! - g0[L.w0]!).toBeCloseTo(lam * dw, 8);
+    expect(g1[L.kbar]! - g0[L.kbar]!).toBeCloseTo(lam * dk, 8);
+    for (let t = 0; t < x.length; t++) if (t !== L.w0 && t !== L.kbar) expect(g1[t]).toBe(g0[t]);
+    // The gate globals are fleet parameters: with the item prior off (LLM blocks only) their prior is off too.
+    expect(withGate.lossAndGrad(x, g1, { itemPrior: false })).toBe(flat.lossAndGrad(x, g0, { itemPrior: false }));
+    // Without the fallback there is no gate and no gate prior.
+    const nf = (p: Priors): Objective => modelObjective(bank, 'llm-nrm', { fallback: false }, p).objective;
+    const xn = randomPoint(nf({}).layout, randomSource(6));
+    expect(nf(gate).lossAndGrad(xn, new Float64Array(xn.length))).toBe(nf({ gateSd: 1e9 }).lossAndGrad(xn, new Float64Array(xn.length)));
+    expect(checkGradient(withGate, x).scaled).toBeLessThanOrEqual(1);
+  });
+
   it('llm-nrm: row ranges and the item prior switched off', () => {
     const bank = smallBank(12);
     const { objective } = modelObjective(bank, 'llm-nrm', {}, { itemSd: 2, llmSd: 1.5 });

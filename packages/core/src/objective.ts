@@ -1,5 +1,5 @@
 import { LlmNrmError } from './errors.js';
-import type { Layout, LlmNrmLayout } from './layout.js';
+import { softplusInv, type Layout, type LlmNrmLayout } from './layout.js';
 
 /** Gaussian priors of the MAP objective besides theta ~ N(0, 1). */
 export interface Priors {
@@ -14,6 +14,18 @@ export interface Priors {
    * It identifies sharpness as relative to a typical LLM (geometric mean about 1).
    */
   sharpnessSd?: number;
+  /**
+   * SD of the Gaussian priors on the LLM-NRM gate's globals, w0 ~ N(gateW0, sd^2) and
+   * kappa_bar ~ N(softplus^-1(gateKappa), sd^2) (paper.md: G = sigmoid(w0 - kappa (theta - b))).
+   * Default 1.5 (see DEFAULT_PRIORS). Without it a fleet answering few items can push w0 down a flat
+   * plateau to -1,000s, the gate shut for every cell, and fit its guessing LLMs as plain NRM
+   * responders with intervals that miss (bench/core/coverage.js at 6 items).
+   */
+  gateSd?: number;
+  /** Centre of the prior on w0 (default 0: at theta = b_i an LLM falls back half of the time). */
+  gateW0?: number;
+  /** Centre of the prior on kappa = softplus(kappa_bar) (default 1: one logit per unit of theta, theta's own scale). */
+  gateKappa?: number;
 }
 
 /** Which rows (LLMs) an evaluation covers, and whether the item prior is added. */
@@ -53,29 +65,54 @@ export interface Objective {
   lossAndGrad(x: Float64Array, g: Float64Array, scope?: EvalScope): number;
 }
 
-export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5 };
+export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5, gateSd: 2, gateW0: 0, gateKappa: 1 };
 
-/** The priors' precisions 1 / sd^2 (item parameters, LLM nuisance parameters, log sharpness), defaults filled in. */
-export function priorPrecisions(priors: Priors = {}): { item: number; llm: number; sharpness: number } {
-  const { itemSd, llmSd, sharpnessSd } = { ...DEFAULT_PRIORS, ...priors };
-  return { item: 1 / (itemSd * itemSd), llm: 1 / (llmSd * llmSd), sharpness: 1 / (sharpnessSd * sharpnessSd) };
+/** The priors' precisions and centres, defaults filled in. */
+export interface PriorPrecisions {
+  /** 1 / itemSd^2 (item parameters). */
+  item: number;
+  /** 1 / llmSd^2 (LLM nuisance parameters delta, rho). */
+  llm: number;
+  /** 1 / sharpnessSd^2 (log sharpness). */
+  sharpness: number;
+  /** 1 / gateSd^2 (the gate globals w0 and kappa_bar, each). */
+  gate: number;
+  /** The gate priors' centres: w0's and kappa_bar's (softplus^-1 of gateKappa). */
+  w0Centre: number;
+  kbarCentre: number;
+}
+
+/** The priors' precisions 1 / sd^2 (item parameters, LLM nuisance parameters, log sharpness, gate globals) and the gate's centres, defaults filled in. */
+export function priorPrecisions(priors: Priors = {}): PriorPrecisions {
+  const { itemSd, llmSd, sharpnessSd, gateSd, gateW0, gateKappa } = { ...DEFAULT_PRIORS, ...priors };
+  return {
+    item: 1 / (itemSd * itemSd),
+    llm: 1 / (llmSd * llmSd),
+    sharpness: 1 / (sharpnessSd * sharpnessSd),
+    gate: 1 / (gateSd * gateSd),
+    w0Centre: gateW0,
+    kbarCentre: softplusInv(gateKappa),
+  };
 }
 
 /**
- * The end of every LLM-NRM kernel's pass (the fused TS one and engines'): adds the N(0, 1/lamItem)
- * item prior on a and c (unless `scope.itemPrior` is false) to `loss` and `g`, zeroes the gradient of
- * fixed parameters, and checks the loss is finite.
+ * The end of every LLM-NRM kernel's pass (the fused TS one and engines'): adds the N(0, 1/item)
+ * item prior on a and c and, with the fallback on, the gate globals' priors (w0, kappa_bar; both
+ * unless `scope.itemPrior` is false: they are fleet parameters like the items) to `loss` and `g`,
+ * zeroes the gradient of fixed parameters, and checks the loss is finite.
  */
 export function finishLlmNrmPass(
   layout: LlmNrmLayout,
   x: Float64Array,
   g: Float64Array,
   free: Uint8Array,
-  lamItem: number,
+  prec: PriorPrecisions,
   loss: number,
   scope: EvalScope,
 ): number {
+  const lamItem = prec.item;
   if (scope.itemPrior !== false) {
+    if (layout.parts.fallback) loss += gatePrior(layout, x, g, prec);
     const A = layout.a;
     const Cc = layout.c;
     for (let t = 0; t < layout.sumK; t++) {
@@ -116,4 +153,13 @@ export function checkFinite(loss: number): number {
     throw new LlmNrmError('NON_FINITE', `objective became ${loss}; the fit diverged (try --optimizer lbfgs, a smaller --lr, or check the input)`);
   }
   return loss;
+}
+
+/** Adds the gate globals' prior gradient to g and returns its loss (w0 ~ N(w0Centre, 1/gate), kappa_bar ~ N(kbarCentre, 1/gate)). */
+function gatePrior(layout: LlmNrmLayout, x: Float64Array, g: Float64Array, prec: PriorPrecisions): number {
+  const dw = x[layout.w0]! - prec.w0Centre;
+  const dk = x[layout.kbar]! - prec.kbarCentre;
+  g[layout.w0]! += prec.gate * dw;
+  g[layout.kbar]! += prec.gate * dk;
+  return 0.5 * prec.gate * (dw * dw + dk * dk);
 }

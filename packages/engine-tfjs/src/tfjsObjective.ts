@@ -127,6 +127,7 @@ function total(tf: Tf, terms: (Scalar | null)[]): Scalar {
  *   L = sum_{observed j,c} [Q lse_k(v) - sum_k q_k v_k] + 1/2 sum_j theta_j^2
  *       + 1/2 lamS sum_j (log softplus(sbar_j))^2 + 1/2 lamLlm sum_j [|delta_j|^2 + |rho_j|^2]   (switched-on parts)
  *       + 1/2 lamItem (|a|^2 + |c|^2)                                              (scope.itemPrior)
+ *       + 1/2 lamGate [(w0 - w0Centre)^2 + (kbar - kbarCentre)^2]              (scope.itemPrior, fallback on)
  *   v_k = (1 - G) s (a_k theta + c_k + delta_pos(k)) + G rho_pos(k),  G = sigmoid(w0 - kappa (theta - b_i))
  *
  * with b_i the guarded gate difficulty of difficulty.ts. Cells are padded to K_max: missing slots get
@@ -141,7 +142,7 @@ export function tfjsLlmNrmObjective(
 ): TfjsObjective {
   const gather = gatherOf(tf, options.gatherGradient ?? 'auto');
   const free = freeMask(layout);
-  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
+  const { item: lamItem, llm: lamLlm, sharpness: lamS, gate: lamGate, w0Centre, kbarCentre } = priorPrecisions(priors);
   const { nModels: J, nItems: I, kMax: Kmax, sumK } = layout;
   const { sharpness: useS, position: usePos, fallback: useFb } = layout.parts;
   const nC = bank.colItem.length;
@@ -277,6 +278,8 @@ export function tfjsLlmNrmObjective(
     if (usePos) terms.push(ridge(tf, tf.slice(delta, [r0 * Kmax], [nr * Kmax]), lamLlm));
     if (useFb) terms.push(ridge(tf, tf.slice(rho, [r0 * Kmax], [nr * Kmax]), lamLlm));
     if (itemPrior) terms.push(ridge(tf, a, lamItem), ridge(tf, c, lamItem));
+    // The gate globals' priors (core's finishLlmNrmPass: fleet parameters, with the items').
+    if (itemPrior && useFb) terms.push(ridge(tf, seg(layout.w0, 1), lamGate, w0Centre), ridge(tf, seg(layout.kbar, 1), lamGate, kbarCentre));
     return total(tf, terms);
   }
 

@@ -106,7 +106,8 @@ export function createWasmObjective(
   }
 
   const free = freeMask(layout);
-  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
+  const prec = priorPrecisions(priors);
+  const { llm: lamLlm, sharpness: lamS } = prec;
   const J = layout.nModels;
   const I = layout.nItems;
   const kMax = layout.kMax;
@@ -204,9 +205,9 @@ export function createWasmObjective(
     }
     if (il !== undefined) {
       il.set(outIl);
-      finishItemLosses(layout, bank.itemOffsets, x, lamItem, scope);
+      finishItemLosses(layout, bank.itemOffsets, x, prec.item, scope);
     }
-    return finishLlmNrmPass(layout, x, g, free, lamItem, loss, scope);
+    return finishLlmNrmPass(layout, x, g, free, prec, loss, scope);
   }
 
   let tsCurvature: ((x: Float64Array, free: Uint8Array, opts?: CurvatureOptions) => CurvatureAt) | null = null;

@@ -20,7 +20,7 @@ export function llmNrmCurvature(
 ): CurvatureAt {
   const cross = opts.cross === true;
   const itemInverse = opts.itemInverse;
-  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
+  const { item: lamItem, llm: lamLlm, sharpness: lamS, gate: lamGate } = priorPrecisions(priors);
   const J = L.nModels;
   const I = L.nItems;
   const Kmax = L.kMax;
@@ -393,6 +393,12 @@ export function llmNrmCurvature(
     itemGN,
     opts.blocksUnused === true,
   );
+  // The gate globals' Gaussian priors (Priors.gateSd, added in finishLlmNrmPass): their precision on
+  // the diagonal, for the preconditioner and the SEs' profile over the gate alike.
+  if (useFb) {
+    Hg[0]! += lamGate;
+    Hg[3]! += lamGate;
+  }
   const globals = Float64Array.from(Hg);
   if (opts.blocksUnused !== true) blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
   const out: CurvatureAt = { blocks, llm };
@@ -621,7 +627,7 @@ export function llmNrmCurvatureFromSums(
   if (opts.cross === true || opts.itemInverse !== undefined || opts.itemZ !== undefined) {
     throw new LlmNrmError('INVALID_OPTION', 'llmNrmCurvatureFromSums: cross, itemInverse and itemZ need llmNrmCurvature');
   }
-  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
+  const { item: lamItem, llm: lamLlm, sharpness: lamS, gate: lamGate } = priorPrecisions(priors);
   const J = L.nModels;
   const I = L.nItems;
   const P = 2 + 2 * L.kMax;
@@ -654,6 +660,12 @@ export function llmNrmCurvatureFromSums(
     null,
     [],
   );
-  blocks.add([L.w0, L.kbar], Float64Array.from(sums.globals), free, 1e-6, opts.globalStepCap ?? Infinity);
+  // The gate globals' priors, as in llmNrmCurvature.
+  const Hg = Float64Array.from(sums.globals);
+  if (useFb) {
+    Hg[0]! += lamGate;
+    Hg[3]! += lamGate;
+  }
+  blocks.add([L.w0, L.kbar], Hg, free, 1e-6, opts.globalStepCap ?? Infinity);
   return { blocks, llm };
 }

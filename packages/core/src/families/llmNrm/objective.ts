@@ -10,7 +10,8 @@ import { priorPrecisions, finishItemLosses, finishLlmNrmPass, type EvalScope, ty
  */
 export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors: Priors = {}): Objective {
   const free = llmNrmFreeMask(layout);
-  const { item: lamItem, llm: lamLlm, sharpness: lamS } = priorPrecisions(priors);
+  const prec = priorPrecisions(priors);
+  const { llm: lamLlm, sharpness: lamS } = prec;
   const J = layout.nModels;
   const I = layout.nItems;
   const Kmax = layout.kMax;
@@ -147,8 +148,8 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
       g[layout.w0]! += gw0;
       g[layout.kbar]! += gkappa * sigmoid(x[layout.kbar]!);
     }
-    finishItemLosses(layout, bank.itemOffsets, x, lamItem, scope);
-    return finishLlmNrmPass(layout, x, g, free, lamItem, loss, scope);
+    finishItemLosses(layout, bank.itemOffsets, x, prec.item, scope);
+    return finishLlmNrmPass(layout, x, g, free, prec, loss, scope);
   }
   return { layout, free, itemLosses: true, lossAndGrad };
 }
