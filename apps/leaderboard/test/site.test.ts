@@ -109,6 +109,12 @@ afterAll(async () => {
   tmp?.cleanup();
 });
 
+/** Two decimals as the pages print them: a value that rounds to zero shows without a sign ("0.00", not "-0.00"). */
+function two(v: number): string {
+  const s = v.toFixed(2);
+  return s === '-0.00' ? '0.00' : s;
+}
+
 async function visit(w: WatchedPage, base: string, hash: string, shot: string): Promise<void> {
   await openRoute(w.page, base, hash);
   await w.page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
@@ -158,7 +164,7 @@ describe('leaderboard site (NAEP, headless Chromium)', () => {
       const l = expected[t]!;
       expect(r.theta).toBe(l.theta);
       expect(r.interval).toBe(true);
-      expect(r.text).toContain(`[${(l.theta - 1.959964 * l.se!).toFixed(2)}, ${(l.theta + 1.959964 * l.se!).toFixed(2)}]`);
+      expect(r.text).toContain(`[${two(l.theta - 1.959964 * l.se!)}, ${two(l.theta + 1.959964 * l.se!)}]`);
     });
     // Sorting by a column and searching change the table; the keyboard reaches the sort buttons.
     await w.page.getByRole('button', { name: 'Model' }).focus();
