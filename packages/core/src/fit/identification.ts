@@ -1,5 +1,8 @@
 import { llmParamIndices } from '../families/registry.js';
 import type { Objective } from '../objective.js';
+import { standardized } from '../internal/standardized.js';
+
+export { standardized };
 
 /**
  * The same objective with every non-LLM parameter (items, globals) held fixed: their gradient is
@@ -37,18 +40,6 @@ export function withThetaSd(inner: Objective, sd: number): Objective {
       return f;
     },
   };
-}
-
-/** Copy of x with theta (the first J entries) standardised to mean 0, sd 1. */
-export function standardized(x: Float64Array, J: number): Float64Array {
-  const out = Float64Array.from(x);
-  let m = 0;
-  for (let j = 0; j < J; j++) m += x[j]! / J;
-  let v = 0;
-  for (let j = 0; j < J; j++) v += (x[j]! - m) ** 2 / J;
-  const sd = Math.sqrt(v) || 1;
-  for (let j = 0; j < J; j++) out[j] = (x[j]! - m) / sd;
-  return out;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ResponseBank } from '../../bank.js';
 import type { NewtonModel, NewtonPoint } from '../../fit/newton.js';
-import { standardized } from '../../fit/identification.js';
+import { standardized } from '../../internal/standardized.js';
 import { cholSolve } from '../../internal/cholesky.js';
 import { sigmoid, type BinaryLayout } from '../../layout.js';
 import { priorPrecisions, type Priors } from '../../objective.js';
