@@ -188,6 +188,7 @@ export function siteData(input: SiteInput): SiteFiles {
     const errs = llmParameterErrors(bank, layout, bx, { rows: boardRows.map((r) => rowOf![r]!), ...(bundle.priors ? { priors: bundle.priors } : {}) });
     boardRows.forEach((r, n) => paramErrors.set(r, errs[n]!));
   }
+  const bankDifficulty = bank ? bankDifficulties(bundle, bank) : null;
   for (let r = 0; r < J; r++) {
     const l = llms[r]!;
     const info = itemInformation(itemBank, iLayout, ix, { abilities: [l.theta] });
@@ -208,7 +209,10 @@ export function siteData(input: SiteInput): SiteFiles {
       index: r,
       information: perBench,
       paramSe: null,
-      fallbackUse: family.optionLevel && bundle.parts.fallback ? round(fallbackUse(bundle, l.theta, bank && rowOf ? { bank, row: rowOf[r]! } : null)) : null,
+      fallbackUse:
+        family.optionLevel && bundle.parts.fallback
+          ? round(fallbackUse(bundle, l.theta, bank && rowOf && bankDifficulty ? { bank, row: rowOf[r]!, difficulty: bankDifficulty } : null))
+          : null,
       accuracy: rows[r]!.benchmarks
         ? benchNames.map((name, b) => ({ benchmark: name, accuracy: rows[r]!.benchmarks![b]!, cells: benchAcc!.cells[r * benchNames.length + b]! }))
         : null,
@@ -468,23 +472,20 @@ function separatingItems(
  * answered in `responses`, or over all the bundle's items without them: how much of its choices the
  * fitted fallback carries.
  */
-function fallbackUse(bundle: CalibrationBundle, theta: number, responses: { bank: ResponseBank; row: number } | null): number {
+function fallbackUse(bundle: CalibrationBundle, theta: number, responses: { bank: ResponseBank; row: number; difficulty: Float64Array } | null): number {
   const { w0, kappa } = bundle.globals;
   const gate = (b: number) => sigmoid(w0 - kappa * (theta - b));
   if (responses && responses.row >= 0) {
-    const { bank, row } = responses;
-    const difficulty = new Map(bundle.items.map((it) => [it.id, it.difficulty]));
+    const { bank, row, difficulty } = responses;
     const C = bank.colItem.length;
     const seen = new Uint8Array(bank.items.length);
     let sum = 0;
     let n = 0;
     for (let c = 0; c < C; c++) {
       const i = bank.colItem[c]!;
-      if (seen[i] || !bank.observed[row * C + c]) continue;
-      const b = difficulty.get(bank.items[i]!.id);
-      if (b === undefined) continue;
+      if (seen[i] || !bank.observed[row * C + c] || Number.isNaN(difficulty[i]!)) continue;
       seen[i] = 1;
-      sum += gate(b);
+      sum += gate(difficulty[i]!);
       n++;
     }
     if (n > 0) return sum / n;
@@ -492,4 +493,10 @@ function fallbackUse(bundle: CalibrationBundle, theta: number, responses: { bank
   let sum = 0;
   for (const it of bundle.items) sum += gate(it.difficulty);
   return bundle.items.length > 0 ? sum / bundle.items.length : 0;
+}
+
+/** The bundle's difficulty of each bank item (NaN for an item the bundle lacks), for fallbackUse. */
+function bankDifficulties(bundle: CalibrationBundle, bank: ResponseBank): Float64Array {
+  const byId = new Map(bundle.items.map((it) => [it.id, it.difficulty]));
+  return Float64Array.from(bank.items, (it) => byId.get(it.id) ?? NaN);
 }
