@@ -49,6 +49,11 @@ export interface ConvertOptions {
   replicates?: ReplicatePolicy;
   /** NAEP: keep the uniform and oracle baseline pseudo-models. Default false. */
   includeBaselines?: boolean;
+  /**
+   * Threads that parse a large plain JSON Lines tidy file (the tidy reader's `threads`): 1 reads on
+   * this thread alone. Default: up to 4 for files of 8 MiB or more; the records are the same.
+   */
+  threads?: number;
 }
 
 /** One line of the conversion summary: what one model answered on one benchmark. */
@@ -194,7 +199,8 @@ export function convertSourcedBatches(
         );
       }
       // skipInvalid reaches the tidy reader (bad lines); the harness readers report their own skips.
-      const readOptions: ReadOptions & { skipInvalid?: boolean; includeBaselines?: boolean } = { report, skipInvalid };
+      const readOptions: ReadOptions & { skipInvalid?: boolean; includeBaselines?: boolean; threads?: number } = { report, skipInvalid };
+      if (options.threads !== undefined) readOptions.threads = options.threads;
       if (options.includeBaselines !== undefined) readOptions.includeBaselines = options.includeBaselines;
       if (options.score !== undefined) readOptions.score = options.score;
       if (options.filter !== undefined) readOptions.filter = options.filter;
