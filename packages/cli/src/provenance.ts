@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { LlmNrmError } from '@llm-nrm/core';
 import { tidyFormatFromExtension, walkFiles } from '@llm-nrm/adapters';
 
@@ -51,12 +52,68 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/** sha256File's loop on a worker thread (eval'd CommonJS: no built file to find). */
+const HASH_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { openSync, readSync, closeSync } = require('node:fs');
+try {
+  const hash = createHash('sha256');
+  const fd = openSync(workerData, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 22);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      hash.update(buf.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  parentPort.postMessage({ sha256: hash.digest('hex') });
+} catch (e) {
+  parentPort.postMessage({ error: e.message });
+}
+`;
+
+/**
+ * sha256File on a worker thread, so that the hash overlaps this thread's work (`fit` builds the
+ * bank and fits while its input is hashed: 0.1 to 0.2 s at 73 MB). The same digest; where no worker
+ * starts, sha256File here.
+ */
+export function sha256FileOffThread(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let w: Worker;
+    try {
+      w = new Worker(HASH_WORKER, { eval: true, workerData: path });
+    } catch {
+      sha256File(path).then(resolve, reject);
+      return;
+    }
+    let settled = false;
+    // A worker that fails or exits without an answer leaves the hash to this thread.
+    const here = (): void => {
+      if (settled) return;
+      settled = true;
+      sha256File(path).then(resolve, reject);
+    };
+    w.once('message', (m: { sha256?: string; error?: string }) => {
+      settled = true;
+      if (m.sha256 !== undefined) resolve(m.sha256);
+      else reject(new LlmNrmError('IO', `cannot read ${path}: ${m.error}`, { file: path }));
+      void w.terminate();
+    });
+    w.once('error', here);
+    w.once('exit', here);
+  });
+}
+
 /**
  * Path and SHA-256 of each input file: the file itself, or every file under a folder that the
  * shared walk lists (the walk every reader uses, so nothing a fit read is missing), narrowed to
  * tidy files when `tidyOnly` (a fit of tidy responses).
  */
-export async function hashInputs(path: string, options: { tidyOnly?: boolean } = {}): Promise<{ path: string; sha256: string }[]> {
+export async function hashInputs(path: string, options: { tidyOnly?: boolean; offThread?: boolean } = {}): Promise<{ path: string; sha256: string }[]> {
   let st;
   try {
     st = await stat(path);
@@ -67,6 +124,7 @@ export async function hashInputs(path: string, options: { tidyOnly?: boolean } =
     ? await walkFiles(path, options.tidyOnly === false ? {} : { accept: (name) => tidyFormatFromExtension(name) !== undefined })
     : [path];
   const out: { path: string; sha256: string }[] = [];
-  for (const f of files) out.push({ path: f, sha256: await sha256File(f) });
+  const hash = options.offThread === true ? sha256FileOffThread : sha256File;
+  for (const f of files) out.push({ path: f, sha256: await hash(f) });
   return out;
 }

@@ -186,6 +186,12 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     engine.catch(() => undefined); // awaited below; a read error must not leave it unhandled
     const skipInvalid = argv['skip-invalid'];
     const input = await readAnyResponses(argv.responses, { skipInvalid, itemVersions: argv['item-versions'], replicates: argv.replicates });
+    // The input is hashed (provenance) on another thread while the bank is built and fitted.
+    const tidyOnly = input.summary.inputs.every((i) => i.format === 'tidy');
+    // Standard input leaves no file to hash.
+    const stdin = argv.responses === '-' || argv.responses === '/dev/stdin';
+    const inputs = stdin ? Promise.resolve([]) : hashInputs(argv.responses, { tidyOnly, offThread: true });
+    inputs.catch(() => undefined); // awaited below; a failed fit must not leave it unhandled
     const warnings: BundleWarning[] = [];
     infoLines(
       argv.quiet,
@@ -235,11 +241,9 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     if (argv['max-iterations'] !== undefined) options.maxIterations = argv['max-iterations'];
     if (argv.tolerance !== undefined) options.tolerance = argv.tolerance;
     const result: FitResult = fit(bank, options);
-    const tidyOnly = input.summary.inputs.every((i) => i.format === 'tidy');
     const bundle = toBundle(result, {
       version: toolVersion(),
-      // Standard input leaves no file to hash.
-      inputs: argv.responses === '-' || argv.responses === '/dev/stdin' ? [] : await hashInputs(argv.responses, { tidyOnly }),
+      inputs: await inputs,
       command: commandLine(),
       ...(argv.seed !== undefined ? { seed: argv.seed } : {}),
     });
