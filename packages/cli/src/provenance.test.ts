@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LlmNrmError } from '@llm-nrm/core';
 import { tempDir } from '@llm-nrm/tooling/test';
-import { hashInputs, sha256File, sha256FileOffThread } from './provenance.js';
+import { hashInputs, sha256File, sha256FileOffThread, startHashInputs } from './provenance.js';
 
 const tmp = tempDir('llm-nrm-provenance-');
 afterAll(() => tmp.cleanup());
@@ -20,7 +20,12 @@ describe('input hashes', () => {
     const want = createHash('sha256').update(bytes).digest('hex');
     expect(await sha256File(file)).toBe(want);
     expect(await sha256FileOffThread(file)).toBe(want);
-    expect(await hashInputs(file, { offThread: true })).toEqual([{ path: file, sha256: want }]);
+    expect(await hashInputs(file)).toEqual([{ path: file, sha256: want }]);
+    // Started, then this thread kept busy (as by a fit): the digest is still the right one.
+    const started = await startHashInputs(file);
+    const until = Date.now() + 300;
+    while (Date.now() < until);
+    expect(await started.done).toEqual([{ path: file, sha256: want }]);
   });
 
   it('names the file it cannot read', async () => {

@@ -113,7 +113,20 @@ export function sha256FileOffThread(path: string): Promise<string> {
  * shared walk lists (the walk every reader uses, so nothing a fit read is missing), narrowed to
  * tidy files when `tidyOnly` (a fit of tidy responses).
  */
-export async function hashInputs(path: string, options: { tidyOnly?: boolean; offThread?: boolean } = {}): Promise<{ path: string; sha256: string }[]> {
+export async function hashInputs(path: string, options: { tidyOnly?: boolean } = {}): Promise<{ path: string; sha256: string }[]> {
+  return (await startHashInputs(path, { ...options, offThread: false })).done;
+}
+
+/**
+ * hashInputs in two steps: awaiting this lists the files and starts their hashes, on worker threads
+ * (`offThread`, the default) or here; `done` then gives what hashInputs gives. A worker's hash goes
+ * on while this thread is busy (`fit` builds the bank and fits, synchronously, meanwhile), where
+ * an `await hashInputs(...)` begun before that work would not even have listed the files.
+ */
+export async function startHashInputs(
+  path: string,
+  options: { tidyOnly?: boolean; offThread?: boolean } = {},
+): Promise<{ done: Promise<{ path: string; sha256: string }[]> }> {
   let st;
   try {
     st = await stat(path);
@@ -123,8 +136,16 @@ export async function hashInputs(path: string, options: { tidyOnly?: boolean; of
   const files = st.isDirectory()
     ? await walkFiles(path, options.tidyOnly === false ? {} : { accept: (name) => tidyFormatFromExtension(name) !== undefined })
     : [path];
-  const out: { path: string; sha256: string }[] = [];
-  const hash = options.offThread === true ? sha256FileOffThread : sha256File;
-  for (const f of files) out.push({ path: f, sha256: await hash(f) });
-  return out;
+  if (options.offThread === false) {
+    const here = async (): Promise<{ path: string; sha256: string }[]> => {
+      const out: { path: string; sha256: string }[] = [];
+      for (const f of files) out.push({ path: f, sha256: await sha256File(f) });
+      return out;
+    };
+    return { done: here() };
+  }
+  // One worker per file, all started now (a folder of many files: one hash each, in parallel).
+  const hashes = files.map((f) => sha256FileOffThread(f));
+  const done = Promise.all(hashes).then((digests) => files.map((f, i) => ({ path: f, sha256: digests[i]! })));
+  return { done };
 }

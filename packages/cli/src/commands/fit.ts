@@ -22,7 +22,7 @@ import {
 import { assertOutputIsNotInput, excludeFromWalks, readAnyResponses, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
 import { fmt, formatSkipped, formatTable, info, infoLines, printJson, progress } from '../output.js';
 import { engineOption, loadEngine } from '../engines.js';
-import { commandLine, hashInputs, toolVersion } from '../provenance.js';
+import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
 import { identityOptions } from '../identityOptions.js';
 
 interface FitArgs {
@@ -190,8 +190,8 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     const tidyOnly = input.summary.inputs.every((i) => i.format === 'tidy');
     // Standard input leaves no file to hash.
     const stdin = argv.responses === '-' || argv.responses === '/dev/stdin';
-    const inputs = stdin ? Promise.resolve([]) : hashInputs(argv.responses, { tidyOnly, offThread: true });
-    inputs.catch(() => undefined); // awaited below; a failed fit must not leave it unhandled
+    const hashing = stdin ? undefined : await startHashInputs(argv.responses, { tidyOnly });
+    hashing?.done.catch(() => undefined); // awaited below; a failed fit must not leave it unhandled
     const warnings: BundleWarning[] = [];
     infoLines(
       argv.quiet,
@@ -243,7 +243,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     const result: FitResult = fit(bank, options);
     const bundle = toBundle(result, {
       version: toolVersion(),
-      inputs: await inputs,
+      inputs: hashing === undefined ? [] : await hashing.done,
       command: commandLine(),
       ...(argv.seed !== undefined ? { seed: argv.seed } : {}),
     });
