@@ -91,6 +91,19 @@ describe('resolveItemVersions', () => {
     });
   });
 
+  it('duplicateRows lists its examples in the order their rows first appeared, per model', () => {
+    const r = (model: string, item: string) => rec(model, { item, probs: [0.5, 0.5] });
+    const rows = [r('a', 'x'), r('a', 'y'), r('b', 'x'), r('a', 'y'), r('b', 'x'), r('a', 'x'), r('a', 'y')];
+    expect(duplicateRows(rows)).toEqual({
+      count: 4,
+      examples: [
+        { model: 'a', item: 'x', rows: 2 },
+        { model: 'a', item: 'y', rows: 3 },
+        { model: 'b', item: 'x', rows: 2 },
+      ],
+    });
+  });
+
   it('the same id and options but another doc_hash is another item', () => {
     const src = (docHash: string) => ({ harness: 'lm-eval', task: 'mmlu', docId: '7', docHash });
     const rows = [
