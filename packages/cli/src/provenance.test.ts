@@ -1,12 +1,12 @@
 // The input hash of a bundle's provenance, on this thread and on a worker thread: the same digest
 // (that of the bytes), and a typed error naming a file that cannot be read.
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LlmNrmError } from '@llm-nrm/core';
 import { tempDir } from '@llm-nrm/tooling/test';
-import { hashInputs, sha256File, sha256FileOffThread, startHashInputs } from './provenance.js';
+import { hashInputs, sha256File, sha256FileOffThread, sha256FilesOffThread, startHashInputs } from './provenance.js';
 
 const tmp = tempDir('llm-nrm-provenance-');
 afterAll(() => tmp.cleanup());
@@ -26,6 +26,21 @@ describe('input hashes', () => {
     const until = Date.now() + 300;
     while (Date.now() < until);
     expect(await started.done).toEqual([{ path: file, sha256: want }]);
+  });
+
+  it('hashes a folder of files on one worker, each as on this thread', async () => {
+    const dir = join(tmp.dir, 'folder');
+    mkdirSync(dir);
+    const files = ['a.jsonl', 'b.jsonl', 'c.jsonl'].map((n, i) => {
+      const f = join(dir, n);
+      writeFileSync(f, `{"i":${i}}\n`.repeat(1000 * (i + 1)));
+      return f;
+    });
+    const want = await Promise.all(files.map((f) => sha256File(f)));
+    expect(await sha256FilesOffThread(files)).toEqual(want);
+    expect(await (await startHashInputs(dir, { tidyOnly: true })).done).toEqual(files.map((f, i) => ({ path: f, sha256: want[i] })));
+    const e = await sha256FilesOffThread([files[0]!, join(dir, 'gone.jsonl')]).catch((x: unknown) => x);
+    expect((e as LlmNrmError).message).toContain('gone.jsonl');
   });
 
   it('names the file it cannot read', async () => {
