@@ -72,7 +72,7 @@ const CV_CROSS: i32 = 64;
 const CV_HX: i32 = 65;
 const CV_IG: i32 = 66;
 const CV_EG: i32 = 67;
-/** i32: nonzero: the preconditioner's passes run in f32 lanes (curvature4.ts). */
+/** i32: bit 1: the preconditioner's rows pass runs in f32 lanes (curvature4.ts); bit 2: its items pass. */
 const CV_SIMD: i32 = 68;
 /** i32: nonzero: the rows pass computes the SEs' item corrections instead (curvCorrRows; bit 2: with itemZ). */
 const CV_CORR: i32 = 70;
@@ -178,7 +178,7 @@ export function curvRows(h: usize, blk: i32): void {
     curvCorrRows(h, blk);
     return;
   }
-  if (hi(h, CV_SIMD) != 0) {
+  if ((hi(h, CV_SIMD) & 1) != 0) {
     curvRows4(h, blk);
     return;
   }
@@ -380,7 +380,7 @@ export function curvRows(h: usize, blk: i32): void {
  * triangles), u_1, u_0, h^T M h and dL/db_i over its cells, rows in order.
  */
 export function curvItems(h: usize, blk: i32): void {
-  if (hi(h, CV_SIMD) != 0) {
+  if ((hi(h, CV_SIMD) & 2) != 0) {
     curvItems4(h, blk);
     return;
   }

@@ -75,7 +75,7 @@ function banks(seed: number): { name: string; bank: ResponseBank; truth?: Float6
 }
 
 describe('wasm curvature equals the TypeScript curvature', () => {
-  for (const precision of ['f64', 'f32'] as const) {
+  for (const precision of ['f64', 'f32', 'f32-rows'] as const) {
     const tol = precision === 'f64' ? 1e-9 : F32_TOL;
     for (const parts of PART_SETS) {
       const name =

@@ -15,7 +15,7 @@ export interface WasmEngineOptions {
   /** Cells per LLM row the preconditioner's LLM blocks sum (WasmObjectiveOptions; default 2,000). */
   curvatureRowCells?: number;
   /** The preconditioner's cell work, 'f32' lanes (default) or scalar 'f64' (WasmObjectiveOptions). */
-  curvaturePrecision?: 'f32' | 'f64';
+  curvaturePrecision?: 'f32' | 'f32-rows' | 'f64';
 }
 
 /** An objective of the engine: core's `Objective` plus `dispose` (a no-op for the TS fallback). */

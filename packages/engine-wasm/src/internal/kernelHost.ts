@@ -399,9 +399,9 @@ export class LlmNrmKernel {
     return this.hdr[H.CV_ROW_STRIDE]!;
   }
 
-  /** Whether the next curvature passes run in f32 lanes (assembly/curvature4.ts) on the loss kernel's f32 parameters. */
-  setCurvatureSimd(on: boolean): void {
-    this.hdr[H.CV_SIMD] = on ? 1 : 0;
+  /** Which of the next curvature passes run in f32 lanes (assembly/curvature4.ts) on the loss kernel's f32 parameters. */
+  setCurvatureSimd(rows: boolean, items: boolean): void {
+    this.hdr[H.CV_SIMD] = (rows ? 1 : 0) | (items ? 2 : 0);
   }
 
   /** Whether the next rows pass computes the SEs' item corrections (curvCorrRows), with or without itemZ. */

@@ -50,9 +50,9 @@ export interface WasmObjectiveOptions extends KernelLayoutOptions {
    * The preconditioner's cell work: 'f32' (default) in f32x4 lanes over four LLM rows, on the loss
    * kernel's f32 parameters, sums flushed to f64 every 32 cells (assembly/curvature4.ts); 'f64' in
    * scalar f64 (assembly/curvature.ts), the blocks of core's TypeScript curvature to about 1e-14.
-   * The standard errors' pass (`cross`) is always f64.
+   * 'f32-rows': the rows pass in lanes, the items pass in f64. The standard errors' passes are always f64.
    */
-  curvaturePrecision?: 'f32' | 'f64';
+  curvaturePrecision?: 'f32' | 'f32-rows' | 'f64';
 }
 
 /** core's `Objective`, plus what the wasm engine adds. */
@@ -231,9 +231,8 @@ export function createWasmObjective(
   const cv = kernel.cv;
   const cvB = new Float64Array(I);
   const precision = options.curvaturePrecision ?? 'f32';
-  if (precision !== 'f32' && precision !== 'f64')
-    throw new LlmNrmError('INVALID_OPTION', `curvaturePrecision must be 'f32' or 'f64', got ${String(precision)}`);
-  const simdCurvature = precision === 'f32';
+  if (precision !== 'f32' && precision !== 'f32-rows' && precision !== 'f64')
+    throw new LlmNrmError('INVALID_OPTION', `curvaturePrecision must be 'f32', 'f32-rows' or 'f64', got ${String(precision)}`);
 
   function curvature(x: Float64Array, freeAt: Uint8Array, opts: CurvatureOptions = {}): CurvatureAt {
     if (opts.itemInverse !== undefined || opts.itemZ !== undefined) {
@@ -249,8 +248,8 @@ export function createWasmObjective(
     const stride = kernel.curvatureRowStride;
     if (opts.cross === true) kernel.setCurvatureRowStride(1);
     kernel.setCurvatureCross(cross);
-    const simd = simdCurvature && opts.cross !== true;
-    kernel.setCurvatureSimd(simd);
+    const simd = precision !== 'f64' && opts.cross !== true;
+    kernel.setCurvatureSimd(simd, simd && precision === 'f32');
     try {
       if (useFb) computeDifficulties(bank, x, A, Cc, cvB, aux, wts);
       // The f32 lanes read the loss kernel's parameters (every pass rewrites what it reads).
@@ -268,7 +267,7 @@ export function createWasmObjective(
     } finally {
       kernel.setCurvatureRowStride(stride);
       kernel.setCurvatureCross(false);
-      kernel.setCurvatureSimd(false);
+      kernel.setCurvatureSimd(false, false);
     }
     // The globals' partials, added in block order.
     const globals = new Float64Array(4);
