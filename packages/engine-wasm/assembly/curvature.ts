@@ -15,6 +15,7 @@
 // per thread; per-block scratch lives in the (shared) memory at the host's addresses.
 
 import { curv4ScratchBytes, curvItems4, curvRows4 } from './curvature4';
+import { sigmoid, softplus } from './simd';
 
 // Header slots shared with kernel.ts / src/internal/kernelHost.ts.
 const H_C: i32 = 1;
@@ -103,13 +104,6 @@ const CURV_SCRATCH: usize = SC_U + (2 + 2 * MAXK) * 8;
   store<f64>(p, load<f64>(p) + v);
 }
 
-function sigmoid(x: f64): f64 {
-  return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
-}
-
-function softplus(x: f64): f64 {
-  return x > 30 ? x : x < -30 ? Math.exp(x) : Math.log1p(Math.exp(x));
-}
 
 // The cell (row j, column col) forward: z_k = a theta + c + delta, v_k = (1 - G) s z_k + G rho,
 // p = softmax(v) into scratch (p, z, positions); returns Q = sum q; G in cellG.

@@ -8,7 +8,7 @@
 //
 // Lanes of rows past the last, and unobserved cells, carry q = 0, so Q = 0 and every term they add
 // (each is a multiple of Q or of q) is exactly zero: no masking beyond skipping empty groups.
-import { exp4, sigmoid4 } from './simd';
+import { exp4, sigmoid, sigmoid4, softplus } from './simd';
 
 const H_C: i32 = 1;
 const H_WIDTH: i32 = 2;
@@ -88,13 +88,6 @@ const CURV4_SCRATCH: usize = S4_ACC + MAXP * MAXP * 16;
   v128.store(p, f32x4.add(v128.load(p), v));
 }
 
-function sigmoid64(x: f64): f64 {
-  return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
-}
-
-function softplus64(x: f64): f64 {
-  return x > 30 ? x : x < -30 ? Math.exp(x) : Math.log1p(Math.exp(x));
-}
 
 // One cell of four rows: z_k = a_k theta + c_k + delta_pos, v_k = (1 - G) s z_k + G rho_pos (s z_k
 // without the gate), p = softmax(v) into scratch (z, p, positions); Q = sum q into scratch.
@@ -189,8 +182,8 @@ export function curvRows4(h: usize, blk: i32): void {
   const acf = hp(h, H_ACF);
   const bf = hp(h, H_BF);
   const kbar = load<f64>(x + (<usize>hi(h, L_KBAR) << 3));
-  const kappa = f32x4.splat(useFb ? <f32>softplus64(kbar) : 0);
-  const dkappa = f32x4.splat(<f32>sigmoid64(kbar));
+  const kappa = f32x4.splat(useFb ? <f32>softplus(kbar) : 0);
+  const dkappa = f32x4.splat(<f32>sigmoid(kbar));
   const w0 = f32x4.splat(useFb ? <f32>load<f64>(x + (<usize>hi(h, L_W0) << 3)) : 0);
   const one = f32x4.splat(1.0);
   const zero = f32x4.splat(0);
@@ -411,7 +404,7 @@ export function curvItems4(h: usize, blk: i32): void {
   const s4 = hp(h, H_S4);
   const dr4 = hp(h, H_DR4);
   const q4 = hp(h, H_Q4);
-  const kappa = f32x4.splat(useFb ? <f32>softplus64(load<f64>(x + (<usize>hi(h, L_KBAR) << 3))) : 0);
+  const kappa = f32x4.splat(useFb ? <f32>softplus(load<f64>(x + (<usize>hi(h, L_KBAR) << 3))) : 0);
   const w0 = f32x4.splat(useFb ? <f32>load<f64>(x + (<usize>hi(h, L_W0) << 3)) : 0);
   const one = f32x4.splat(1.0);
   const zero = f32x4.splat(0);

@@ -1,5 +1,14 @@
-// f32x4 math shared by the curvature's SIMD passes (curvature4.ts): the loss kernel's exp and
-// sigmoid (kernel.ts keeps its own copies, so that the loss kernel's file stands alone).
+// Math shared by the curvature's passes (curvature.ts, curvature4.ts): the loss kernel's f32x4 exp
+// and sigmoid (kernel.ts keeps its own copies, so that the loss kernel's file stands alone), and the
+// f64 sigmoid and softplus.
+
+export function sigmoid(x: f64): f64 {
+  return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
+}
+
+export function softplus(x: f64): f64 {
+  return x > 30 ? x : x < -30 ? Math.exp(x) : Math.log1p(Math.exp(x));
+}
 
 // exp(x) for x <= 0 in f32 lanes (Cephes expf: x = n ln 2 + r, |r| <= ln2 / 2, degree-6
 // polynomial; about 1 ulp), clamped at -87.3 so that 2^n stays normal (see kernel.ts).
