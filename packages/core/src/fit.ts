@@ -5,14 +5,23 @@ import { LlmNrmError } from './errors.js';
 import type { ModelFamily } from './families/family.js';
 import { familyOfLayout, getFamily } from './families/registry.js';
 import { minimizeAdam } from './fit/adam.js';
-import { freezeItems, standardizeTheta, standardized, withThetaSd } from './fit/identification.js';
+import {
+  centreSharpness,
+  centredSharpness,
+  freeSharpnessOffset,
+  freezeItems,
+  rawSharpness,
+  standardizeTheta,
+  standardized,
+  withThetaSd,
+} from './fit/identification.js';
 import { itemSweep } from './fit/itemSweep.js';
 import { minimizeLbfgs } from './fit/lbfgs.js';
 import { minimizeNewton } from './fit/newton.js';
 import type { OptimizeProgress, OptimizeResult, OptimizerName } from './fit/optimizer.js';
 import { thetaStandardErrors } from './fit/standardErrors.js';
 import type { Layout } from './layout.js';
-import type { Objective, Priors } from './objective.js';
+import { DEFAULT_PRIORS, type Objective, type Priors } from './objective.js';
 import type { LlmNrmParts, ModelName } from './types.js';
 
 /**
@@ -190,10 +199,24 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   const frozen = options.fixItems ? freezeItems(built.objective) : built.objective;
   const thetaSd = identification === 'prior' ? (options.thetaSd ?? 1) : Infinity;
   const objective0 = identification === 'prior' && thetaSd !== 1 ? withThetaSd(frozen, thetaSd) : frozen;
-  const objective = identification === 'standardize' ? standardizeTheta(objective0) : objective0;
+  const objectiveT = identification === 'standardize' ? standardizeTheta(objective0) : objective0;
+  // Sharpness's scale against the items' is pinned like theta's, by a constraint (the fleet's mean
+  // log s is 0: fit/identification.ts centreSharpness) where the priors ask for it.
+  const sOff =
+    identification === 'standardize' && (priors.sharpnessCentre ?? DEFAULT_PRIORS.sharpnessCentre) === 'fleet'
+      ? freeSharpnessOffset(family.sharpnessIndex, objective0)
+      : null;
+  const objective = sOff !== null ? centreSharpness(objectiveT, sOff) : objectiveT;
+  // The optimiser's x holds raw theta (standardised) and raw log sharpness (centred): the model's values.
+  const toModel = (x: Float64Array): Float64Array => {
+    const m = identification === 'standardize' ? standardized(x, J) : x;
+    return sOff !== null ? centredSharpness(m, sOff, J) : m;
+  };
+  const toRaw = (x: Float64Array): Float64Array => (sOff !== null ? rawSharpness(x, sOff, J) : x);
   const layout = objective.layout;
   let x0 = options.init ? Float64Array.from(options.init) : family.start(fitBank, layout);
   if (x0.length !== layout.size) throw new LlmNrmError('INVALID_OPTION', `init has ${x0.length} parameters, the model needs ${layout.size}`);
+  x0 = toRaw(x0);
   const progress = options.onProgress ? (p: OptimizeProgress) => options.onProgress!({ ...p, phase: 'fit' }) : undefined;
   const common = {
     ...(options.targetLoss !== undefined ? { targetLoss: options.targetLoss } : {}),
@@ -220,8 +243,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     const pc0 = blockPreconditioner(fitBank, family, objective0, priors, { engine });
     // Standardised theta lives in x as raw t: the family reads the standardised values.
     const deg = family.degenerate;
-    const degenerate =
-      deg === null || options.fixItems ? null : (x: Float64Array) => deg(fitBank, layout, identification === 'standardize' ? standardized(x, J) : x);
+    const degenerate = deg === null || options.fixItems ? null : (x: Float64Array) => deg(fitBank, layout, toModel(x));
     const sweeps = options.itemSweeps ?? false;
     const restartItems = options.itemRestart ?? false;
     const now = options.now ?? Date.now;
@@ -235,7 +257,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
             ...(options.sweepDebug ? { debug: options.sweepDebug } : {}),
           })
         : null;
-    const refreshOf = (pc: BlockPreconditioner) => (identification === 'standardize' ? (x: Float64Array) => pc.refresh(standardized(x, J)) : pc.refresh);
+    const refreshOf = (pc: BlockPreconditioner) => (identification === 'standardize' ? (x: Float64Array) => pc.refresh(toModel(x)) : pc.refresh);
     const lbfgs = (start: Float64Array, maxIterations = options.maxIterations ?? 1000, pc = pc0, sweep = makeSweep(pc)): OptimizeResult =>
       minimizeLbfgs(sweep ? sweep.wrap : objective, start, {
         ...common,
@@ -267,15 +289,15 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     // A fit that ended in a known degenerate basin (LLM-NRM: the gate shut for every cell, or the
     // fallback dominating none) gets a second start from the family (given its end point in model
     // space, standardised thetas, and the bank); the lower loss wins.
-    const atEnd = identification === 'standardize' ? standardized(res.x, J) : res.x;
-    const again = options.fixItems ? null : family.restart(layout, atEnd, objective.free, fitBank);
+    const atEnd = toModel(res.x);
+    const again = options.fixItems ? null : family.restart(layout, atEnd, objective.free, fitBank, priors);
     if (again !== null) {
       // The full iteration budget: the gate prior (Priors.gateSd) turned the shut gate's plateau (w0
       // to -1,000 over 1,000 iterations on a 12 x 60 fleet, when this run was capped at the first's
       // length) into a local minimum, and `degenerate` still stops a drift where the prior is made flat.
       // Under the cap, restarts from short first runs (about 35 iterations) stopped unconverged.
       const second = lbfgs(
-        again,
+        toRaw(again),
         options.maxIterations ?? 1000,
         blockPreconditioner(fitBank, family, objective0, priors, { globalStepCap: GLOBAL_STEP_CAP, engine }),
       );
@@ -285,7 +307,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
       if (better) res.reason = `${second.reason} (after a gate restart)`;
     }
   }
-  x0 = identification === 'standardize' ? standardized(res.x, J) : res.x;
+  x0 = toModel(res.x);
   // SEs from each LLM's own block at the final point; under standardisation the scale is fixed by
   // the fleet, so no theta prior enters that block's information.
   const se =
