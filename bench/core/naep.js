@@ -2,7 +2,7 @@
 // Real data: LLM-NRM vs soft NRM on the NAEP fixture (18 LLMs, 297 items x 4 rotations), from
 // ../shared/fixtures/response-matrices/mainlp-llm-psychometrics. Prints the training losses, whether
 // the loss ever rose, and the positional biases LLM-NRM finds.
-//   node bench/naep.js [--optimizer lbfgs|adam]
+//   node bench/core/naep.js [--optimizer lbfgs|adam] [--priors '{"sharpnessCentre": "fleet", "sharpnessSd": 1}']
 import { fileURLToPath } from 'node:url';
 import * as core from '@llm-nrm/core';
 import { newReport, readNaepRotations } from '@llm-nrm/adapters';
@@ -10,6 +10,8 @@ import { newReport, readNaepRotations } from '@llm-nrm/adapters';
 const dir = fileURLToPath(new URL('../../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url));
 const args = process.argv.slice(2);
 const optimizer = args.includes('--optimizer') ? args[args.indexOf('--optimizer') + 1] : 'lbfgs';
+// --priors: the fits' Priors (JSON), e.g. a candidate change of the model's priors against the default.
+const priors = args.includes('--priors') ? JSON.parse(args[args.indexOf('--priors') + 1]) : {};
 const report = newReport();
 const records = [];
 for await (const r of readNaepRotations(dir, { report })) records.push(r);
@@ -24,7 +26,7 @@ for (const [name, model, parts] of [
   ['LLM-NRM w/o fallback', 'llm-nrm', { fallback: false }],
   ['soft NRM', 'nrm', {}],
 ]) {
-  const r = core.fit(bank, { model, parts, optimizer, standardErrors: false });
+  const r = core.fit(bank, { model, parts, optimizer, priors, standardErrors: false });
   let rises = 0;
   let worst = 0;
   for (let i = 1; i < r.trace.length; i++) {

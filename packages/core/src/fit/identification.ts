@@ -1,4 +1,5 @@
 import { llmParamIndices } from '../families/registry.js';
+import { softplus, softplusInv } from '../layout.js';
 import type { Objective } from '../objective.js';
 import { standardized } from '../internal/standardized.js';
 
@@ -82,11 +83,6 @@ export function freeSharpnessOffset(sharpnessIndex: ((layout: Objective['layout'
   return inner.free[o] === 1 ? o : null;
 }
 
-/** log(expm1(y)) without loss for small or large y: softplus^-1. */
-function softplusInvLocal(y: number): number {
-  return y > 30 ? y : Math.log(Math.expm1(y));
-}
-
 /**
  * Copy of x with the sharpness slots' raw values u (x[off..off+J)) mapped to sbar_j with
  * log s_j = u_j - mean u (s = softplus(sbar)): the fleet's geometric-mean sharpness is 1.
@@ -95,7 +91,7 @@ export function centredSharpness(x: Float64Array, off: number, J: number): Float
   const out = Float64Array.from(x);
   let m = 0;
   for (let j = 0; j < J; j++) m += x[off + j]! / J;
-  for (let j = 0; j < J; j++) out[off + j] = softplusInvLocal(Math.exp(x[off + j]! - m));
+  for (let j = 0; j < J; j++) out[off + j] = softplusInv(Math.exp(x[off + j]! - m));
   return out;
 }
 
@@ -104,8 +100,7 @@ export function rawSharpness(x: Float64Array, off: number, J: number): Float64Ar
   const out = Float64Array.from(x);
   let m = 0;
   for (let j = 0; j < J; j++) {
-    const sb = x[off + j]!;
-    out[off + j] = Math.log(sb > 30 ? sb : Math.log1p(Math.exp(sb)));
+    out[off + j] = Math.log(softplus(x[off + j]!));
     m += out[off + j]! / J;
   }
   for (let j = 0; j < J; j++) out[off + j]! -= m;
@@ -131,8 +126,7 @@ export function centreSharpness(inner: Objective, off: number): Objective {
       const f = inner.lossAndGrad(xs, g, scope);
       let mh = 0;
       for (let j = 0; j < J; j++) {
-        const sb = xs[off + j]!;
-        const sv = sb > 30 ? sb : Math.log1p(Math.exp(sb));
+        const sv = softplus(xs[off + j]!);
         h[j] = (g[off + j]! * sv) / -Math.expm1(-sv);
         mh += h[j]! / J;
       }
