@@ -54,13 +54,18 @@ const b = core.toBundle(full, { version: 'bench' });
 // SEs of theta as fit reports them ('quasi': measured dispersion phi plus the priors' bias) and the
 // Fisher ones (one multinomial draw per cell).
 const seq = core.thetaStandardErrors(full.family, full.bank, L, full.x, core.freeMask(L), full.priors, 0, { profileItems: true, errorModel: 'quasi' });
+// And with FitOptions.twinBias: the bias term max(prior term, twin bias^2), the twin refitted from
+// the estimate on the model's own predictions (fit/twinBias.ts), stopped as fit stops it (0.1 SE).
+const J = full.bank.models.length;
+const twinFit = core.fit(core.twinBank(full.bank, L, full.x), { priors, optimizer, init: full.x, standardErrors: false, distanceTolerance: 0.1 });
+const seTwin = core.twinBiasSe(seq.se, seq.priorVariance, full.x.subarray(0, J), twinFit.x.subarray(0, J));
 const seOf = new Map(full.bank.models.map((m, j) => [m, j]));
 console.log(
-  '\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) (Fisher SE, dispersion phi_j):',
+  '\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) as fit reports it (with FitOptions.twinBias, the twin bias, Fisher SE, dispersion phi_j):',
 );
 for (const l of [...b.llms].sort((p, q) => q.theta - p.theta)) {
   const j = seOf.get(l.id);
-  const se = `se ${seq.se[j].toFixed(3)} (Fisher ${(1 / Math.sqrt(seq.information[j])).toFixed(3)}, phi ${seq.dispersion[j].toFixed(3)})`;
+  const se = `se ${seq.se[j].toFixed(3)} (with the twin ${seTwin[j].toFixed(3)}, twin bias ${(twinFit.x[j] - full.x[j]).toFixed(3)}, Fisher ${(1 / Math.sqrt(seq.information[j])).toFixed(3)}, phi ${seq.dispersion[j].toFixed(3)})`;
   console.log(
     `  ${l.id.padEnd(14)} theta ${l.theta.toFixed(2).padStart(6)}  ${se}  s ${l.sharpness.toFixed(2)}  delta ${l.positionBias
       .slice(0, 4)
@@ -71,4 +76,5 @@ for (const l of [...b.llms].sort((p, q) => q.theta - p.theta)) {
       .join(' ')}`,
   );
 }
+console.log(`twin: ${twinFit.passes} passes, ${twinFit.seconds.toFixed(1)} s`);
 console.log(`globals: w0 ${b.globals.w0.toFixed(3)}, kappa ${b.globals.kappa.toFixed(3)}; layout kMax ${L.kMax}`);
