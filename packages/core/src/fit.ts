@@ -1,6 +1,6 @@
 import type { ResponseBank } from './bank.js';
 import { GLOBAL_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';
-import { resolveEngine, type Engine } from './engine.js';
+import { resolveEngine, type CurvatureBuilder, type Engine } from './engine.js';
 import { LlmNrmError } from './errors.js';
 import type { ModelFamily } from './families/family.js';
 import { familyOfLayout, getFamily } from './families/registry.js';
@@ -170,6 +170,12 @@ export interface FitResult {
   priors: Priors;
 }
 
+/** The engine's curvature for the SEs where it has one for this objective (e.g. engine-wasm's kernel). */
+function seCurvature(engine: Engine, bank: ResponseBank, family: ModelFamily, priors: Priors, objective: Objective): { curvature?: CurvatureBuilder } {
+  const c = engine.curvature?.(bank, family, priors, objective) ?? null;
+  return c === null ? {} : { curvature: c };
+}
+
 /** Layout, objective and the bank it runs on for a model name (the 'ts' engine unless one is given). */
 export function modelObjective(
   bank: ResponseBank,
@@ -332,6 +338,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
           // one-dimensional Fisher SEs, and an LLM scored on 99 or 100 items must not change SE scale.
           profileItems: !options.fixItems,
           errorModel: options.fixItems ? 'fisher' : 'quasi',
+          ...seCurvature(engine, fitBank, family, priors, built.objective),
         });
   let se = seParts === null ? new Float64Array(J).fill(NaN) : seParts.se;
   // The twin's bias check (fit/twinBias.ts) on the soft option-level families' 'quasi' SEs: refit

@@ -50,7 +50,13 @@ export {
 export { llmNrmObjective } from './families/llmNrm/objective.js';
 export { binaryObjective } from './families/binary/objective.js';
 export { type BundleMapping, type CurvatureAt, type CurvatureOptions, type FleetNuisance, type LlmPrior, type ModelFamily } from './families/family.js';
-export { llmNrmCurvatureFromSums, type LlmNrmCurvatureSums } from './families/llmNrm/curvature.js';
+export {
+  llmNrmCorrectionInputs,
+  llmNrmCorrectionsFromSums,
+  llmNrmCurvatureFromSums,
+  type LlmNrmCorrectionInputs,
+  type LlmNrmCurvatureSums,
+} from './families/llmNrm/curvature.js';
 export { familyOfLayout, freeMask, getFamily, llmParamIndices, optionLevelLayout } from './families/registry.js';
 export { getEngine, registerEngine, tsEngine, type CurvatureBuilder, type Engine } from './engine.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';

@@ -14,6 +14,8 @@ export interface WasmEngineOptions {
   pool?: BlockPool;
   /** Cells per LLM row the preconditioner's LLM blocks sum (WasmObjectiveOptions; default 2,000). */
   curvatureRowCells?: number;
+  /** The preconditioner's cell work, 'f32' lanes (default) or scalar 'f64' (WasmObjectiveOptions). */
+  curvaturePrecision?: 'f32' | 'f32-rows' | 'f64';
 }
 
 /** An objective of the engine: core's `Objective` plus `dispose` (a no-op for the TS fallback). */
@@ -71,7 +73,10 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
       if (pool === undefined && usePool) {
         pool = sharedPool(threads, platform!);
       }
-      const rowCells = options.curvatureRowCells === undefined ? {} : { curvatureRowCells: options.curvatureRowCells };
+      const rowCells = {
+        ...(options.curvatureRowCells === undefined ? {} : { curvatureRowCells: options.curvatureRowCells }),
+        ...(options.curvaturePrecision === undefined ? {} : { curvaturePrecision: options.curvaturePrecision }),
+      };
       const o: WasmObjective = createWasmObjective(bank, layout, priors, pool === undefined ? rowCells : { pool, ...rowCells }, platform);
       for (const r of made) if (r.deref() === undefined) made.delete(r);
       made.add(new WeakRef(o));

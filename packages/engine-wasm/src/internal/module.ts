@@ -15,6 +15,7 @@ export interface KernelExports {
   /** Curvature, items pass: block `blk` of items. */
   curvItems(h: number, blk: number): void;
   curvScratchBytes(): number;
+  curv4ScratchBytes(): number;
 }
 
 /** What a pool pass runs per block: the loss pass, or one of the curvature's two passes. */
