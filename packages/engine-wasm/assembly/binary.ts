@@ -2,21 +2,21 @@
 // `binaryObjective` (packages/core/src/families/binary/objective.ts; paper.md, baselines:
 // P_ji = lo_i + (hi_i - lo_i) sigmoid(a_i theta_j + beta_i), L = -sum [y log P + (1 - y) log(1 - P)]).
 //
-// Same bits as the TypeScript kernel: every operation is the same IEEE f64 operation in the same
-// order (wasm rounds every f64 add, mul and div to nearest and never fuses a multiply-add, as V8's
-// JavaScript does not), and exp, log and log1p are JavaScript's own Math functions, imported, so the
-// transcendental results are those of the ieee754 routines the TypeScript kernel calls. The binary
-// fits are multi-basin (core/BENCHMARKS.md): a last-bit change in a pass can end a 4PL fold in
-// another basin, so the kernel is held to the TypeScript one's bits, not to a tolerance.
+// Three full passes (src/internal/binaryKernel.ts BinaryPass; rotated banks and row scopes take
+// rowMajorPass):
+// - itemMajorPass and rowMajorPass, scalar, core's bits: every operation is the same IEEE f64
+//   operation in the same order (wasm rounds every f64 add, mul and div to nearest and never fuses
+//   a multiply-add, as V8's JavaScript does not), and exp, log and log1p are JavaScript's own Math
+//   functions, imported, so the transcendentals are the ieee754 routines the TypeScript kernel
+//   calls. They are no faster than the TypeScript pass (bench/binary.js): those routines are most
+//   of a cell's cost, called from wasm or from JS.
+// - The phased pass (phaseZ, phaseP, phaseG, below; the engine's default), core's bits: the same
+//   operations in stages over all cells, the host's Math loops between them.
+// - itemMajorSimd: two cells per f64x2, its own exp and log (a few ulp), the item sums in two lanes,
+//   the loss summed in lanes. Not core's bits (about 1e-14 relative), so opt-in: the binary fits
+//   are multi-basin (core/BENCHMARKS.md), and on the CV folds it moved 4PL's figures the wrong way.
 //
-// Those passes (itemMajorPass, rowMajorPass) are scalar: the item sums run over one item's cells in
-// LLM order, which two lanes would reorder. Measured (bench/binary.js), they are no faster than the
-// TypeScript pass: V8's exp and log routines are most of a cell's cost, called from wasm or from JS.
-// `itemMajorSimd` is the fast pass: two cells per f64x2, its own exp and log (below; a few ulp), the
-// item sums in two lanes added at the item's end, the loss summed in lanes. Not core's bits (about
-// 1e-15 relative per cell); the engine uses it only where the CV figures were checked (see host).
-//
-// The host (src/internal/binaryHost.ts) lays everything out in the imported memory and writes the
+// The host (src/internal/binaryKernel.ts) lays everything out in the imported memory and writes the
 // per-item values (a, beta, lo, range, sigmoid(guess), sigmoid(slip)) and the thetas before a pass;
 // the header at `h` holds i32 byte offsets (slots below).
 
@@ -441,6 +441,14 @@ export function itemMajorSimd(h: usize, tp: f64): f64 {
 // (Math.log(P) where y = 1, Math.log1p(-P) where y = 0); phaseG (wasm) the gradient sums, in the
 // order of core's itemMajorPass, and the loss of the terms in row-major order. Every value is the
 // one the TypeScript pass computes from the same operands with the same operations: the same bits.
+// phaseP and phaseG take two cells per f64x2 for the per-cell arithmetic (each lane op is the
+// scalar IEEE op) and add the lanes into the sums in cell order.
+
+const ONE2: v128 = f64x2(1.0, 1.0);
+const MINUS_ONE2: v128 = f64x2(-1.0, -1.0);
+const ZERO2: v128 = f64x2(0.0, 0.0);
+const P_MIN2: v128 = f64x2(1e-300, 1e-300);
+const P_MAX2: v128 = f64x2(1 - 1e-16, 1 - 1e-16);
 
 /** Phase 1: z = a_i theta_j + beta_i for every cell, item by item. */
 export function phaseZ(h: usize): void {
@@ -473,7 +481,21 @@ export function phaseP(h: usize): void {
     const lo = f64At(pLo, i);
     const range = f64At(pRange, i);
     const e1 = i32At(colStart, i + 1);
-    for (let e = i32At(colStart, i); e < e1; e++) {
+    let e = i32At(colStart, i);
+    // Two cells per f64x2: every lane op is the scalar IEEE op, so the same bits as the tail's.
+    const lov = f64x2.splat(lo);
+    const rangev = f64x2.splat(range);
+    for (; e + 1 < e1; e += 2) {
+      const ez = v128.load(EZ + (<usize>e << 3));
+      const z = v128.load(Z + (<usize>e << 3));
+      const sg = f64x2.div(v128.bitselect(ONE2, ez, f64x2.ge(z, ZERO2)), f64x2.add(ONE2, ez));
+      const P = f64x2.add(lov, f64x2.mul(rangev, sg));
+      // clampP's comparisons as masks (NaN passes through, as there).
+      const Pc = v128.bitselect(P_MIN2, v128.bitselect(P_MAX2, P, f64x2.gt(P, P_MAX2)), f64x2.lt(P, P_MIN2));
+      v128.store(SGB + (<usize>e << 3), sg);
+      v128.store(PC + (<usize>e << 3), Pc);
+    }
+    for (; e < e1; e++) {
       const ez = f64At(EZ, e);
       // Both branches divide by 1 + e; only the numerator differs (a select, not a branch).
       const sg = select<f64>(1.0, ez, f64At(Z, e) >= 0) / (1 + ez);
@@ -524,7 +546,39 @@ export function phaseG(h: usize, tp: f64): f64 {
     let glo: f64 = 0;
     let ghi: f64 = 0;
     const e1 = i32At(colStart, i + 1);
-    for (let e = i32At(colStart, i); e < e1; e++) {
+    let e = i32At(colStart, i);
+    // Two cells per f64x2 for the per-cell products (lane ops are the scalar IEEE ops); the sums
+    // then take lane 0 and lane 1 in cell order, as the scalar loop below does.
+    const rangev = f64x2.splat(range);
+    const slv = f64x2.splat(sl);
+    const sl1v = f64x2.splat(1 - sl);
+    const ssv = f64x2.splat(ss);
+    const ss1v = f64x2.splat(1 - ss);
+    for (; e + 1 < e1; e += 2) {
+      const sg = v128.load(SGB + (<usize>e << 3));
+      const Pc = v128.load(PC + (<usize>e << 3));
+      const yMask = i64x2.replace_lane(i64x2.splat(load<u8>(cmY + <usize>e) == 1 ? -1 : 0), 1, load<u8>(cmY + <usize>e + 1) == 1 ? -1 : 0);
+      const dP = f64x2.div(v128.bitselect(MINUS_ONE2, ONE2, yMask), v128.bitselect(Pc, f64x2.sub(ONE2, Pc), yMask));
+      const oneMinusSg = f64x2.sub(ONE2, sg);
+      const deta = f64x2.mul(f64x2.mul(f64x2.mul(dP, rangev), sg), oneMinusSg);
+      const loT = f64x2.mul(f64x2.mul(f64x2.mul(dP, oneMinusSg), slv), sl1v);
+      const hiT = f64x2.mul(f64x2.mul(f64x2.mul(f64x2.neg(dP), sg), ssv), ss1v);
+      const j0 = i32At(cmRow, e);
+      const j1 = i32At(cmRow, e + 1);
+      const d0 = f64x2.extract_lane(deta, 0);
+      const d1 = f64x2.extract_lane(deta, 1);
+      setF64(gT, j0, f64At(gT, j0) + d0 * a);
+      gb += d0;
+      ga += d0 * f64At(th, j0);
+      if (pl3) glo += f64x2.extract_lane(loT, 0);
+      if (pl4) ghi += f64x2.extract_lane(hiT, 0);
+      setF64(gT, j1, f64At(gT, j1) + d1 * a);
+      gb += d1;
+      ga += d1 * f64At(th, j1);
+      if (pl3) glo += f64x2.extract_lane(loT, 1);
+      if (pl4) ghi += f64x2.extract_lane(hiT, 1);
+    }
+    for (; e < e1; e++) {
       const j = i32At(cmRow, e);
       const sg = f64At(SGB, e);
       const Pc = f64At(PC, e);
