@@ -24,7 +24,7 @@ export interface WasmEngineOptions {
   binaryPass?: BinaryPass;
 }
 
-/** An objective of the engine: core's `Objective` plus `dispose` (a no-op for the TS fallback). */
+/** An objective of the engine: core's `Objective` plus `dispose` (a no-op for binary objectives, whose wasm memory goes with them). */
 export type EngineObjective = Objective & { dispose(): void; readonly engine: 'wasm' };
 
 export interface WasmEngine {
