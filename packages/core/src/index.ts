@@ -58,6 +58,7 @@ export { minimizeLbfgs } from './fit/lbfgs.js';
 export { itemSweep, type BlockStep, type ItemSweep, type ItemSweepOptions } from './fit/itemSweep.js';
 export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './fit/optimizer.js';
 export { standardizeTheta, standardized } from './fit/identification.js';
+export { twinBank, twinBiasSe } from './fit/twinBias.js';
 export { inverseFirstDiagonal, thetaStandardErrors, type StandardErrorOptions, type ThetaStandardErrors } from './fit/standardErrors.js';
 export { fit, initialParameters, itemDifficulties, modelObjective, type FitOptions, type FitResult } from './fit.js';
 export { predictor, wrongOptionShares, type Predictor } from './predict.js';
