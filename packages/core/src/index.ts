@@ -48,7 +48,8 @@ export {
   type Priors,
 } from './objective.js';
 export { llmNrmObjective } from './families/llmNrm/objective.js';
-export { binaryObjective } from './families/binary/objective.js';
+export { binaryObjective, type BinaryObjectiveOptions } from './families/binary/objective.js';
+export type { BinaryCells, BinaryKernel, BinaryKernelFactory } from './families/binary/kernel.js';
 export { type BundleMapping, type CurvatureAt, type CurvatureOptions, type FleetNuisance, type LlmPrior, type ModelFamily } from './families/family.js';
 export {
   llmNrmCorrectionInputs,
