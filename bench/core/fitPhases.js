@@ -79,10 +79,19 @@ try {
     phase('fit (optimizer)', t, c);
     [t, c] = start();
     const x = res.x;
+    // fit's SEs run on the engine's curvature of the fit's own objective (the CLI pays no second
+    // kernel): a second objective stands in for it, its set-up timed apart. (A checkout whose
+    // thetaStandardErrors predates `curvature` ignores it: core's TypeScript curvature.)
+    const objective = engine.curvature ? engine.objective(res.bank, res.family, res.priors) : null;
+    const curvature = objective !== null ? engine.curvature(res.bank, res.family, res.priors, objective) : null;
+    phase("(the SEs' engine objective; the CLI reuses the fit's)", t, c);
+    [t, c] = start();
     const se = core.thetaStandardErrors(res.family, res.bank, res.layout, x, core.freeMask(res.layout), res.priors, 0, {
       profileItems: true,
       errorModel: 'quasi',
+      ...(curvature ? { curvature } : {}),
     });
+    objective?.dispose?.();
     res.se = se.se;
     phase('standard errors', t, c);
     [t, c] = start();

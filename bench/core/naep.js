@@ -2,7 +2,7 @@
 // Real data: LLM-NRM vs soft NRM on the NAEP fixture (18 LLMs, 297 items x 4 rotations), from
 // ../shared/fixtures/response-matrices/mainlp-llm-psychometrics. Prints the training losses, whether
 // the loss ever rose, and the positional biases LLM-NRM finds.
-//   node bench/naep.js [--optimizer lbfgs|adam]
+//   node bench/core/naep.js [--optimizer lbfgs|adam] [--priors '{"sharpnessCentre": "fleet", "sharpnessSd": 1}']
 import { fileURLToPath } from 'node:url';
 import * as core from '@llm-nrm/core';
 import { newReport, readNaepRotations } from '@llm-nrm/adapters';
@@ -10,6 +10,8 @@ import { newReport, readNaepRotations } from '@llm-nrm/adapters';
 const dir = fileURLToPath(new URL('../../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url));
 const args = process.argv.slice(2);
 const optimizer = args.includes('--optimizer') ? args[args.indexOf('--optimizer') + 1] : 'lbfgs';
+// --priors: the fits' Priors (JSON), e.g. a candidate change of the model's priors against the default.
+const priors = args.includes('--priors') ? JSON.parse(args[args.indexOf('--priors') + 1]) : {};
 const report = newReport();
 const records = [];
 for await (const r of readNaepRotations(dir, { report })) records.push(r);
@@ -24,7 +26,7 @@ for (const [name, model, parts] of [
   ['LLM-NRM w/o fallback', 'llm-nrm', { fallback: false }],
   ['soft NRM', 'nrm', {}],
 ]) {
-  const r = core.fit(bank, { model, parts, optimizer, standardErrors: false });
+  const r = core.fit(bank, { model, parts, optimizer, priors, standardErrors: false });
   let rises = 0;
   let worst = 0;
   for (let i = 1; i < r.trace.length; i++) {
@@ -52,13 +54,18 @@ const b = core.toBundle(full, { version: 'bench' });
 // SEs of theta as fit reports them ('quasi': measured dispersion phi plus the priors' bias) and the
 // Fisher ones (one multinomial draw per cell).
 const seq = core.thetaStandardErrors(full.family, full.bank, L, full.x, core.freeMask(L), full.priors, 0, { profileItems: true, errorModel: 'quasi' });
+// And with FitOptions.twinBias: the bias term max(prior term, twin bias^2), the twin refitted from
+// the estimate on the model's own predictions (fit/twinBias.ts), stopped as fit stops it (0.1 SE).
+const J = full.bank.models.length;
+const twinFit = core.fit(core.twinBank(full.bank, L, full.x), { priors, optimizer, init: full.x, standardErrors: false, distanceTolerance: 0.1 });
+const seTwin = core.twinBiasSe(seq.se, seq.priorVariance, full.x.subarray(0, J), twinFit.x.subarray(0, J));
 const seOf = new Map(full.bank.models.map((m, j) => [m, j]));
 console.log(
-  '\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) (Fisher SE, dispersion phi_j):',
+  '\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) as fit reports it (with FitOptions.twinBias, the twin bias, Fisher SE, dispersion phi_j):',
 );
 for (const l of [...b.llms].sort((p, q) => q.theta - p.theta)) {
   const j = seOf.get(l.id);
-  const se = `se ${seq.se[j].toFixed(3)} (Fisher ${(1 / Math.sqrt(seq.information[j])).toFixed(3)}, phi ${seq.dispersion[j].toFixed(3)})`;
+  const se = `se ${seq.se[j].toFixed(3)} (with the twin ${seTwin[j].toFixed(3)}, twin bias ${(twinFit.x[j] - full.x[j]).toFixed(3)}, Fisher ${(1 / Math.sqrt(seq.information[j])).toFixed(3)}, phi ${seq.dispersion[j].toFixed(3)})`;
   console.log(
     `  ${l.id.padEnd(14)} theta ${l.theta.toFixed(2).padStart(6)}  ${se}  s ${l.sharpness.toFixed(2)}  delta ${l.positionBias
       .slice(0, 4)
@@ -69,4 +76,5 @@ for (const l of [...b.llms].sort((p, q) => q.theta - p.theta)) {
       .join(' ')}`,
   );
 }
+console.log(`twin: ${twinFit.passes} passes, ${twinFit.seconds.toFixed(1)} s`);
 console.log(`globals: w0 ${b.globals.w0.toFixed(3)}, kappa ${b.globals.kappa.toFixed(3)}; layout kMax ${L.kMax}`);

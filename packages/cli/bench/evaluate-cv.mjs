@@ -1,6 +1,7 @@
 // Speed benchmark (not a test) of `llm-nrm evaluate --cv 5` with all seven models, per model and
 // per fold, on the built dist. Usage (build first: npm run build):
 //   node packages/cli/bench/evaluate-cv.mjs [--file f.jsonl] [--runs 3] [--models llm-nrm,...] [--root DIR] [--wall N] [--newton] [--digits 4]
+//   node packages/cli/bench/evaluate-cv.mjs --fold 1 --models 3pl,4pl [--runs 3] [--root DIR] [--binary-pass simd]
 // --file: a tidy responses file (default: `llm-nrm simulate -o /tmp/llm-nrm-cv-bench.jsonl --seed 7`,
 //   189 x 2,000, written when missing). --root: a checkout whose built dist to time (e.g. another
 //   worktree, for before/after); default this one.
@@ -15,6 +16,10 @@
 // - the held-out metrics (they must not change with speed work).
 // --digits: decimals of the held-out table (default 4).
 // --newton: fit's `newton: true` (3PL by damped Newton on its full Hessian; default L-BFGS for all).
+// --fold f: only fold f (1-based) of each model, --runs times: its CPU seconds, passes, iterations,
+//   loss, the engine that ran, and the fold's held-out figures; then exit.
+// --binary-pass phased|scalar|simd: the wasm engine's 1PL-4PL pass (this checkout's loader only;
+//   default phased, the TypeScript kernel's bits).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -36,11 +41,13 @@ const bin = join(here, 'packages/cli/dist/bin.js');
 if (!existsSync(file)) execFileSync(process.execPath, [bin, 'simulate', '-o', file, '--seed', '7', '-q']);
 
 const imp = (p) => import(pathToFileURL(join(root, p)).href);
-const { crossValidate } = await imp('packages/analysis/dist/index.js');
+const { crossValidate, crossValidateFold, crossValidationPlan } = await imp('packages/analysis/dist/index.js');
+const { fit: coreFit } = await imp('packages/core/dist/index.js');
 const { loadBank } = await imp('packages/adapters/dist/index.js');
 const { loadEngine } = await imp('packages/cli/dist/engines.js');
 const { bank } = await loadBank(file);
-const engine = await loadEngine('auto');
+const binaryPass = opt('binary-pass', undefined);
+const engine = await loadEngine('auto', binaryPass ? { binaryPass } : {});
 const cpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -57,6 +64,44 @@ const median = (v) => {
   const s = [...v].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+const oneFold = opt('fold', undefined);
+if (oneFold !== undefined) {
+  const f = Number(oneFold) - 1;
+  for (const m of models) {
+    const plan = crossValidationPlan(bank, { models: [m], folds: 5, seed: 1 });
+    const cpus = [];
+    let info = null;
+    for (let r = 0; r < runs; r++) {
+      const c0 = cpu();
+      const metrics = crossValidateFold(
+        bank,
+        plan.folds,
+        { spec: plan.specs[0], fold: f },
+        {
+          fitOptions: { engine, ...(args.includes('--newton') ? { newton: true } : {}) },
+          fit: (b, o) => {
+            const res = coreFit(b, o);
+            info = { passes: res.passes, iterations: res.iterations, loss: res.loss, engine: res.engine, optimizer: res.optimizer };
+            return res;
+          },
+        },
+      );
+      cpus.push(cpu() - c0);
+      console.log(
+        `  ${m} fold ${f + 1} run ${r + 1}: ${cpus[r].toFixed(2)} CPU-s, ${info.passes} passes, ${info.iterations} iterations, loss ${info.loss.toFixed(4)}, engine ${info.engine}, load ${os.loadavg()[0].toFixed(1)}`,
+      );
+      if (r === runs - 1) {
+        const d = Number(opt('digits', '6'));
+        console.log(
+          `  ${m} fold ${f + 1} held out: ${[metrics.optionAccuracy, metrics.optionLogLoss, metrics.correctAccuracy, metrics.correctLogLoss, metrics.correctBrier].map((v) => v.toFixed(d)).join(' / ')}`,
+        );
+      }
+    }
+    console.log(`${m} fold ${f + 1}: median ${median(cpus).toFixed(2)} CPU-s over ${runs} runs`);
+  }
+  process.exit(0);
+}
+
 /** cpu[run][model][fold] */
 const perRun = [];
 let table;

@@ -13,9 +13,14 @@ import type { Argv } from 'yargs';
  */
 export const WASM_THREADS = Math.max(1, Math.min(4, availableParallelism()));
 
-/** What a loader may be told: the wasm engine's thread count (default WASM_THREADS). */
+/** What a loader may be told: the wasm engine's thread count (default WASM_THREADS), and its binary pass. */
 export interface EngineLoadOptions {
   threads?: number;
+  /**
+   * The wasm engine's 1PL-4PL full pass (engine-wasm's WasmEngineOptions.binaryPass): 'phased'
+   * (default) keeps the TypeScript kernel's bits; 'simd' is cheaper but not those bits (benches only).
+   */
+  binaryPass?: 'phased' | 'scalar' | 'simd';
 }
 
 const LOADERS: Record<string, (options: EngineLoadOptions) => Promise<Engine>> = {
@@ -26,10 +31,10 @@ const LOADERS: Record<string, (options: EngineLoadOptions) => Promise<Engine>> =
     const wasm = await import('@llm-nrm/engine-wasm');
     // Compile now, so a runtime without WebAssembly SIMD fails here (and the default falls back to ts).
     await wasm.loadWasmKernel();
-    const w = wasm.wasmEngine({ threads: options.threads ?? WASM_THREADS });
+    const w = wasm.wasmEngine({ threads: options.threads ?? WASM_THREADS, ...(options.binaryPass ? { binaryPass: options.binaryPass } : {}) });
     return {
       name: 'wasm',
-      detail: 'WebAssembly SIMD kernel (@llm-nrm/engine-wasm)',
+      detail: 'WebAssembly SIMD kernel (@llm-nrm/engine-wasm); 1PL-4PL on its f64 binary kernel',
       objective: (bank, family, priors) => w.objective(bank, family.layout(bank), priors),
       // The preconditioner's curvature on the kernel too (parallel over rows and items).
       curvature: (_bank, _family, _priors, objective) => w.curvature(objective),

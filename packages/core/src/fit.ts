@@ -1,18 +1,28 @@
 import type { ResponseBank } from './bank.js';
 import { GLOBAL_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './curvature.js';
-import { resolveEngine, type Engine } from './engine.js';
+import { resolveEngine, type CurvatureBuilder, type Engine } from './engine.js';
 import { LlmNrmError } from './errors.js';
 import type { ModelFamily } from './families/family.js';
 import { familyOfLayout, getFamily } from './families/registry.js';
 import { minimizeAdam } from './fit/adam.js';
-import { freezeItems, standardizeTheta, standardized, withThetaSd } from './fit/identification.js';
+import {
+  centreSharpness,
+  centredSharpness,
+  freeSharpnessOffset,
+  freezeItems,
+  rawSharpness,
+  standardizeTheta,
+  standardized,
+  withThetaSd,
+} from './fit/identification.js';
 import { itemSweep } from './fit/itemSweep.js';
 import { minimizeLbfgs } from './fit/lbfgs.js';
 import { minimizeNewton } from './fit/newton.js';
 import type { OptimizeProgress, OptimizeResult, OptimizerName } from './fit/optimizer.js';
 import { thetaStandardErrors } from './fit/standardErrors.js';
+import { twinBank, twinBiasSe } from './fit/twinBias.js';
 import type { Layout } from './layout.js';
-import type { Objective, Priors } from './objective.js';
+import { DEFAULT_PRIORS, type Objective, type Priors } from './objective.js';
 import type { LlmNrmParts, ModelName } from './types.js';
 
 /**
@@ -23,6 +33,9 @@ import type { LlmNrmParts, ModelName } from './types.js';
  * against the bundle moved thetas by up to 0.28 SE (cli score test: 0.25).
  */
 export const DISTANCE_TOLERANCE = 0.01;
+
+/** The twin's bias check's stopping distance, in SEs (fit/twinBias.ts): its bias need not be finer than a tenth of an SE. */
+const TWIN_DISTANCE = 0.1;
 
 export interface FitOptions {
   /** Model family. Default 'llm-nrm'. */
@@ -95,6 +108,14 @@ export interface FitOptions {
   thetaSd?: number;
   /** Compute per-LLM standard errors of theta (default true). */
   standardErrors?: boolean;
+  /**
+   * With the SEs of a soft option-level fit (LLM-NRM, NRM; not scoring), refit the fit's noise-free
+   * twin (the model's own predictions) from the estimate and fold its bias into the SEs
+   * (fit/twinBias.ts). One more fit from the converged point (33 passes at 100 x 200, 124 on NAEP
+   * against the fit's 131 and 551). Default false: measured (bench/core/coverage.js --twin), it
+   * lifts 200 items from 88.5 to 92.3% but takes 41 items from 97.0 to 97.2% (BENCHMARKS.md).
+   */
+  twinBias?: boolean;
   /** Warm start: a parameter vector of the same layout. */
   init?: Float64Array;
   /**
@@ -121,6 +142,8 @@ export interface FitResult {
    * is not identified by the LLM's cells and the priors).
    */
   se: Float64Array;
+  /** The twin's bias check where it ran (FitOptions.twinBias): its passes and seconds, and theta_twin - theta per LLM. */
+  twin?: { passes: number; seconds: number; bias: Float64Array };
   loss: number;
   iterations: number;
   passes: number;
@@ -145,6 +168,12 @@ export interface FitResult {
   /** The bank the objective saw (hardened for nrm-hard). */
   bank: ResponseBank;
   priors: Priors;
+}
+
+/** The engine's curvature for the SEs where it has one for this objective (e.g. engine-wasm's kernel). */
+function seCurvature(engine: Engine, bank: ResponseBank, family: ModelFamily, priors: Priors, objective: Objective): { curvature?: CurvatureBuilder } {
+  const c = engine.curvature?.(bank, family, priors, objective) ?? null;
+  return c === null ? {} : { curvature: c };
 }
 
 /** Layout, objective and the bank it runs on for a model name (the 'ts' engine unless one is given). */
@@ -190,10 +219,24 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   const frozen = options.fixItems ? freezeItems(built.objective) : built.objective;
   const thetaSd = identification === 'prior' ? (options.thetaSd ?? 1) : Infinity;
   const objective0 = identification === 'prior' && thetaSd !== 1 ? withThetaSd(frozen, thetaSd) : frozen;
-  const objective = identification === 'standardize' ? standardizeTheta(objective0) : objective0;
+  const objectiveT = identification === 'standardize' ? standardizeTheta(objective0) : objective0;
+  // Sharpness's scale against the items' is pinned like theta's, by a constraint (the fleet's mean
+  // log s is 0: fit/identification.ts centreSharpness) where the priors ask for it.
+  const sOff =
+    identification === 'standardize' && (priors.sharpnessCentre ?? DEFAULT_PRIORS.sharpnessCentre) === 'fleet'
+      ? freeSharpnessOffset(family.sharpnessIndex, objective0)
+      : null;
+  const objective = sOff !== null ? centreSharpness(objectiveT, sOff) : objectiveT;
+  // The optimiser's x holds raw theta (standardised) and raw log sharpness (centred): the model's values.
+  const toModel = (x: Float64Array): Float64Array => {
+    const m = identification === 'standardize' ? standardized(x, J) : x;
+    return sOff !== null ? centredSharpness(m, sOff, J) : m;
+  };
+  const toRaw = (x: Float64Array): Float64Array => (sOff !== null ? rawSharpness(x, sOff, J) : x);
   const layout = objective.layout;
   let x0 = options.init ? Float64Array.from(options.init) : family.start(fitBank, layout);
   if (x0.length !== layout.size) throw new LlmNrmError('INVALID_OPTION', `init has ${x0.length} parameters, the model needs ${layout.size}`);
+  x0 = toRaw(x0);
   const progress = options.onProgress ? (p: OptimizeProgress) => options.onProgress!({ ...p, phase: 'fit' }) : undefined;
   const common = {
     ...(options.targetLoss !== undefined ? { targetLoss: options.targetLoss } : {}),
@@ -220,8 +263,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     const pc0 = blockPreconditioner(fitBank, family, objective0, priors, { engine });
     // Standardised theta lives in x as raw t: the family reads the standardised values.
     const deg = family.degenerate;
-    const degenerate =
-      deg === null || options.fixItems ? null : (x: Float64Array) => deg(fitBank, layout, identification === 'standardize' ? standardized(x, J) : x);
+    const degenerate = deg === null || options.fixItems ? null : (x: Float64Array) => deg(fitBank, layout, toModel(x));
     const sweeps = options.itemSweeps ?? false;
     const restartItems = options.itemRestart ?? false;
     const now = options.now ?? Date.now;
@@ -235,7 +277,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
             ...(options.sweepDebug ? { debug: options.sweepDebug } : {}),
           })
         : null;
-    const refreshOf = (pc: BlockPreconditioner) => (identification === 'standardize' ? (x: Float64Array) => pc.refresh(standardized(x, J)) : pc.refresh);
+    const refreshOf = (pc: BlockPreconditioner) => (identification === 'standardize' ? (x: Float64Array) => pc.refresh(toModel(x)) : pc.refresh);
     const lbfgs = (start: Float64Array, maxIterations = options.maxIterations ?? 1000, pc = pc0, sweep = makeSweep(pc)): OptimizeResult =>
       minimizeLbfgs(sweep ? sweep.wrap : objective, start, {
         ...common,
@@ -267,15 +309,15 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     // A fit that ended in a known degenerate basin (LLM-NRM: the gate shut for every cell, or the
     // fallback dominating none) gets a second start from the family (given its end point in model
     // space, standardised thetas, and the bank); the lower loss wins.
-    const atEnd = identification === 'standardize' ? standardized(res.x, J) : res.x;
-    const again = options.fixItems ? null : family.restart(layout, atEnd, objective.free, fitBank);
+    const atEnd = toModel(res.x);
+    const again = options.fixItems ? null : family.restart(layout, atEnd, objective.free, fitBank, priors);
     if (again !== null) {
       // The full iteration budget: the gate prior (Priors.gateSd) turned the shut gate's plateau (w0
       // to -1,000 over 1,000 iterations on a 12 x 60 fleet, when this run was capped at the first's
       // length) into a local minimum, and `degenerate` still stops a drift where the prior is made flat.
       // Under the cap, restarts from short first runs (about 35 iterations) stopped unconverged.
       const second = lbfgs(
-        again,
+        toRaw(again),
         options.maxIterations ?? 1000,
         blockPreconditioner(fitBank, family, objective0, priors, { globalStepCap: GLOBAL_STEP_CAP, engine }),
       );
@@ -285,18 +327,32 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
       if (better) res.reason = `${second.reason} (after a gate restart)`;
     }
   }
-  x0 = identification === 'standardize' ? standardized(res.x, J) : res.x;
+  x0 = toModel(res.x);
   // SEs from each LLM's own block at the final point; under standardisation the scale is fixed by
   // the fleet, so no theta prior enters that block's information.
-  const se =
+  const seParts =
     options.standardErrors === false
-      ? new Float64Array(J).fill(NaN)
+      ? null
       : thetaStandardErrors(family, fitBank, layout, x0, objective0.free, priors, identification === 'standardize' ? 0 : 1 / (thetaSd * thetaSd), {
           // Scoring (fixItems) keeps the Fisher SE: scoreResponses' few-item modes (scoreThetaAlone) give
           // one-dimensional Fisher SEs, and an LLM scored on 99 or 100 items must not change SE scale.
           profileItems: !options.fixItems,
           errorModel: options.fixItems ? 'fisher' : 'quasi',
-        }).se;
+          ...seCurvature(engine, fitBank, family, priors, built.objective),
+        });
+  let se = seParts === null ? new Float64Array(J).fill(NaN) : seParts.se;
+  // The twin's bias check (fit/twinBias.ts) on the soft option-level families' 'quasi' SEs: refit
+  // the model's own predictions from x0 and take max(prior term, twin bias^2) as the bias term.
+  let twin: FitResult['twin'];
+  if (seParts !== null && !options.fixItems && options.twinBias === true && family.optionLevel && !family.hardened) {
+    const t0 = (options.now ?? Date.now)();
+    const { twinBias: _off, onProgress: _p, ...rest } = options;
+    // Stopped at 0.1 SE (TWIN_DISTANCE): at 100 x 200 (seed 200100) the twin's thetas then differ
+    // from a run to the fit's 0.01 by at most 0.015 SE, in 33 passes instead of 54.
+    const tw = fit(twinBank(fitBank, layout, x0), { ...rest, init: x0, standardErrors: false, distanceTolerance: TWIN_DISTANCE });
+    se = twinBiasSe(seParts.se, seParts.priorVariance, x0.subarray(0, J), tw.x.subarray(0, J));
+    twin = { passes: tw.passes, seconds: ((options.now ?? Date.now)() - t0) / 1000, bias: Float64Array.from(tw.x.subarray(0, J), (t, j) => t - x0[j]!) };
+  }
   return {
     model,
     parts,
@@ -304,6 +360,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     layout,
     x: x0,
     se,
+    ...(twin ? { twin } : {}),
     loss: res.loss,
     iterations: res.iterations,
     passes: res.passes,

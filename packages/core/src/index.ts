@@ -48,15 +48,23 @@ export {
   type Priors,
 } from './objective.js';
 export { llmNrmObjective } from './families/llmNrm/objective.js';
-export { binaryObjective } from './families/binary/objective.js';
+export { binaryObjective, type BinaryObjectiveOptions } from './families/binary/objective.js';
+export type { BinaryCells, BinaryKernel, BinaryKernelFactory } from './families/binary/kernel.js';
 export { type BundleMapping, type CurvatureAt, type CurvatureOptions, type FleetNuisance, type LlmPrior, type ModelFamily } from './families/family.js';
-export { llmNrmCurvatureFromSums, type LlmNrmCurvatureSums } from './families/llmNrm/curvature.js';
+export {
+  llmNrmCorrectionInputs,
+  llmNrmCorrectionsFromSums,
+  llmNrmCurvatureFromSums,
+  type LlmNrmCorrectionInputs,
+  type LlmNrmCurvatureSums,
+} from './families/llmNrm/curvature.js';
 export { familyOfLayout, freeMask, getFamily, llmParamIndices, optionLevelLayout } from './families/registry.js';
 export { getEngine, registerEngine, tsEngine, type CurvatureBuilder, type Engine } from './engine.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';
 export { itemSweep, type BlockStep, type ItemSweep, type ItemSweepOptions } from './fit/itemSweep.js';
 export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './fit/optimizer.js';
 export { standardizeTheta, standardized } from './fit/identification.js';
+export { twinBank, twinBiasSe } from './fit/twinBias.js';
 export { inverseFirstDiagonal, thetaStandardErrors, type StandardErrorOptions, type ThetaStandardErrors } from './fit/standardErrors.js';
 export { fit, initialParameters, itemDifficulties, modelObjective, type FitOptions, type FitResult } from './fit.js';
 export { predictor, wrongOptionShares, type Predictor } from './predict.js';

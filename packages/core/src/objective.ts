@@ -22,6 +22,17 @@ export interface Priors {
    * responders with intervals that miss (bench/core/coverage.js at 6 items).
    */
   gateSd?: number;
+  /**
+   * How the sharpness scale is pinned in a fleet fit (standardised theta, 3+ LLMs): 'fleet' fixes
+   * the fleet's mean log s_j at 0 by a constraint (fit/identification.ts centreSharpness), so
+   * sharpnessSd only shrinks each LLM's deviation from the fleet's centre; 'zero' leaves it to the
+   * prior log s_j ~ N(0, sharpnessSd^2) alone. Scoring against fixed items and fits of 1-2 LLMs
+   * always use the prior (the items pin the scale there). Default 'zero': measured, 'fleet' does not
+   * lift the 200-item coverage and costs NAEP 58 nats, since the prior's pull on the fleet's level
+   * is what balances the item and position priors along the scale valley (BENCHMARKS.md, "The
+   * sharpness constraint").
+   */
+  sharpnessCentre?: 'fleet' | 'zero';
   /** Centre of the prior on w0 (default 0: at theta = b_i an LLM falls back half of the time). */
   gateW0?: number;
   /** Centre of the prior on kappa = softplus(kappa_bar) (default 1: one logit per unit of theta, theta's own scale). */
@@ -65,7 +76,7 @@ export interface Objective {
   lossAndGrad(x: Float64Array, g: Float64Array, scope?: EvalScope): number;
 }
 
-export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5, gateSd: 2, gateW0: 0, gateKappa: 1 };
+export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5, gateSd: 2, gateW0: 0, gateKappa: 1, sharpnessCentre: 'zero' };
 
 /** The priors' precisions and centres, defaults filled in. */
 export interface PriorPrecisions {

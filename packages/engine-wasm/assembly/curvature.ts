@@ -14,6 +14,9 @@
 // No allocation and no globals shared between instances: module globals are per instance, i.e.
 // per thread; per-block scratch lives in the (shared) memory at the host's addresses.
 
+import { curv4ScratchBytes, curvItems4, curvRows4 } from './curvature4';
+import { sigmoid, softplus } from './simd';
+
 // Header slots shared with kernel.ts / src/internal/kernelHost.ts.
 const H_C: i32 = 1;
 const H_WIDTH: i32 = 2;
@@ -61,6 +64,19 @@ const L_DELTA: i32 = 60;
 const L_RHO: i32 = 61;
 const L_W0: i32 = 62;
 const L_KBAR: i32 = 63;
+/**
+ * i32: nonzero: also the SEs' cross sums (core's llmNrmCurvature with `cross`): per row the
+ * LLM-globals block (CV_HX, P x 2), per item the item-globals sums (CV_IG: per option entry a_l
+ * then c_l by w0, kbar, 2K x 2 an item at 4 io) and E's (CV_EG, 2 per item). Gate only.
+ */
+const CV_CROSS: i32 = 64;
+const CV_HX: i32 = 65;
+const CV_IG: i32 = 66;
+const CV_EG: i32 = 67;
+/** i32: bit 1: the preconditioner's rows pass runs in f32 lanes (curvature4.ts); bit 2: its items pass. */
+const CV_SIMD: i32 = 68;
+/** i32: nonzero: the rows pass computes the SEs' item corrections instead (curvCorrRows; bit 2: with itemZ). */
+const CV_CORR: i32 = 70;
 
 const USE_S: i32 = 1;
 const USE_POS: i32 = 2;
@@ -88,13 +104,6 @@ const CURV_SCRATCH: usize = SC_U + (2 + 2 * MAXK) * 8;
   store<f64>(p, load<f64>(p) + v);
 }
 
-function sigmoid(x: f64): f64 {
-  return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
-}
-
-function softplus(x: f64): f64 {
-  return x > 30 ? x : x < -30 ? Math.exp(x) : Math.log1p(Math.exp(x));
-}
 
 // The cell (row j, column col) forward: z_k = a theta + c + delta, v_k = (1 - G) s z_k + G rho,
 // p = softmax(v) into scratch (p, z, positions); returns Q = sum q; G in cellG.
@@ -159,6 +168,14 @@ export function curvScratchBytes(): i32 {
  * and the block's partial of the globals' block.
  */
 export function curvRows(h: usize, blk: i32): void {
+  if (hi(h, CV_CORR) != 0) {
+    curvCorrRows(h, blk);
+    return;
+  }
+  if ((hi(h, CV_SIMD) & 1) != 0) {
+    curvRows4(h, blk);
+    return;
+  }
   const J = hi(h, H_ROWS);
   const C = hi(h, H_C);
   const kMax = hi(h, H_KMAX);
@@ -184,6 +201,7 @@ export function curvRows(h: usize, blk: i32): void {
   passKappa = kappa;
   const xA = x + (<usize>hi(h, L_A) << 3);
   const rhoB = x + (<usize>hi(h, L_RHO) << 3);
+  const cross = useFb && hi(h, CV_CROSS) != 0;
   let hg0: f64 = 0;
   let hg1: f64 = 0;
   let hg01: f64 = 0;
@@ -194,6 +212,8 @@ export function curvRows(h: usize, blk: i32): void {
   for (let j = r0; j < r1; j++) {
     const HL = hp(h, CV_HL) + <usize>j * <usize>(P * P) * 8;
     memory.fill(HL, 0, <usize>(P * P) << 3);
+    const HX = hp(h, CV_HX) + <usize>j * <usize>(2 * P) * 8;
+    if (cross) memory.fill(HX, 0, <usize>(2 * P) << 3);
     const row = hp(h, CV_ROW) + (<usize>j << 5);
     const th = load<f64>(row);
     const s = load<f64>(row, 8);
@@ -256,6 +276,38 @@ export function curvRows(h: usize, blk: i32): void {
           gq01 += pk * jw * jk;
           ug0 += pk * jw;
           ug1 += pk * jk;
+          if (cross) {
+            // The LLM-globals block: sum_k Q p_k J_k (jw, jk)^T (then - Q u (ug0, ug1)^T below).
+            const a0 = wq * jw;
+            const a1 = wq * jk;
+            addf64(HX, a0 * jt);
+            addf64(HX + 8, a1 * jt);
+            addf64(HX + 16, a0 * js);
+            addf64(HX + 24, a1 * js);
+            addf64(HX + (<usize>(2 * i2) << 3), a0 * jd);
+            addf64(HX + (<usize>(2 * i2 + 1) << 3), a1 * jd);
+            addf64(HX + (<usize>(2 * i3) << 3), a0 * jr);
+            addf64(HX + (<usize>(2 * i3 + 1) << 3), a1 * jr);
+          }
+        }
+      }
+      if (cross) {
+        const qg0 = Q * ug0;
+        const qg1 = Q * ug1;
+        addf64(HX, -load<f64>(u) * qg0);
+        addf64(HX + 8, -load<f64>(u) * qg1);
+        addf64(HX + 16, -load<f64>(u, 8) * qg0);
+        addf64(HX + 24, -load<f64>(u, 8) * qg1);
+        for (let k = 0; k < K; k++) {
+          const ps = load<i32>(sc + SC_POS + (<usize>k << 2));
+          const i2 = 2 + ps;
+          const i3 = 2 + kMax + ps;
+          const ud = load<f64>(u + (<usize>i2 << 3));
+          const ur = load<f64>(u + (<usize>i3 << 3));
+          addf64(HX + (<usize>(2 * i2) << 3), -ud * qg0);
+          addf64(HX + (<usize>(2 * i2 + 1) << 3), -ud * qg1);
+          addf64(HX + (<usize>(2 * i3) << 3), -ur * qg0);
+          addf64(HX + (<usize>(2 * i3 + 1) << 3), -ur * qg1);
         }
       }
       // - Q u u^T over the touched indices (upper triangle): theta, sbar and, per option, its
@@ -322,6 +374,10 @@ export function curvRows(h: usize, blk: i32): void {
  * triangles), u_1, u_0, h^T M h and dL/db_i over its cells, rows in order.
  */
 export function curvItems(h: usize, blk: i32): void {
+  if ((hi(h, CV_SIMD) & 2) != 0) {
+    curvItems4(h, blk);
+    return;
+  }
   const J = hi(h, H_ROWS);
   const I = hi(h, H_ITEMS);
   const C = hi(h, H_C);
@@ -341,10 +397,13 @@ export function curvItems(h: usize, blk: i32): void {
   const icolOff = hp(h, CV_ICOL_OFF);
   const icol = hp(h, CV_ICOL);
   const kappa = useFb ? softplus(f64at(x, hi(h, L_KBAR))) : 0;
+  const dkappa = sigmoid(f64at(x, hi(h, L_KBAR)));
   passW0 = useFb ? f64at(x, hi(h, L_W0)) : 0;
   passKappa = kappa;
   const rhoB = x + (<usize>hi(h, L_RHO) << 3);
   const q4 = hp(h, H_Q4);
+  const cross = useFb && hi(h, CV_CROSS) != 0;
+  const bB = hp(h, CV_B);
   for (let i = i0; i < i1; i++) {
     const io = load<i32>(itemOffsets + (<usize>i << 2));
     const K = load<i32>(itemOffsets + (<usize>(i + 1) << 2)) - io;
@@ -361,6 +420,11 @@ export function curvItems(h: usize, blk: i32): void {
     memory.fill(U0, 0, <usize>K << 3);
     let hh: f64 = 0;
     let gbi: f64 = 0;
+    const IG = hp(h, CV_IG) + (<usize>io << 5);
+    let eg0: f64 = 0;
+    let eg1: f64 = 0;
+    if (cross) memory.fill(IG, 0, <usize>K << 5);
+    const tb = useFb ? -f64at(bB, i) : 0;
     const c0 = load<i32>(icolOff + (<usize>i << 2));
     const c1 = load<i32>(icolOff + (<usize>(i + 1) << 2));
     for (let cc = c0; cc < c1; cc++) {
@@ -412,10 +476,352 @@ export function curvItems(h: usize, blk: i32): void {
             addf64(U0 + ko, wq * mh);
             hh += Q * hk * mh;
           }
+          if (cross) {
+            // Item-globals: a_l, c_l enter v_l as (1 - G) s (a_l theta + c_l), the globals through
+            // dv/dw0 = dvdG G (1 - G), dv/dkbar = -(theta - b) dvdG G (1 - G) kappa' (rows pass);
+            // b_i through h t^T (E, added with t in core).
+            const gq = G * omg;
+            let ug0: f64 = 0;
+            let ug1: f64 = 0;
+            const dk = -(th + tb) * gq * dkappa;
+            for (let k = 0; k < K; k++) {
+              const ko = <usize>k << 3;
+              const ps = load<i32>(sc + SC_POS + (<usize>k << 2));
+              const dvdG = load<f64>(xr + (<usize>ps << 3)) - s * load<f64>(sc + SC_Z + ko);
+              const pk = load<f64>(sc + SC_P + ko);
+              ug0 += pk * (dvdG * gq);
+              ug1 += pk * (dvdG * dk);
+            }
+            let phh: f64 = 0;
+            let phw: f64 = 0;
+            let phk: f64 = 0;
+            for (let l = 0; l < K; l++) {
+              const lo = <usize>l << 3;
+              const ps = load<i32>(sc + SC_POS + (<usize>l << 2));
+              const dvdG = load<f64>(xr + (<usize>ps << 3)) - s * load<f64>(sc + SC_Z + lo);
+              const jw = dvdG * gq;
+              const jk = dvdG * dk;
+              const pl = load<f64>(sc + SC_P + lo);
+              const f = wq * pl;
+              const w0l = f * (jw - ug0);
+              const w1l = f * (jk - ug1);
+              const sa = IG + (<usize>l << 4);
+              const sc2 = IG + (<usize>(K + l) << 4);
+              addf64(sa, th * w0l);
+              addf64(sa + 8, th * w1l);
+              addf64(sc2, w0l);
+              addf64(sc2 + 8, w1l);
+              const hl = dvdG * gk;
+              phh += pl * hl;
+              phw += pl * hl * jw;
+              phk += pl * hl * jk;
+            }
+            eg0 += Q * (phw - phh * ug0);
+            eg1 += Q * (phk - phh * ug1);
+          }
         }
       }
     }
     store<f64>(hp(h, CV_HH) + (<usize>i << 3), hh);
     store<f64>(hp(h, CV_GB) + (<usize>i << 3), gbi);
+    if (cross) {
+      store<f64>(hp(h, CV_EG) + (<usize>i << 4), eg0);
+      store<f64>(hp(h, CV_EG) + (<usize>i << 4), eg1, 8);
+    }
+  }
+}
+
+// The standard errors' item corrections (core's llmNrmItemCorrections / cellItemCorrection, f64):
+// per LLM row, sum over its cells of B D^-1 B^T (P x P, into CV_HL, mirrored) and with itemZ B Z
+// (P x 2, into CV_HX), for banks with one cell per (LLM, item) pair. The per-item inputs reuse the
+// first pass's buffers (read by then): D_aa, D_ac + D_ca, D_cc (K x K, full) in CV_S0, CV_S1, CV_S2;
+// m = D^-1 t in CV_U1 (the a half) and CV_U0 (the c half); t.m in CV_HH; t.Z in CV_EG; Z in CV_IG.
+const CORR_Z: i32 = 2;
+// Scratch of the corrections (in the f32 passes' region, CURV4 bytes a block): per option jt, js,
+// f, eps, then N (K x K) and five K-vectors (gam, eta, V, N jt, N js).
+const SR_JT: usize = 0;
+const SR_JS: usize = MAXK * 8;
+const SR_F: usize = 2 * MAXK * 8;
+const SR_EPS: usize = 3 * MAXK * 8;
+const SR_N: usize = 4 * MAXK * 8;
+const CV_SCRATCH4: i32 = 69;
+
+@inline function ld(base: usize, i: i32): f64 {
+  return load<f64>(base + (<usize>i << 3));
+}
+@inline function st(base: usize, i: i32, v: f64): void {
+  store<f64>(base + (<usize>i << 3), v);
+}
+@inline function add(base: usize, i: i32, v: f64): void {
+  const a = base + (<usize>i << 3);
+  store<f64>(a, load<f64>(a) + v);
+}
+
+/** Rows pass of the corrections, block `blk` (the rows of curvRows' block). */
+export function curvCorrRows(h: usize, blk: i32): void {
+  const J = hi(h, H_ROWS);
+  const C = hi(h, H_C);
+  const kMax = hi(h, H_KMAX);
+  const flags = hi(h, H_FLAGS);
+  const useS = (flags & USE_S) != 0;
+  const usePos = (flags & USE_POS) != 0;
+  const useFb = (flags & USE_FB) != 0;
+  const withZ = (hi(h, CV_CORR) & CORR_Z) != 0;
+  const P = 2 + 2 * kMax;
+  const rowsPerBlock = hi(h, H_GROUPS_PER_BLOCK) << 2;
+  const r0 = blk * rowsPerBlock;
+  const r1 = min(J, r0 + rowsPerBlock);
+  const sc = hp(h, CV_SCRATCH) + <usize>blk * CURV_SCRATCH;
+  const sr = hp(h, CV_SCRATCH4) + <usize>blk * <usize>curv4ScratchBytes();
+  const x = hp(h, CV_X);
+  const colItem = hp(h, H_COL_ITEM);
+  const colOffsets = hp(h, H_COL_OFFSETS);
+  const itemOffsets = hp(h, H_ITEM_OFFSETS);
+  const maskB = hp(h, H_MASK);
+  const sqB = hp(h, CV_SQ);
+  const kappa = useFb ? softplus(f64at(x, hi(h, L_KBAR))) : 0;
+  passW0 = useFb ? f64at(x, hi(h, L_W0)) : 0;
+  passKappa = kappa;
+  const xA = x + (<usize>hi(h, L_A) << 3);
+  const rhoB = x + (<usize>hi(h, L_RHO) << 3);
+  const JT = sr + SR_JT;
+  const JS = sr + SR_JS;
+  const F = sr + SR_F;
+  const EPS = sr + SR_EPS;
+  const p = sc + SC_P;
+  for (let j = r0; j < r1; j++) {
+    const Cm = hp(h, CV_HL) + <usize>j * <usize>(P * P) * 8;
+    memory.fill(Cm, 0, <usize>(P * P) << 3);
+    const bz = hp(h, CV_HX) + <usize>j * <usize>(2 * P) * 8;
+    if (withZ) memory.fill(bz, 0, <usize>(2 * P) << 3);
+    const row = hp(h, CV_ROW) + (<usize>j << 5);
+    const th = load<f64>(row);
+    const s = load<f64>(row, 8);
+    const ds = load<f64>(row, 16);
+    const mask = maskB + <usize>(j >> 2) * <usize>C;
+    const bit = 1 << (j & 3);
+    const xr = rhoB + (<usize>(j * kMax) << 3);
+    for (let col = 0; col < C; col++) {
+      if ((<i32>load<u8>(mask + <usize>col) & bit) == 0) continue;
+      const i = load<i32>(colItem + (<usize>col << 2));
+      const io = load<i32>(itemOffsets + (<usize>i << 2));
+      const co = load<i32>(colOffsets + (<usize>col << 2));
+      const K = load<i32>(colOffsets + (<usize>(col + 1) << 2)) - co;
+      const Q = forward(h, j, col, K, io, co, i, sc, th, s);
+      const G = cellG;
+      const omg = 1 - G;
+      const gg = G * omg;
+      let u0: f64 = 0;
+      let u1: f64 = 0;
+      let ph: f64 = 0;
+      const wbase = Q * omg * s;
+      for (let k = 0; k < K; k++) {
+        const pk = ld(p, k);
+        const ps = load<i32>(sc + SC_POS + (<usize>k << 2));
+        const rho = useFb ? load<f64>(xr + (<usize>ps << 3)) : 0;
+        const dvdG = rho - s * load<f64>(sc + SC_Z + (<usize>k << 3));
+        const jt = omg * s * ld(xA, io + k) - dvdG * kappa * gg;
+        const js = useS ? omg * load<f64>(sc + SC_Z + (<usize>k << 3)) * ds : 0;
+        st(JT, k, jt);
+        st(JS, k, js);
+        u0 += pk * jt;
+        u1 += pk * js;
+        st(F, k, wbase * pk);
+        if (useFb) ph += pk * dvdG * gg * kappa;
+      }
+      let e0: f64 = 0;
+      let e1: f64 = 0;
+      if (useFb) {
+        // eps_k = Q p_k (h_k - p.h), h_k = (rho_k - s z_k) G (1 - G) kappa; E = sum_k eps_k (jt_k, js_k).
+        for (let k = 0; k < K; k++) {
+          const ps = load<i32>(sc + SC_POS + (<usize>k << 2));
+          const ek = Q * ld(p, k) * ((load<f64>(xr + (<usize>ps << 3)) - s * load<f64>(sc + SC_Z + (<usize>k << 3))) * gg * kappa - ph);
+          st(EPS, k, ek);
+          e0 += ek * ld(JT, k);
+          e1 += ek * ld(JS, k);
+        }
+      }
+      cellCorrection(h, Cm, bz, withZ, useFb, P, kMax, i, io, K, th, sc, sr, usePos ? omg * s : 0, useFb ? G : 0, u0, u1, e0, e1, sqB);
+    }
+    for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) st(Cm, c * P + r, ld(Cm, r * P + c));
+  }
+}
+
+// One cell's B D^-1 B^T (and B Z) into C (upper triangle) and bz: core's cellItemCorrection.
+function cellCorrection(
+  h: usize,
+  Cm: usize,
+  bz: usize,
+  withZ: bool,
+  gate: bool,
+  P: i32,
+  Kmax: i32,
+  i: i32,
+  io: i32,
+  K: i32,
+  th: f64,
+  sc: usize,
+  sr: usize,
+  jd: f64,
+  jr: f64,
+  u0: f64,
+  u1: f64,
+  e0: f64,
+  e1: f64,
+  sqB: usize,
+): void {
+  const p = sc + SC_P;
+  const pos = sc + SC_POS;
+  const JT = sr + SR_JT;
+  const JS = sr + SR_JS;
+  const f = sr + SR_F;
+  const eps = sr + SR_EPS;
+  const N = sr + SR_N;
+  const KK = K * K;
+  const gam = N + (<usize>KK << 3);
+  const eta = gam + (<usize>K << 3);
+  const V = eta + (<usize>K << 3);
+  const At = V + (<usize>K << 3);
+  const As = At + (<usize>K << 3);
+  const base = <usize>load<i32>(sqB + (<usize>i << 2)) << 3;
+  const daa = hp(h, CV_S0) + base;
+  const dac = hp(h, CV_S1) + base;
+  const dcc = hp(h, CV_S2) + base;
+  const ma = hp(h, CV_U1) + (<usize>io << 3);
+  const mc = hp(h, CV_U0) + (<usize>io << 3);
+  const th2 = th * th;
+  // N = F M F (symmetric), then n1 = N 1 (into gam), N jt, N js.
+  for (let l = 0; l < K; l++) {
+    const fl = ld(f, l);
+    const rowo = l * K;
+    for (let mm = l; mm < K; mm++) {
+      const t = rowo + mm;
+      const v = fl * (th2 * ld(daa, t) + th * ld(dac, t) + ld(dcc, t)) * ld(f, mm);
+      st(N, t, v);
+      st(N, mm * K + l, v);
+    }
+  }
+  let n11: f64 = 0;
+  for (let l = 0; l < K; l++) {
+    const rowo = l * K;
+    let n1: f64 = 0;
+    let at: f64 = 0;
+    let as: f64 = 0;
+    for (let mm = 0; mm < K; mm++) {
+      const v = ld(N, rowo + mm);
+      n1 += v;
+      at += v * ld(JT, mm);
+      as += v * ld(JS, mm);
+    }
+    st(gam, l, n1);
+    st(At, l, at);
+    st(As, l, as);
+    n11 += n1;
+  }
+  const half = 0.5 * n11;
+  let g0 = -half * u0;
+  let g1 = -half * u1;
+  for (let l = 0; l < K; l++) {
+    g0 += ld(JT, l) * ld(gam, l);
+    g1 += ld(JS, l) * ld(gam, l);
+  }
+  for (let l = 0; l < K; l++) add(gam, l, -half * ld(p, l));
+  let y0: f64 = 0;
+  let y1: f64 = 0;
+  if (gate) {
+    const ht = 0.5 * ld(hp(h, CV_HH), i);
+    let fv: f64 = 0;
+    for (let l = 0; l < K; l++) {
+      const v = ld(f, l) * (th * ld(ma, l) + ld(mc, l));
+      st(eta, l, v);
+      fv += v;
+      y0 += ld(JT, l) * v;
+      y1 += ld(JS, l) * v;
+    }
+    y0 += -fv * u0 + ht * e0;
+    y1 += -fv * u1 + ht * e1;
+    for (let l = 0; l < K; l++) st(eta, l, ld(eta, l) - fv * ld(p, l) + ht * ld(eps, l));
+  }
+  let tt = 2 * (e0 * y0 - g0 * u0);
+  let ts = e0 * y1 + y0 * e1 - g0 * u1 - u0 * g1;
+  let ss = 2 * (e1 * y1 - g1 * u1);
+  for (let l = 0; l < K; l++) {
+    const at = ld(At, l);
+    const as = ld(As, l);
+    const jt = ld(JT, l);
+    const js = ld(JS, l);
+    tt += jt * at;
+    ts += jt * as;
+    ss += js * as;
+    const pl = ld(p, l);
+    const gl = ld(gam, l);
+    let t0 = at - g0 * pl - u0 * gl;
+    let t1 = as - g1 * pl - u1 * gl;
+    if (gate) {
+      const el = ld(eps, l);
+      const hl = ld(eta, l);
+      t0 += e0 * hl + y0 * el;
+      t1 += e1 * hl + y1 * el;
+    }
+    const ps = load<i32>(pos + (<usize>l << 2));
+    const d = 2 + ps;
+    const r = 2 + Kmax + ps;
+    add(Cm, d, jd * t0);
+    add(Cm, r, jr * t0);
+    add(Cm, P + d, jd * t1);
+    add(Cm, P + r, jr * t1);
+  }
+  add(Cm, 0, tt);
+  add(Cm, 1, ts);
+  add(Cm, P + 1, ss);
+  // T over the option coordinates, each pair (l, mm >= l) once (T is symmetric).
+  const dd = jd * jd;
+  const dr = jd * jr;
+  const rr = jr * jr;
+  const rOff = 2 + Kmax;
+  for (let l = 0; l < K; l++) {
+    const pl = ld(p, l);
+    const gl = ld(gam, l);
+    const el = gate ? ld(eps, l) : 0;
+    const hl = gate ? ld(eta, l) : 0;
+    const ql = load<i32>(pos + (<usize>l << 2));
+    const dP = (2 + ql) * P;
+    for (let mm = l; mm < K; mm++) {
+      let T = ld(N, l * K + mm) - gl * ld(p, mm) - pl * ld(gam, mm);
+      if (gate) T += el * ld(eta, mm) + hl * ld(eps, mm);
+      const qm = load<i32>(pos + (<usize>mm << 2));
+      add(Cm, dP + rOff + qm, dr * T);
+      if (mm != l) add(Cm, (2 + qm) * P + rOff + ql, dr * T);
+      const lo = qm >= ql ? ql : qm;
+      const hq = qm >= ql ? qm : ql;
+      add(Cm, (2 + lo) * P + 2 + hq, dd * T);
+      add(Cm, (rOff + lo) * P + rOff + hq, rr * T);
+    }
+  }
+  if (withZ) {
+    // B Z (P x 2) = W (theta Z_a + Z_c) + E (t.Z): W z = Jm (f o z) - (f . z) u.
+    const Z = hp(h, CV_IG) + (<usize>io << 5);
+    const tzB = hp(h, CV_EG) + (<usize>i << 4);
+    for (let gi = 0; gi < 2; gi++) {
+      const tz = load<f64>(tzB + (<usize>gi << 3));
+      let fz: f64 = 0;
+      let w0: f64 = 0;
+      let w1: f64 = 0;
+      for (let l = 0; l < K; l++) {
+        const v = ld(f, l) * (th * ld(Z, 2 * l + gi) + ld(Z, 2 * (K + l) + gi));
+        st(V, l, v);
+        fz += v;
+        w0 += ld(JT, l) * v;
+        w1 += ld(JS, l) * v;
+      }
+      add(bz, gi, w0 - fz * u0 + (gate ? e0 * tz : 0));
+      add(bz, 2 + gi, w1 - fz * u1 + (gate ? e1 * tz : 0));
+      for (let l = 0; l < K; l++) {
+        const o = ld(V, l) - fz * ld(p, l) + (gate ? ld(eps, l) * tz : 0);
+        const ps = load<i32>(pos + (<usize>l << 2));
+        add(bz, 2 * (2 + ps) + gi, jd * o);
+        add(bz, 2 * (2 + Kmax + ps) + gi, jr * o);
+      }
+    }
   }
 }

@@ -53,6 +53,7 @@ const H_OUT_GB: i32 = 36;
 const H_OUT_SCALARS: i32 = 37;
 
 export { curvItems, curvRows, curvScratchBytes } from './curvature';
+export { curv4ScratchBytes } from './curvature4';
 
 const USE_S: i32 = 1;
 const USE_FB: i32 = 4;

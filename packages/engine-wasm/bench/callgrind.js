@@ -4,7 +4,8 @@
 // once with PASSES = 0 and once with PASSES = P; (Ir(P) - Ir(0)) / P is the count per pass.
 // ENGINE: ts | wasm | kernel (the wasm data pass alone: blocks and reduction, no TypeScript
 // around it) | curv-ts | curv-wasm (one refresh of the block Gauss-Newton preconditioner: core's
-// TypeScript curvature, or the kernel's cell sums plus core's assembly of the blocks). All warm up with 3 passes (so the JIT tiers are in place) before the timed ones.
+// TypeScript curvature, or the kernel's cell sums plus core's assembly of the blocks; curv-wasm64: the
+// kernel's scalar f64 passes instead of its f32 lanes). All warm up with 3 passes (so the JIT tiers are in place) before the timed ones.
 import * as core from '@llm-nrm/core';
 import { wasmLlmNrmObjective } from '../dist/index.js';
 import { LlmNrmKernel } from '../dist/internal/kernelHost.js';
@@ -33,7 +34,10 @@ function kernelOnly() {
 }
 function curvature(which) {
   const free = core.freeMask(layout);
-  const at = which === 'ts' ? core.getFamily('llm-nrm', layout.parts).curvature(bank, layout, {}) : wasmLlmNrmObjective(bank, layout).curvature;
+  const at =
+    which === 'ts'
+      ? core.getFamily('llm-nrm', layout.parts).curvature(bank, layout, {})
+      : wasmLlmNrmObjective(bank, layout, {}, { curvaturePrecision: which === 'wasm64' ? 'f64' : 'f32' }).curvature;
   return { lossAndGrad: () => (at(x, free), 0) };
 }
 const obj =
@@ -43,8 +47,8 @@ const obj =
       ? kernelOnly()
       : engine === 'curv-ts'
         ? curvature('ts')
-        : engine === 'curv-wasm'
-          ? curvature('wasm')
+        : engine === 'curv-wasm' || engine === 'curv-wasm64'
+          ? curvature(engine === 'curv-wasm' ? 'wasm' : 'wasm64')
           : wasmLlmNrmObjective(bank, layout);
 for (let r = 0; r < 3; r++) obj.lossAndGrad(x, g);
 const nC = bank.colItem.length;

@@ -5,7 +5,9 @@
 //
 //   node bench/curvature.js                           189 x 2,000 (seed 1): ts, wasm-1, wasm-2
 //   node bench/curvature.js --items 31554 --runs 3    paper scale
-//   options: --models J --items I --seed S --runs R --threads 1,2 --engines ts,wasm
+//   options: --models J --items I --seed S --runs R --threads 1,2 --engines ts,wasm,wasm64
+// wasm: the refresh's default f32 lanes (assembly/curvature4.ts); wasm64: its scalar f64 passes
+// (curvaturePrecision 'f64', assembly/curvature.ts), what every refresh ran before the lanes.
 //
 // Prints per engine the median and min wall time of R refreshes (after 1 warm-up) at the start
 // point, the median CPU time of the process over a refresh (on a shared machine: how much of the
@@ -20,7 +22,7 @@ const I = Number(opt('items', 2000));
 const seed = Number(opt('seed', 1));
 const runs = Number(opt('runs', 5));
 const threadList = String(opt('threads', '1,2')).split(',').map(Number);
-const engines = String(opt('engines', 'ts,wasm')).split(',');
+const engines = String(opt('engines', 'ts,wasm64,wasm')).split(',');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const { bank } = core.simulateFleet({ models: J, items: I, seed });
@@ -60,13 +62,17 @@ function gap(a, b) {
 
 const rows = [];
 if (engines.includes('ts')) rows.push(time('ts', core.getFamily('llm-nrm', layout.parts).curvature(bank, layout, {})));
-if (engines.includes('wasm')) {
+for (const [name, curvaturePrecision] of [
+  ['wasm64', 'f64'],
+  ['wasm', 'f32'],
+]) {
+  if (!engines.includes(name)) continue;
   for (const threads of threadList) {
     const pool = threads > 1 ? wasmThreadPool(threads) : undefined;
-    const o = wasmLlmNrmObjective(bank, layout, {}, pool ? { pool } : {});
+    const o = wasmLlmNrmObjective(bank, layout, {}, { curvaturePrecision, ...(pool ? { pool } : {}) });
     // Let the workers start (they receive the kernel asynchronously).
     if (pool) for (const until = Date.now() + 5000; pool.workerBlocks === 0 && Date.now() < until;) o.curvature(x, free);
-    rows.push(time(`wasm-${threads}`, (xx, ff) => o.curvature(xx, ff)));
+    rows.push(time(`${name}-${threads}`, (xx, ff) => o.curvature(xx, ff)));
     o.dispose();
     pool?.dispose();
   }

@@ -6,7 +6,7 @@
 // curvature refreshes, the rest of the optimiser (L-BFGS's own vector work, the preconditioner's
 // block solves) and the standard errors, wall and main-thread CPU.
 //   /usr/bin/time -v node bench/paper.js [--items 31554] [--seed 1] [--threads 2] [--se false]
-//     [--sweeps true] [--sweep-rounds 1] [--sweep-from 30] [--restart true] [--trace out.json] [--save x.bin]
+//     [--curvature-precision f32|f64] [--sweeps true] [--sweep-rounds 1] [--sweep-from 30] [--restart true] [--trace out.json] [--save x.bin]
 // --sweeps / --restart turn on core's opt-in item sweeps and item restart (fit/itemSweep.ts).
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -21,7 +21,8 @@ const se = opt('se', 'true') !== 'false';
 let t = performance.now();
 const { bank } = core.simulateFleet({ models: J, items: I, seed: Number(opt('seed', 1)) });
 log(`simulated ${J} x ${I} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-const w = wasmEngine({ threads });
+// The preconditioner's cell work: 'f32' lanes (the default) or the scalar 'f64' passes.
+const w = wasmEngine({ threads, ...(opt('curvature-precision', null) !== null ? { curvaturePrecision: opt('curvature-precision') } : {}) });
 // Timers around the engine's passes and refreshes (the objective is patched in place: the engine
 // recognises its own objectives for their curvature).
 const phase = { passMs: 0, passes: 0, refreshMs: 0, refreshes: 0 };
@@ -83,6 +84,7 @@ console.log(
     models: J,
     items: I,
     threads,
+    curvaturePrecision: opt('curvature-precision', 'f32'),
     loss: r.loss,
     passes: r.passes,
     iterations: r.iterations,

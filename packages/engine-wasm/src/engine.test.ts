@@ -1,4 +1,4 @@
-// The engine object (LLM-NRM on wasm, binary on core's TS kernel), its worker pool's lifetime,
+// The engine object (LLM-NRM on wasm, binary on the wasm binary kernel), its worker pool's lifetime,
 // and an L-BFGS fit on the wasm objective reaching the TypeScript kernel's optimum.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -34,14 +34,14 @@ function pass(o: Objective, x: Float64Array): { loss: number; g: Float64Array } 
 }
 
 describe('wasmEngine', () => {
-  it("is named 'wasm'; binary layouts run core's TS kernel on correctness (same bits)", () => {
+  it("is named 'wasm'; binary layouts run the wasm binary kernel on correctness (core's TS bits)", () => {
     const engine = wasmEngine();
     expect(engine.name).toBe('wasm');
     const { bank } = gradientFleet(11);
     for (const pl of [1, 2, 3, 4] as const) {
       const layout = binaryLayout(bank, pl);
       const o = engine.objective(bank, layout);
-      expect(o.engine).toBe('typescript-fused');
+      expect(o.engine).toBe('wasm');
       const x = randomPoint(layout, randomSource(pl));
       const a = pass(o, x);
       const b = pass(binaryObjective(bank, layout, correctness(bank)), x);

@@ -45,6 +45,16 @@ describe('llm-nrm evaluate', () => {
     const a = strip(one.out);
     expect(a.rows.map((r) => (r as unknown as { name: string }).name)).toEqual(['llm-nrm', 'nrm', '2pl', '3pl']);
     expect(strip(three.out)).toEqual(a);
+    // The engine that ran each model: auto picks ts for a bank this small.
+    expect((a as unknown as { engines: unknown }).engines).toEqual({ 'llm-nrm': 'ts', nrm: 'ts', '2pl': 'ts', '3pl': 'ts' });
+    // --engine wasm: 2PL and 3PL on the wasm binary kernel, with the TypeScript kernel's bits, so
+    // their rows are the ts run's to the last digit.
+    const wasm = await run([...args, '--workers', '2', '--engine', 'wasm']);
+    expect(wasm.code).toBe(0);
+    const w = strip(wasm.out) as unknown as { engines: unknown; rows: { name: string }[] };
+    expect(w.engines).toEqual({ 'llm-nrm': 'wasm', nrm: 'wasm', '2pl': 'wasm', '3pl': 'wasm' });
+    const binaryRows = (cv: { rows: { name: string }[] }) => cv.rows.filter((r) => r.name === '2pl' || r.name === '3pl');
+    expect(binaryRows(w)).toEqual(binaryRows(a as unknown as { rows: { name: string }[] }));
     const bad = await run([...args, '--workers', '0']);
     expect(bad.code).toBe(1);
     expect(bad.err).toContain('invalid --workers value: 0');

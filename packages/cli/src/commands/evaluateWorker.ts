@@ -1,7 +1,7 @@
 // A worker thread of `evaluate --cv` (evaluateWorkers.ts): holds the bank and the fold assignment
 // (workerData), loads the engine once, and runs one (model, fold) fit per message.
 import { parentPort, workerData } from 'node:worker_threads';
-import { LlmNrmError, type FitOptions } from '@llm-nrm/core';
+import { fit, LlmNrmError, type FitOptions } from '@llm-nrm/core';
 import { crossValidateFold } from '@llm-nrm/analysis';
 import { loadEngine } from '../engines.js';
 import type { CvWorkerData, CvWorkerReply, CvWorkerTask } from './evaluateWorkers.js';
@@ -21,12 +21,19 @@ port.on('message', (task: CvWorkerTask) => {
       try {
         const t0 = Date.now();
         let last = 0;
+        // The engine that ran the fit (FitResult.engine: auto names the one it picked).
+        let engine = '';
         const metrics = crossValidateFold(
           data.bank,
           data.folds,
           { spec: task.spec, fold: task.fold },
           {
             fitOptions,
+            fit: (bank, options) => {
+              const res = fit(bank, options);
+              engine = res.engine;
+              return res;
+            },
             onProgress: (msg) => {
               const now = Date.now();
               if (now - last < 1000) return;
@@ -35,7 +42,7 @@ port.on('message', (task: CvWorkerTask) => {
             },
           },
         );
-        send({ kind: 'done', index: task.index, metrics, seconds: (Date.now() - t0) / 1000 });
+        send({ kind: 'done', index: task.index, metrics, engine, seconds: (Date.now() - t0) / 1000 });
       } catch (e) {
         send({ kind: 'error', index: task.index, message: (e as Error).message, ...(e instanceof LlmNrmError ? { code: e.code } : {}) });
       }

@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { crossValidate, crossValidationOf, crossValidationPlan, type CrossValidation, type CvFoldMetrics, type ModelSpec } from '@llm-nrm/analysis';
-import { LlmNrmError, type FitOptions, type LlmNrmErrorCode, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { fit, LlmNrmError, type FitOptions, type LlmNrmErrorCode, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { loadEngine, WASM_THREADS } from '../engines.js';
 
 export interface ParallelCvOptions {
@@ -39,7 +39,7 @@ export interface CvWorkerTask {
 
 export type CvWorkerReply =
   | { kind: 'progress'; msg: string }
-  | { kind: 'done'; index: number; metrics: CvFoldMetrics; seconds: number }
+  | { kind: 'done'; index: number; metrics: CvFoldMetrics; engine: string; seconds: number }
   | { kind: 'error'; index: number; message: string; code?: string };
 
 /**
@@ -56,14 +56,47 @@ const WORKER_SCRIPT = new URL(import.meta.url.endsWith('.ts') ? '../../dist/comm
  */
 const COST: Partial<Record<ModelName, number>> = { '4pl': 24, '3pl': 15, 'llm-nrm': 7, 'nrm-hard': 3.5, '2pl': 1.3, nrm: 1, '1pl': 0.6 };
 
-export async function crossValidateParallel(bank: ResponseBank, options: ParallelCvOptions): Promise<CrossValidation> {
+/** A cross-validation with the engine that ran each model's fits (`--engine auto` picks per family and bank size). */
+export interface ParallelCrossValidation extends CrossValidation {
+  /** Per model name: the engine of its fits (FitResult.engine), e.g. 'wasm'; names joined by ',' if its folds differed. */
+  engines: Record<string, string>;
+}
+
+/** Collects the engines that ran each model's fits, in first-seen order. */
+function engineLog(): { add(model: string, engine: string): void; engines(): Record<string, string> } {
+  const seen = new Map<string, string[]>();
+  return {
+    add(model, engine) {
+      const list = seen.get(model) ?? [];
+      if (!list.includes(engine)) list.push(engine);
+      seen.set(model, list);
+    },
+    engines: () => Object.fromEntries([...seen].map(([m, list]) => [m, list.join(',')])),
+  };
+}
+
+export async function crossValidateParallel(bank: ResponseBank, options: ParallelCvOptions): Promise<ParallelCrossValidation> {
   const plan = crossValidationPlan(bank, { models: options.models, ablations: options.ablations, folds: options.folds, seed: options.seed });
   const nWorkers = Math.max(1, Math.min(options.workers ?? availableParallelism(), plan.tasks.length));
   const say = options.onProgress ?? (() => {});
+  const ran = engineLog();
   if (nWorkers === 1) {
     const fitOptions: FitOptions = { engine: await loadEngine(options.engine) };
     if (options.maxIterations !== undefined) fitOptions.maxIterations = options.maxIterations;
-    return crossValidate(bank, { models: options.models, ablations: options.ablations, folds: options.folds, seed: options.seed, fitOptions, onProgress: say });
+    const res = crossValidate(bank, {
+      models: options.models,
+      ablations: options.ablations,
+      folds: options.folds,
+      seed: options.seed,
+      fitOptions,
+      fit: (b, o) => {
+        const r = fit(b, o);
+        ran.add(r.model, r.engine);
+        return r;
+      },
+      onProgress: say,
+    });
+    return { ...res, engines: ran.engines() };
   }
   const order = plan.tasks.map((_, i) => i).sort((a, b) => (COST[plan.tasks[b]!.spec.model] ?? 1) - (COST[plan.tasks[a]!.spec.model] ?? 1) || a - b);
   const metrics: CvFoldMetrics[] = new Array(plan.tasks.length);
@@ -95,6 +128,7 @@ export async function crossValidateParallel(bank: ResponseBank, options: Paralle
           else if (m.kind === 'error') reject(m.code ? new LlmNrmError(m.code as LlmNrmErrorCode, m.message) : new Error(m.message));
           else {
             metrics[m.index] = m.metrics;
+            ran.add(plan.tasks[m.index]!.spec.model, m.engine);
             doneCount++;
             if (doneCount === plan.tasks.length) resolve();
             else give(w);
@@ -110,5 +144,5 @@ export async function crossValidateParallel(bank: ResponseBank, options: Paralle
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
-  return crossValidationOf(plan, options.seed, metrics);
+  return { ...crossValidationOf(plan, options.seed, metrics), engines: ran.engines() };
 }

@@ -159,9 +159,10 @@ export interface ModelFamily extends BundleMapping {
    * A second starting point when a converged fit sits in a known degenerate basin (null: none).
    * LLM-NRM: the gate shut for every cell (w0 far below any kappa (theta - b)), a plateau where the
    * gate's gradient vanishes, or, given the bank (x then in model space: standardised thetas), the
-   * fallback dominating no cell; the restart reopens it.
+   * fallback dominating no cell; the restart reopens it, at the centre of the fit's gate prior
+   * (`priors`: Priors.gateW0, gateKappa; DEFAULT_PRIORS where absent).
    */
-  restart(layout: Layout, x: Float64Array, free: Uint8Array, bank?: ResponseBank): Float64Array | null;
+  restart(layout: Layout, x: Float64Array, free: Uint8Array, bank?: ResponseBank, priors?: Priors): Float64Array | null;
   /**
    * True when x sits where the rest of the descent is below float precision and the fit should
    * stop (LLM-NRM: the gate below 1e-9 in every cell, w0 drifting to -infinity); null: never.

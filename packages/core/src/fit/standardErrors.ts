@@ -1,4 +1,5 @@
 import type { ResponseBank } from '../bank.js';
+import type { CurvatureBuilder } from '../engine.js';
 import type { ModelFamily } from '../families/family.js';
 import { cholesky, cholSolve } from '../internal/cholesky.js';
 import type { Layout } from '../layout.js';
@@ -37,6 +38,12 @@ export interface StandardErrorOptions {
    * fleet's spread of each nuisance parameter (see `thetaStandardErrors`).
    */
   errorModel?: 'fisher' | 'quasi';
+  /**
+   * The family's curvature as an engine computes it for this bank, layout and priors
+   * (`Engine.curvature`; engine-wasm: the cross blocks on its kernel, in f64), in place of
+   * `family.curvature`: the same blocks to float rounding, so the same SEs to about 1e-12.
+   */
+  curvature?: CurvatureBuilder;
 }
 
 /**
@@ -145,7 +152,7 @@ export function thetaStandardErrors(
   const priorVariance = new Float64Array(J).fill(NaN);
   // Every LLM parameter counts as free here: under fixItems only those are, in a fleet fit too.
   const llmFree = new Uint8Array(free.length).fill(1);
-  const at = family.curvature(bank, layout, priors);
+  const at = options.curvature ?? family.curvature(bank, layout, priors);
   // The preconditioner's blocks are not read here: not built (their factorisations and the gate's b_i Hessian).
   const curv = at(x, llmFree, { cross: true, blocksUnused: true });
   // Items estimated with the fleet (not held fixed, as in scoring): profile theta_j over the items

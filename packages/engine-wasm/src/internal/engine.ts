@@ -1,8 +1,10 @@
 // The engine object: builds objectives for core layouts, the LLM-NRM family on the wasm kernel,
-// the binary 1PL-4PL family on core's TypeScript kernel. Threaded engines share one process-wide
+// the binary 1PL-4PL family on core's binaryObjective with its cell pass on the wasm binary kernel
+// (binaryKernel.ts; f64, by default the same bits as core's TypeScript pass). Threaded engines share one process-wide
 // pool per thread count, so however many engines and fits a program makes, it holds at most
 // threads - 1 workers per count (idle, unref'd); `disposeWasmThreads()` stops them.
 import { binaryObjective, correctness, type CurvatureBuilder, type Layout, type Objective, type Priors, type ResponseBank } from '@llm-nrm/core';
+import { wasmBinaryKernel, type BinaryPass } from './binaryKernel.js';
 import { createWasmObjective, type WasmObjective } from './objective.js';
 import { sharedMemorySupported } from './module.js';
 import { BlockPool, type PoolPlatform } from './pool.js';
@@ -14,17 +16,25 @@ export interface WasmEngineOptions {
   pool?: BlockPool;
   /** Cells per LLM row the preconditioner's LLM blocks sum (WasmObjectiveOptions; default 2,000). */
   curvatureRowCells?: number;
+  /** The preconditioner's cell work, 'f32' lanes (default) or scalar 'f64' (WasmObjectiveOptions). */
+  curvaturePrecision?: 'f32' | 'f32-rows' | 'f64';
+  /**
+   * The binary (1PL-4PL) full pass (binaryKernel.ts BinaryPass): 'phased' (default) and 'scalar'
+   * give core's bits; 'simd' is about 2x cheaper again but not core's bits, and moved the 4PL CV
+   * figures the wrong way (packages/engine-wasm/BENCHMARKS.md, "Binary kernel"), so it is opt-in.
+   */
+  binaryPass?: BinaryPass;
 }
 
-/** An objective of the engine: core's `Objective` plus `dispose` (a no-op for the TS fallback). */
-export type EngineObjective = Objective & { dispose(): void; readonly engine: 'wasm' | 'typescript-fused' };
+/** An objective of the engine: core's `Objective` plus `dispose` (a no-op for binary objectives, whose wasm memory goes with them). */
+export type EngineObjective = Objective & { dispose(): void; readonly engine: 'wasm' };
 
 export interface WasmEngine {
   readonly name: 'wasm';
   readonly threads: number;
   /**
    * The objective of `layout` on `bank`: LLM-NRM layouts (NRM included) on the wasm kernel, binary
-   * layouts on core's `binaryObjective` over `correctness(bank)`. Also accepts `{ layout }` (e.g.
+   * layouts on core's `binaryObjective` over `correctness(bank)` with the wasm binary cell pass. Also accepts `{ layout }` (e.g.
    * a model family object that carries its layout).
    */
   objective(bank: ResponseBank, layout: Layout | { layout: Layout }, priors?: Priors): EngineObjective;
@@ -55,6 +65,7 @@ export function disposeWasmThreads(): void {
 
 export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatform | null): WasmEngine {
   const threads = options.pool?.threads ?? options.threads ?? 1;
+  const binaryPass = options.binaryPass ?? 'phased';
   const usePool = options.pool !== undefined || (threads > 1 && platform !== null && sharedMemorySupported());
   const made = new Set<WeakRef<WasmObjective>>();
   const mine = new WeakSet<Objective>();
@@ -64,14 +75,18 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
     objective(bank, layoutOrFamily, priors = {}) {
       const layout = 'kind' in layoutOrFamily ? layoutOrFamily : layoutOrFamily.layout;
       if (layout.kind === 'binary') {
-        const o = binaryObjective(bank, layout, correctness(bank), priors);
-        return { ...o, engine: 'typescript-fused', dispose() {} };
+        // On the calling thread (one wasm instance per objective; its memory goes with it).
+        const o = binaryObjective(bank, layout, correctness(bank), priors, { kernel: (cells) => wasmBinaryKernel(cells, { pass: binaryPass }) });
+        return { ...o, engine: 'wasm', dispose() {} };
       }
       let pool = options.pool;
       if (pool === undefined && usePool) {
         pool = sharedPool(threads, platform!);
       }
-      const rowCells = options.curvatureRowCells === undefined ? {} : { curvatureRowCells: options.curvatureRowCells };
+      const rowCells = {
+        ...(options.curvatureRowCells === undefined ? {} : { curvatureRowCells: options.curvatureRowCells }),
+        ...(options.curvaturePrecision === undefined ? {} : { curvaturePrecision: options.curvaturePrecision }),
+      };
       const o: WasmObjective = createWasmObjective(bank, layout, priors, pool === undefined ? rowCells : { pool, ...rowCells }, platform);
       for (const r of made) if (r.deref() === undefined) made.delete(r);
       made.add(new WeakRef(o));

@@ -72,10 +72,22 @@ const H = {
   L_RHO: 61,
   L_W0: 62,
   L_KBAR: 63,
+  // The SEs' cross sums (assembly/curvature.ts CV_CROSS).
+  CV_CROSS: 64,
+  CV_HX: 65,
+  CV_IG: 66,
+  CV_EG: 67,
+  // The preconditioner's passes in f32 lanes (assembly/curvature4.ts).
+  CV_SIMD: 68,
+  CV_SCRATCH4: 69,
+  // The SEs' item corrections (assembly/curvature.ts curvCorrRows).
+  CV_CORR: 70,
 } as const;
-const HEADER_SLOTS = 64;
+const HEADER_SLOTS = 72;
 /** Curvature scratch bytes per block (assembly/curvature.ts CURV_SCRATCH, checked against its export). */
 const CURV_SCRATCH_BYTES = 2 * MAX_OPTIONS * 8 + MAX_OPTIONS * 4 + (2 + 2 * MAX_OPTIONS) * 8;
+/** Scratch bytes per block of the f32-lane curvature passes (assembly/curvature4.ts CURV4_SCRATCH, checked against its export). */
+const CURV4_SCRATCH_BYTES = 2 * MAX_OPTIONS * 16 + MAX_OPTIONS * 4 + 16 + (2 + 2 * MAX_OPTIONS) * 16 + (2 + 2 * MAX_OPTIONS) ** 2 * 16;
 /** Bytes kept free below the header (the module has no data, but leave the first page alone). */
 const BASE = 65536;
 const PAGE = 65536;
@@ -135,6 +147,10 @@ export class LlmNrmKernel {
     u0: Float64Array;
     hh: Float64Array;
     gb: Float64Array;
+    /** With `setCurvatureCross(true)`: per row its LLM-globals sums (P x 2), per item its item-globals sums (2K x 2 at 4 io) and E (2). */
+    hx: Float64Array;
+    ig: Float64Array;
+    eg: Float64Array;
   };
   private readonly hdr: Int32Array;
   private readonly hdrF: Float32Array;
@@ -214,6 +230,10 @@ export class LlmNrmKernel {
       cvIcol: alloc(C * 4),
       cvRow: alloc(J * 32),
       cvScratch: alloc(Math.max(nB, nIB) * CURV_SCRATCH_BYTES),
+      cvHX: alloc(J * 2 * P * 8),
+      cvIG: alloc(4 * sumK * 8),
+      cvEG: alloc(2 * I * 8),
+      cvScratch4: alloc(Math.max(nB, nIB) * CURV4_SCRATCH_BYTES),
     };
     this.bytes = at;
     const pages = Math.ceil(at / PAGE);
@@ -280,6 +300,10 @@ export class LlmNrmKernel {
       [H.CV_ICOL, p.cvIcol],
       [H.CV_ROW, p.cvRow],
       [H.CV_SCRATCH, p.cvScratch],
+      [H.CV_HX, p.cvHX],
+      [H.CV_IG, p.cvIG],
+      [H.CV_EG, p.cvEG],
+      [H.CV_SCRATCH4, p.cvScratch4],
       [H.CV_ITEMS_PER_BLOCK, ipb],
       [H.L_THETA, layout.theta],
       [H.L_A, layout.a],
@@ -311,6 +335,9 @@ export class LlmNrmKernel {
       u0: new Float64Array(buf, p.cvU0, sumK),
       hh: new Float64Array(buf, p.cvHH, I),
       gb: new Float64Array(buf, p.cvGB, I),
+      hx: new Float64Array(buf, p.cvHX, J * 2 * P),
+      ig: new Float64Array(buf, p.cvIG, 4 * sumK),
+      eg: new Float64Array(buf, p.cvEG, 2 * I),
     };
 
     // Data: q interleaved by group, [group][entry][lane], zero where unobserved or past the last row;
@@ -356,6 +383,8 @@ export class LlmNrmKernel {
     this.exports = instance.exports as unknown as KernelExports;
     if (this.exports.scratchBytes() !== SCRATCH_BYTES)
       throw new Error(`engine-wasm: kernel scratch is ${this.exports.scratchBytes()} bytes, host assumed ${SCRATCH_BYTES}`);
+    if (this.exports.curv4ScratchBytes() !== CURV4_SCRATCH_BYTES)
+      throw new Error(`engine-wasm: f32 curvature scratch is ${this.exports.curv4ScratchBytes()} bytes, host assumed ${CURV4_SCRATCH_BYTES}`);
     if (this.exports.curvScratchBytes() !== CURV_SCRATCH_BYTES)
       throw new Error(`engine-wasm: curvature scratch is ${this.exports.curvScratchBytes()} bytes, host assumed ${CURV_SCRATCH_BYTES}`);
   }
@@ -363,6 +392,26 @@ export class LlmNrmKernel {
   /** The curvature's rows pass reads every `stride`-th column of each row (1: every cell). */
   setCurvatureRowStride(stride: number): void {
     this.hdr[H.CV_ROW_STRIDE] = Math.max(1, Math.floor(stride));
+  }
+
+  /** The rows pass's column stride (see setCurvatureRowStride). */
+  get curvatureRowStride(): number {
+    return this.hdr[H.CV_ROW_STRIDE]!;
+  }
+
+  /** Which of the next curvature passes run in f32 lanes (assembly/curvature4.ts) on the loss kernel's f32 parameters. */
+  setCurvatureSimd(rows: boolean, items: boolean): void {
+    this.hdr[H.CV_SIMD] = (rows ? 1 : 0) | (items ? 2 : 0);
+  }
+
+  /** Whether the next rows pass computes the SEs' item corrections (curvCorrRows), with or without itemZ. */
+  setCurvatureCorrections(on: boolean, withZ: boolean): void {
+    this.hdr[H.CV_CORR] = on ? 1 | (withZ ? 2 : 0) : 0;
+  }
+
+  /** Whether the next curvature passes also sum the SEs' cross blocks (cv.hx, cv.ig, cv.eg; gate layouts only). */
+  setCurvatureCross(on: boolean): void {
+    this.hdr[H.CV_CROSS] = on ? 1 : 0;
   }
 
   /** Whether the next passes also sum each item's loss (the kernel's ITEM_LOSS flag). */

@@ -1,5 +1,6 @@
 // The compiled kernel modules, decoded from the base64 bytes that the build embeds (no fs, no
 // fetch: the same code loads in Node and in browsers) and compiled once per variant.
+import { BINARY_KERNEL_BASE64 } from '../generated/binaryBytes.js';
 import { KERNEL_PLAIN_BASE64, KERNEL_SHARED_BASE64 } from '../generated/kernelBytes.js';
 
 /** `shared`: memory on a SharedArrayBuffer, for threads; `plain`: an ordinary memory, one thread. */
@@ -15,6 +16,7 @@ export interface KernelExports {
   /** Curvature, items pass: block `blk` of items. */
   curvItems(h: number, blk: number): void;
   curvScratchBytes(): number;
+  curv4ScratchBytes(): number;
 }
 
 /** What a pool pass runs per block: the loss pass, or one of the curvature's two passes. */
@@ -52,6 +54,13 @@ export function kernelModule(variant: KernelVariant): WebAssembly.Module {
   return m;
 }
 
+let binaryCompiled: WebAssembly.Module | null = null;
+
+/** The binary (1PL-4PL) kernel's module (assembly/binary.ts, plain memory), compiled synchronously on first use. */
+export function binaryKernelModule(): WebAssembly.Module {
+  return (binaryCompiled ??= new WebAssembly.Module(decodeBase64(BINARY_KERNEL_BASE64)));
+}
+
 /**
  * Compile both variants asynchronously ahead of use: browsers refuse synchronous compilation of
  * larger modules on the main thread, so a page calls this once before building objectives there.
@@ -62,6 +71,7 @@ export async function loadWasmKernel(): Promise<void> {
     if (v === 'shared' && !sharedMemorySupported()) continue;
     compiled.set(v, await WebAssembly.compile(kernelBytes(v)));
   }
+  binaryCompiled ??= await WebAssembly.compile(decodeBase64(BINARY_KERNEL_BASE64));
 }
 
 /** Whether this environment can create a shared WebAssembly memory (browsers: cross-origin isolated pages and their workers). */

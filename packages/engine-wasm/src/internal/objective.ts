@@ -12,6 +12,8 @@ import {
   finishLlmNrmPass,
   freeMask,
   getFamily,
+  llmNrmCorrectionInputs,
+  llmNrmCorrectionsFromSums,
   llmNrmCurvatureFromSums,
   sigmoid,
   softplus,
@@ -44,6 +46,13 @@ export interface WasmObjectiveOptions extends KernelLayoutOptions {
    * 0 or Infinity: every cell. The item blocks always use every cell.
    */
   curvatureRowCells?: number;
+  /**
+   * The preconditioner's cell work: 'f32' (default) in f32x4 lanes over four LLM rows, on the loss
+   * kernel's f32 parameters, sums flushed to f64 every 32 cells (assembly/curvature4.ts); 'f64' in
+   * scalar f64 (assembly/curvature.ts), the blocks of core's TypeScript curvature to about 1e-14.
+   * 'f32-rows': the rows pass in lanes, the items pass in f64. The standard errors' passes are always f64.
+   */
+  curvaturePrecision?: 'f32' | 'f32-rows' | 'f64';
 }
 
 /** core's `Objective`, plus what the wasm engine adds. */
@@ -58,8 +67,11 @@ export interface WasmObjective extends Objective {
    * The block Gauss-Newton curvature at x (core's `llmNrmCurvature`, the preconditioner's refresh)
    * with its cell sums on the kernel, parallel over fixed blocks of LLM rows and of items: the same
    * blocks to float tolerance (the LLM blocks from a subset of each row's cells on banks of 1,000+
-   * columns: `curvatureRowCells`), the same bits for any thread count. `cross`, `itemInverse` and
-   * `itemZ` (the SEs' extras) are computed by core's TypeScript curvature.
+   * columns: `curvatureRowCells`), the same bits for any thread count. With `cross` (the standard
+   * errors' first pass) every cell counts, and the kernel also sums the cross blocks (LLM-globals,
+   * item-globals) that core turns into `llmGlobals`, `globals`, `itemGlobals` and `itemGN`;
+   * the SEs' second pass (`itemInverse` with `correctionOnly`: the item corrections) runs on the
+   * kernel too (f64) for banks with one cell per (LLM, item) pair, else in core's TypeScript curvature.
    */
   curvature(x: Float64Array, free: Uint8Array, opts?: CurvatureOptions): CurvatureAt;
   /** Stop this objective's private workers and release its kernel from a shared pool. Idempotent. */
@@ -121,13 +133,8 @@ export function createWasmObjective(
   const gb = new Float64Array(I);
   const { th4, s4, dr4, acf, bf, gth, gs, gdelta, grho, outGac, outGb, outIl, outScalars } = kernel;
 
-  function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
-    if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
-    const r0 = Math.max(0, scope.rowStart ?? 0);
-    const r1 = Math.min(J, scope.rowEnd ?? J);
-    const tp = scope.thetaPrior === false ? 0 : 1;
-    g.fill(0);
-    if (useFb) computeDifficulties(bank, x, A, Cc, b, aux, wts);
+  // Parameters in, rounded to f32, for rows [r0, r1), the items and the gate difficulties `diff` (x's).
+  function paramsIn(x: Float64Array, r0: number, r1: number, diff: Float64Array): void {
     // Parameters in, rounded to f32 (rows past the range are masked off in the kernel).
     // Lanes of the covered groups outside the range get neutral values (their q is masked to 0,
     // and finite parameters keep their zero contributions exactly zero).
@@ -148,7 +155,17 @@ export function createWasmObjective(
       acf[2 * t] = x[A + t]!;
       acf[2 * t + 1] = x[Cc + t]!;
     }
-    if (useFb) bf.set(b);
+    if (useFb) bf.set(diff);
+  }
+
+  function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
+    if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
+    const r0 = Math.max(0, scope.rowStart ?? 0);
+    const r1 = Math.min(J, scope.rowEnd ?? J);
+    const tp = scope.thetaPrior === false ? 0 : 1;
+    g.fill(0);
+    if (useFb) computeDifficulties(bank, x, A, Cc, b, aux, wts);
+    paramsIn(x, r0, r1, b);
     const kappa = useFb ? softplus(x[layout.kbar]!) : 0;
     const il = scope.itemLoss;
     kernel.setItemLoss(il !== undefined);
@@ -213,29 +230,44 @@ export function createWasmObjective(
   let tsCurvature: ((x: Float64Array, free: Uint8Array, opts?: CurvatureOptions) => CurvatureAt) | null = null;
   const cv = kernel.cv;
   const cvB = new Float64Array(I);
+  const precision = options.curvaturePrecision ?? 'f32';
+  if (precision !== 'f32' && precision !== 'f32-rows' && precision !== 'f64')
+    throw new LlmNrmError('INVALID_OPTION', `curvaturePrecision must be 'f32', 'f32-rows' or 'f64', got ${String(precision)}`);
 
   function curvature(x: Float64Array, freeAt: Uint8Array, opts: CurvatureOptions = {}): CurvatureAt {
-    if (opts.cross === true || opts.itemInverse !== undefined || opts.itemZ !== undefined) {
+    if (opts.itemInverse !== undefined || opts.itemZ !== undefined) {
+      const corr = opts.correctionOnly === true && opts.itemInverse !== undefined ? corrections(x, opts.itemInverse, opts.itemZ) : null;
+      if (corr !== null) return corr;
       tsCurvature ??= getFamily('llm-nrm', layout.parts).curvature(bank, layout, priors);
       return tsCurvature(x, freeAt, opts);
     }
     if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
     if (x.length !== layout.size) throw new LlmNrmError('INVALID_OPTION', `curvature: x has ${x.length} parameters, the layout ${layout.size}`);
-    if (useFb) computeDifficulties(bank, x, A, Cc, cvB, aux, wts);
-    cv.x.set(x);
-    cv.b.set(cvB);
-    for (let j = 0; j < J; j++) {
-      const sb = useS ? x[layout.sbar + j]! : 0;
-      cv.row[4 * j] = x[layout.theta + j]!;
-      cv.row[4 * j + 1] = useS ? softplus(sb) : 1;
-      cv.row[4 * j + 2] = sigmoid(sb);
-    }
-    for (const [task, n] of [
-      [TASK.CURV_ROWS, kernel.blocks],
-      [TASK.CURV_ITEMS, kernel.itemBlocks],
-    ] as const) {
-      if (held.pool !== null) held.pool.run(held.id, kernel.header, 0, n, kernel.exports, task);
-      else for (let blk = 0; blk < n; blk++) runTask(kernel.exports, task, kernel.header, blk);
+    // The SEs' first pass (cross): its blocks from every cell, and the cross sums with them.
+    const cross = opts.cross === true && useFb;
+    const stride = kernel.curvatureRowStride;
+    if (opts.cross === true) kernel.setCurvatureRowStride(1);
+    kernel.setCurvatureCross(cross);
+    const simd = precision !== 'f64' && opts.cross !== true;
+    kernel.setCurvatureSimd(simd, simd && precision === 'f32');
+    try {
+      if (useFb) computeDifficulties(bank, x, A, Cc, cvB, aux, wts);
+      // The f32 lanes read the loss kernel's parameters (every pass rewrites what it reads).
+      if (simd) paramsIn(x, 0, J, cvB);
+      cv.x.set(x);
+      cv.b.set(cvB);
+      setRows(x);
+      for (const [task, n] of [
+        [TASK.CURV_ROWS, kernel.blocks],
+        [TASK.CURV_ITEMS, kernel.itemBlocks],
+      ] as const) {
+        if (held.pool !== null) held.pool.run(held.id, kernel.header, 0, n, kernel.exports, task);
+        else for (let blk = 0; blk < n; blk++) runTask(kernel.exports, task, kernel.header, blk);
+      }
+    } finally {
+      kernel.setCurvatureRowStride(stride);
+      kernel.setCurvatureCross(false);
+      kernel.setCurvatureSimd(false, false);
     }
     // The globals' partials, added in block order.
     const globals = new Float64Array(4);
@@ -256,9 +288,49 @@ export function createWasmObjective(
         hh: cv.hh,
         gb: cv.gb,
         globals,
+        ...(cross ? { cross: { llmGlobals: cv.hx, ig: cv.ig, eg: cv.eg } } : {}),
       },
       opts,
     );
+  }
+
+  // The SEs' second pass on the kernel (curvCorrRows, f64) where the bank has one cell per
+  // (LLM, item) pair; null otherwise (core's TypeScript curvature then runs it).
+  function corrections(x: Float64Array, itemInverse: Float64Array[], itemZ: Float64Array[] | undefined): CurvatureAt | null {
+    if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
+    const inputs = llmNrmCorrectionInputs(bank, layout, x, itemInverse, itemZ);
+    if (inputs === null) return null;
+    // The first pass's buffers hold the per-item inputs (curvature.ts, curvCorrRows).
+    cv.s0.set(inputs.daa);
+    cv.s1.set(inputs.dac);
+    cv.s2.set(inputs.dcc);
+    cv.u1.set(inputs.ma);
+    cv.u0.set(inputs.mc);
+    cv.hh.set(inputs.tm);
+    cv.eg.set(inputs.tz);
+    if (inputs.z !== null) cv.ig.set(inputs.z);
+    if (useFb) computeDifficulties(bank, x, A, Cc, cvB, aux, wts);
+    cv.x.set(x);
+    cv.b.set(cvB);
+    setRows(x);
+    kernel.setCurvatureCorrections(true, inputs.z !== null);
+    try {
+      if (held.pool !== null) held.pool.run(held.id, kernel.header, 0, kernel.blocks, kernel.exports, TASK.CURV_ROWS);
+      else for (let blk = 0; blk < kernel.blocks; blk++) runTask(kernel.exports, TASK.CURV_ROWS, kernel.header, blk);
+    } finally {
+      kernel.setCurvatureCorrections(false, false);
+    }
+    return llmNrmCorrectionsFromSums(layout, cv.hl, inputs.z !== null ? cv.hx : null);
+  }
+
+  // theta, s = softplus(sbar) and ds/dsbar per row, for the curvature passes.
+  function setRows(x: Float64Array): void {
+    for (let j = 0; j < J; j++) {
+      const sb = useS ? x[layout.sbar + j]! : 0;
+      cv.row[4 * j] = x[layout.theta + j]!;
+      cv.row[4 * j + 1] = useS ? softplus(sb) : 1;
+      cv.row[4 * j + 2] = sigmoid(sb);
+    }
   }
 
   const objective: WasmObjective = {

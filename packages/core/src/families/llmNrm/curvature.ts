@@ -2,7 +2,7 @@ import type { ResponseBank } from '../../bank.js';
 import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../curvature.js';
 import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
 import { Blocks } from '../../internal/blocks.js';
-import { itemCorrection, llmNrmItemCorrections } from './itemCorrection.js';
+import { itemCorrection, llmNrmItemCorrections, prepareItem } from './itemCorrection.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
 import { llmNrmParamIndices } from './layout.js';
 import { priorPrecisions, type Priors } from '../../objective.js';
@@ -590,9 +590,9 @@ function addItemBlocks(
 }
 
 /**
- * The cell sums of the preconditioner's blocks as an engine computes them (engine-wasm, parallel
- * over LLM rows and items): what llmNrmCurvature accumulates over the cells before it adds the
- * priors, the gate's b_i terms and factorises.
+ * The cell sums of the curvature's blocks as an engine computes them (engine-wasm, parallel over
+ * LLM rows and items): what llmNrmCurvature accumulates over the cells before it adds the priors,
+ * the gate's b_i terms and factorises.
  */
 export interface LlmNrmCurvatureSums {
   /** Per LLM j at j P^2 (P = 2 + 2 kMax): sum over its cells of Q (J^T diag p J - u u^T), upper triangle (r <= c) only. */
@@ -609,11 +609,18 @@ export interface LlmNrmCurvatureSums {
   gb: Float64Array;
   /** The gate globals' (w0, kbar) 2 x 2 GN block. */
   globals: Float64Array;
+  /**
+   * For `cross` with the gate (the standard errors' first pass), over every cell: per LLM j at
+   * 2 P j its P x 2 cross block with (w0, kbar); per item at 4 io its 2K x 2 sums of the a_l, c_l
+   * rows with (w0, kbar) before b_i's part (llmNrmCurvature's IG), and at 2 i the E sums (EG).
+   */
+  cross?: { llmGlobals: Float64Array; ig: Float64Array; eg: Float64Array };
 }
 
 /**
- * The preconditioner's curvature (no `cross`, `itemInverse` or `itemZ`: those stay with
- * llmNrmCurvature) from cell sums an engine computed: the same blocks as llmNrmCurvature.
+ * The curvature from cell sums an engine computed: the same blocks as llmNrmCurvature and, with
+ * `cross` (sums.cross where the gate is on), the same cross blocks, globals and item GN blocks.
+ * `itemInverse` and `itemZ` (the SEs' second pass) stay with llmNrmCurvature.
  */
 export function llmNrmCurvatureFromSums(
   bank: ResponseBank,
@@ -624,14 +631,16 @@ export function llmNrmCurvatureFromSums(
   sums: LlmNrmCurvatureSums,
   opts: CurvatureOptions = {},
 ): CurvatureAt {
-  if (opts.cross === true || opts.itemInverse !== undefined || opts.itemZ !== undefined) {
-    throw new LlmNrmError('INVALID_OPTION', 'llmNrmCurvatureFromSums: cross, itemInverse and itemZ need llmNrmCurvature');
+  const cross = opts.cross === true;
+  const useFb = L.parts.fallback;
+  if (opts.itemInverse !== undefined || opts.itemZ !== undefined || (cross && useFb && sums.cross === undefined)) {
+    throw new LlmNrmError('INVALID_OPTION', 'llmNrmCurvatureFromSums: itemInverse and itemZ need llmNrmCurvature, cross the sums of the cross blocks');
   }
+  const blocksUnused = opts.blocksUnused === true;
   const { item: lamItem, llm: lamLlm, sharpness: lamS, gate: lamGate } = priorPrecisions(priors);
   const J = L.nModels;
   const I = L.nItems;
   const P = 2 + 2 * L.kMax;
-  const useFb = L.parts.fallback;
   const aux = new Float64Array(3 * I);
   const wts = new Float64Array(L.sumK);
   if (useFb) computeDifficulties(bank, x, L.a, L.c, new Float64Array(I), aux, wts);
@@ -642,10 +651,14 @@ export function llmNrmCurvatureFromSums(
     const sb = x[L.sbar + j]!;
     finishLlmHessian(HL, L, lamS, lamLlm, L.parts.sharpness ? softplus(sb) : 1, sigmoid(sb));
     llm.push(Float64Array.from(HL));
+    if (blocksUnused) continue;
     HL[0]! += 1;
     blocks.add(llmNrmParamIndices(L, j), HL, free, 0, useFb ? LLM_STEP_CAP : Infinity);
   }
   const sq = itemSquareOffsets(bank);
+  const withCross = cross && useFb ? sums.cross! : null;
+  const itemGlobals: Float64Array[] = [];
+  const itemGN: Float64Array[] = [];
   addItemBlocks(
     bank,
     L,
@@ -656,9 +669,10 @@ export function llmNrmCurvatureFromSums(
     aux,
     wts,
     blocks,
-    false,
-    null,
-    [],
+    cross,
+    withCross !== null ? { IG: withCross.ig, EG: withCross.eg, itemGlobals } : null,
+    itemGN,
+    blocksUnused,
   );
   // The gate globals' priors, as in llmNrmCurvature.
   const Hg = Float64Array.from(sums.globals);
@@ -666,6 +680,108 @@ export function llmNrmCurvatureFromSums(
     Hg[0]! += lamGate;
     Hg[3]! += lamGate;
   }
-  blocks.add([L.w0, L.kbar], Hg, free, 1e-6, opts.globalStepCap ?? Infinity);
-  return { blocks, llm };
+  if (!blocksUnused) blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
+  const out: CurvatureAt = { blocks, llm };
+  if (withCross !== null) {
+    const llmGlobals: Float64Array[] = [];
+    for (let j = 0; j < J; j++) llmGlobals.push(withCross.llmGlobals.slice(2 * P * j, 2 * P * (j + 1)));
+    Object.assign(out, { llmGlobals, globals: Hg, globalIndices: [L.w0, L.kbar], itemGlobals });
+  }
+  if (cross) out.itemGN = itemGN;
+  return out;
+}
+
+/**
+ * The per-item inputs of the standard errors' item corrections (llmNrmItemCorrections' ItemPrep,
+ * packed for an engine), or null where the corrections need llmNrmCurvature's general path (an
+ * item shown in several columns, positions that are not a permutation): per item at
+ * itemSquareOffsets the K x K parts of D^-1's M (daa, dac = D_ac + D_ca, dcc; full squares); per
+ * option entry m = D^-1 t (ma: its a half, mc: its c half) and at 4 io the item's Z (2K x 2, with
+ * itemZ); per item t.m and at 2 i t.Z. Without the gate m, t.m and t.Z are zero.
+ */
+export interface LlmNrmCorrectionInputs {
+  daa: Float64Array;
+  dac: Float64Array;
+  dcc: Float64Array;
+  ma: Float64Array;
+  mc: Float64Array;
+  tm: Float64Array;
+  tz: Float64Array;
+  z: Float64Array | null;
+}
+
+export function llmNrmCorrectionInputs(
+  bank: ResponseBank,
+  L: LlmNrmLayout,
+  x: Float64Array,
+  itemInverse: Float64Array[],
+  itemZ: Float64Array[] | undefined,
+): LlmNrmCorrectionInputs | null {
+  const I = L.nItems;
+  const { colItem, itemOffsets } = bank;
+  if (!(colItem.length === I && new Set(colItem).size === I && positionsArePermutations(bank))) return null;
+  const useFb = L.parts.fallback;
+  const aux = new Float64Array(3 * I);
+  const wts = new Float64Array(L.sumK);
+  if (useFb) computeDifficulties(bank, x, L.a, L.c, new Float64Array(I), aux, wts);
+  const sq = itemSquareOffsets(bank);
+  const out: LlmNrmCorrectionInputs = {
+    daa: new Float64Array(sq[I]!),
+    dac: new Float64Array(sq[I]!),
+    dcc: new Float64Array(sq[I]!),
+    ma: new Float64Array(L.sumK),
+    mc: new Float64Array(L.sumK),
+    tm: new Float64Array(I),
+    tz: new Float64Array(2 * I),
+    z: itemZ ? new Float64Array(4 * L.sumK) : null,
+  };
+  for (let i = 0; i < I; i++) {
+    const io = itemOffsets[i]!;
+    const K = itemOffsets[i + 1]! - io;
+    let t: Float64Array | undefined;
+    if (useFb) {
+      // t = db_i/d(a_i, c_i), as llmNrmCurvature's tItem.
+      const g = bank.key[i]!;
+      const dN = aux[3 * i]!;
+      const dD = aux[3 * i + 1]!;
+      const abar = aux[3 * i + 2]!;
+      t = new Float64Array(2 * K);
+      for (let k = 0; k < K; k++) {
+        const wk = wts[io + k]!;
+        t[k] = k === g ? dD : -dD * wk;
+        t[K + k] = k === g ? -dN : dN * wk - dD * wk * (x[L.a + io + k]! - abar);
+      }
+    }
+    const prep = prepareItem(itemInverse[i]!, K, t, itemZ?.[i]);
+    const KK = K * K;
+    out.daa.set(prep.dm.subarray(0, KK), sq[i]!);
+    out.dac.set(prep.dm.subarray(KK, 2 * KK), sq[i]!);
+    out.dcc.set(prep.dm.subarray(2 * KK, 3 * KK), sq[i]!);
+    if (prep.m !== null) {
+      out.ma.set(prep.m.subarray(0, K), io);
+      out.mc.set(prep.m.subarray(K, 2 * K), io);
+    }
+    out.tm[i] = prep.tm;
+    out.tz[2 * i] = prep.tz0;
+    out.tz[2 * i + 1] = prep.tz1;
+    if (out.z !== null) out.z.set(itemZ![i]!, 4 * io);
+  }
+  return out;
+}
+
+/**
+ * The standard errors' second pass (`itemInverse`, `correctionOnly`) from per-LLM sums an engine
+ * computed from llmNrmCorrectionInputs: `llmItem` (P x P per LLM, full) and with itemZ
+ * `llmItemGlobals` (P x 2 per LLM), as llmNrmCurvature returns them (empty blocks, no `llm`).
+ */
+export function llmNrmCorrectionsFromSums(L: LlmNrmLayout, llmItem: Float64Array, llmItemGlobals: Float64Array | null): CurvatureAt {
+  const J = L.nModels;
+  const P = 2 + 2 * L.kMax;
+  const out: CurvatureAt = { blocks: new Blocks(L.size), llm: [], llmItem: [] };
+  for (let j = 0; j < J; j++) out.llmItem!.push(llmItem.slice(j * P * P, (j + 1) * P * P));
+  if (llmItemGlobals !== null) {
+    out.llmItemGlobals = [];
+    for (let j = 0; j < J; j++) out.llmItemGlobals.push(llmItemGlobals.slice(2 * P * j, 2 * P * (j + 1)));
+  }
+  return out;
 }

@@ -2,7 +2,7 @@ import { hardenBank, type ResponseBank } from '../../bank.js';
 import { computeDifficulties } from '../../difficulty.js';
 import { LlmNrmError } from '../../errors.js';
 import { llmNrmLayout, softplus, type Layout, type LlmNrmLayout } from '../../layout.js';
-import { DEFAULT_PRIORS, priorPrecisions } from '../../objective.js';
+import { priorPrecisions } from '../../objective.js';
 import { ALL_PARTS, NO_PARTS, type LlmNrmParts, type ModelName } from '../../types.js';
 import type { ModelFamily } from '../family.js';
 import { llmNrmBundleMapping } from './bundle.js';
@@ -20,9 +20,6 @@ import { llmNrmStart } from './start.js';
  * 3,582.96 (Adam-2500: 3,582.97) and halved the theta RMSE against the truth (0.58 to 0.31).
  */
 export const GATE_SHUT = -8;
-
-/** The default gate prior's centre (w0 0, kappa 1: Priors.gateW0, gateKappa), where restarts put the gate. */
-const GATE_CENTRE = priorPrecisions(DEFAULT_PRIORS);
 
 /** Gate logit below which G < 1e-9 in a cell: the fallback is off to float precision. */
 const GATE_OFF_LOGIT = Math.log(1e-9);
@@ -96,24 +93,26 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
       computeDifficulties(bank, x, L.a, L.c, b, new Float64Array(3 * I), new Float64Array(L.sumK));
       return b;
     },
-    restart: (layout, x, free, bank) => {
+    restart: (layout, x, free, bank, priors = {}) => {
       const L = asLlmNrm(layout);
       if (!L.parts.fallback || !free[L.w0]) return null;
+      // The gate goes to the centre of the fit's own gate prior (Priors.gateW0, gateKappa; defaults w0 0, kappa 1).
+      const centre = priorPrecisions(priors);
       if (bank !== undefined && fallbackDominatesNoCell(bank, L, x)) {
-        // A fresh start with the gate at the prior's centre (Priors: w0 0, kappa 1). From the first
+        // A fresh start with the gate at the prior's centre (Priors.gateW0, gateKappa). From the first
         // run's own end point, whose items and LLMs have adapted to an unused fallback, the restart
         // found worse basins (simulated 16 x 60, seed 5: 1,374.28 against 1,370.83 from here). Not
         // the default start: from w0 0 NAEP's fit ends 14 nats lower but ranks Llama-3.3-70B and
         // Llama-3.1-70B above Qwen2.5-72B and -32B, against their accuracies (0.957, 0.943; 0.979, 0.977).
         const out = llmNrmStart(bank, L);
-        out[L.w0] = GATE_CENTRE.w0Centre;
-        out[L.kbar] = GATE_CENTRE.kbarCentre;
+        out[L.w0] = centre.w0Centre;
+        out[L.kbar] = centre.kbarCentre;
         return out;
       }
       if (!(x[L.w0]! < GATE_SHUT)) return null;
       const out = Float64Array.from(x);
-      out[L.w0] = GATE_CENTRE.w0Centre;
-      out[L.kbar] = GATE_CENTRE.kbarCentre;
+      out[L.w0] = centre.w0Centre;
+      out[L.kbar] = centre.kbarCentre;
       return out;
     },
     degenerate: parts.fallback

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { fit } from '../fit.js';
+import { freeMask } from '../families/registry.js';
+import { predictor } from '../predict.js';
+import { simulateFleet } from '../simulate.js';
+import { thetaStandardErrors } from './standardErrors.js';
+import { twinBank, twinBiasSe } from './twinBias.js';
+
+describe("the fit's noise-free twin", () => {
+  const f = simulateFleet({ models: 10, items: 12, seed: 8, rotations: 2, missing: 0.2 });
+
+  it('replaces every observed cell by the model’s own p and leaves the rest of the bank as it was', () => {
+    const t = twinBank(f.bank, f.layout, f.truth);
+    const pred = predictor(f.bank, f.layout, f.truth);
+    const b = f.bank;
+    const nC = b.colItem.length;
+    const width = b.colOffsets[nC]!;
+    const p = new Float64Array(b.kMax);
+    let observed = 0;
+    for (let j = 0; j < 10; j++) {
+      for (let c = 0; c < nC; c++) {
+        const o = j * width + b.colOffsets[c]!;
+        const K = b.colOffsets[c + 1]! - b.colOffsets[c]!;
+        if (!b.observed[j * nC + c]) {
+          for (let k = 0; k < K; k++) expect(t.q[o + k]).toBe(0);
+          continue;
+        }
+        observed++;
+        pred.cell(j, c, p);
+        for (let k = 0; k < K; k++) expect(t.q[o + k]).toBe(Math.fround(p[k]!));
+      }
+    }
+    expect(observed).toBeGreaterThan(0);
+    expect(t.observed).toBe(b.observed);
+    expect(t.colPosition).toBe(b.colPosition);
+    expect(t.q).not.toBe(b.q);
+  });
+
+  it('takes the larger of the prior term and the twin bias squared, and keeps infinite SEs', () => {
+    const se = new Float64Array([0.5, 0.5, Infinity]);
+    const pv = new Float64Array([0.09, 0.09, 1]);
+    const out = twinBiasSe(se, pv, [0, 0, 0], [0.2, 0.4, 3]);
+    expect(out[0]).toBe(0.5); // 0.2^2 = 0.04 < 0.09: unchanged
+    expect(out[1]).toBeCloseTo(Math.sqrt(0.25 - 0.09 + 0.16), 15);
+    expect(out[2]).toBe(Infinity);
+  });
+
+  it('fit folds it into the SEs of a fleet fit (never smaller), where asked (FitOptions.twinBias), and not under scoring or nrm-hard', () => {
+    const g = simulateFleet({ models: 30, items: 40, seed: 5 });
+    const on = fit(g.bank, { twinBias: true });
+    const off = fit(g.bank);
+    expect(off.twin).toBeUndefined();
+    expect(on.twin).toBeDefined();
+    expect(on.twin!.bias.length).toBe(30);
+    expect(on.twin!.passes).toBeGreaterThan(0);
+    expect(Array.from(on.x)).toEqual(Array.from(off.x));
+    let wider = 0;
+    for (let j = 0; j < 30; j++) {
+      expect(on.se[j]).toBeGreaterThanOrEqual(off.se[j]! - 1e-15);
+      if (on.se[j]! > off.se[j]! * (1 + 1e-9)) wider++;
+    }
+    expect(wider).toBeGreaterThan(0);
+    // Exactly the 'quasi' SEs at the estimate with the twin's bias term.
+    const parts = thetaStandardErrors(on.family, on.bank, on.layout, on.x, freeMask(on.layout), on.priors, 0, { profileItems: true, errorModel: 'quasi' });
+    expect(Array.from(off.se)).toEqual(Array.from(parts.se));
+    const twinTheta = Array.from({ length: 30 }, (_, j) => on.x[j]! + on.twin!.bias[j]!);
+    const want = twinBiasSe(parts.se, parts.priorVariance, on.x.subarray(0, 30), twinTheta);
+    for (let j = 0; j < 30; j++) expect(on.se[j]).toBeCloseTo(want[j]!, 12);
+    expect(fit(g.bank, { model: 'nrm-hard', twinBias: true }).twin).toBeUndefined();
+    expect(fit(g.bank, { init: on.x, fixItems: true, twinBias: true }).twin).toBeUndefined();
+  });
+});

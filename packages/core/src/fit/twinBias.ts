@@ -1,0 +1,48 @@
+import type { ResponseBank } from '../bank.js';
+import type { Layout } from '../layout.js';
+import { predictor } from '../predict.js';
+
+/**
+ * The fit's noise-free twin: the same bank (cells, rotations, hard flags) with every observed
+ * cell's q replaced by the fitted model's own p at x. Refitting it from x and comparing the thetas
+ * estimates the estimator's bias at x (a parametric bootstrap with the noise left out), which
+ * `twinBiasSe` folds into the SEs.
+ */
+export function twinBank(bank: ResponseBank, layout: Layout, x: Float64Array): ResponseBank {
+  const pred = predictor(bank, layout, x);
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const J = bank.models.length;
+  const q = new Float32Array(bank.q.length);
+  const p = new Float64Array(bank.kMax);
+  for (let j = 0; j < J; j++) {
+    for (let c = 0; c < nC; c++) {
+      if (!bank.observed[j * nC + c]) continue;
+      pred.cell(j, c, p);
+      const o = j * width + bank.colOffsets[c]!;
+      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+      for (let k = 0; k < K; k++) q[o + k] = p[k]!;
+    }
+  }
+  return { ...bank, q };
+}
+
+/**
+ * SEs with the bias term max(prior term, b_j^2): se_j^2 - prior_j + max(prior_j, b_j^2), with
+ * b_j = theta_twin_j - theta_j the twin's estimate of LLM j's bias and prior_j the SE's prior part
+ * (Nychka's expected squared bias of the LLM's own block). The per-LLM prior term misses the bias
+ * the fleet shares through its items (bench/core/coverage.js at 200 items: the errors convex in
+ * theta, 88.5-90.5% covered); the twin carries it. Where the twin's bias is the smaller, the SE is
+ * unchanged. Infinite SEs stay infinite.
+ */
+export function twinBiasSe(se: Float64Array, priorVariance: Float64Array, theta: ArrayLike<number>, twinTheta: ArrayLike<number>): Float64Array {
+  const out = Float64Array.from(se);
+  for (let j = 0; j < se.length; j++) {
+    const s = se[j]!;
+    if (!Number.isFinite(s)) continue;
+    const pv = priorVariance[j]!;
+    const b = twinTheta[j]! - theta[j]!;
+    out[j] = Math.sqrt(Math.max(0, s * s - pv + Math.max(pv, b * b)));
+  }
+  return out;
+}
