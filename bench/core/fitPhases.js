@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // Where the time of `llm-nrm fit <file.jsonl>` goes: the CLI's fit pipeline (packages/cli/src/
 // commands/fit.ts) phase by phase, in one process, wall and CPU seconds (process.cpuUsage: this
-// thread and the engine's workers), median of --runs. The fit runs with the CLI's default engine.
+// thread and every worker: the engine's, the reader's, the hash's), and this (main) thread's own CPU
+// seconds (Linux /proc, 10 ms ticks; "-" elsewhere), median of --runs. The fit runs with the CLI's
+// default engine. As in the CLI, a checkout whose provenance hashes off the main thread
+// (startHashInputs) starts the input hash after the read and waits for it before the bundle:
+// its "input hash" row is that wait.
 //   node bench/core/fitPhases.js --file fleet.jsonl [--runs 3] [--root /path/to/other/checkout]
 // Without --file, simulates 189 x 2,000 (seed 7, as packages/engine-wasm/bench/vs-torch.js does).
 // --root: time another checkout's built packages (before/after on the same machine and load).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +23,9 @@ const core = await import(join(root, 'packages/core/dist/index.js'));
 const { readAnyResponses, writeFileAtomic } = await import(join(root, 'packages/adapters/dist/index.js'));
 const cli = join(root, 'packages/cli/dist');
 const { loadEngine } = await import(join(cli, 'engines.js'));
-const { hashInputs } = await import(join(cli, 'provenance.js'));
+const provenance = await import(join(cli, 'provenance.js'));
+const { hashInputs } = provenance;
+const hashOffThread = provenance.startHashInputs !== undefined;
 const runs = Number(opt('runs', '3'));
 const tmp = mkdtempSync(join(tmpdir(), 'llm-nrm-fit-phases-'));
 let file = opt('file', null);
@@ -28,33 +34,50 @@ if (file === null) {
   execFileSync(process.execPath, [join(cli, 'bin.js'), 'simulate', '-o', file, '--seed', '7', '-q']);
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// This thread's CPU seconds (utime + stime of its /proc task, in clock ticks of 10 ms).
+const mainStat = `/proc/self/task/${process.pid}/stat`;
+const mainCpu = () => {
+  try {
+    const f = readFileSync(mainStat, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) / 100;
+  } catch {
+    return NaN;
+  }
+};
 const table = new Map();
-function phase(name, t0, c0) {
+let m0 = mainCpu();
+function phase(name, t0, c0, m = m0) {
   const wall = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
-  if (!table.has(name)) table.set(name, { wall: [], cpu: [] });
+  if (!table.has(name)) table.set(name, { wall: [], cpu: [], main: [] });
   table.get(name).wall.push(wall);
   table.get(name).cpu.push((c.user + c.system) / 1e6);
+  table.get(name).main.push(mainCpu() - m);
 }
+const start = () => {
+  m0 = mainCpu();
+  return [performance.now(), process.cpuUsage()];
+};
 const engine = await loadEngine('auto');
 try {
   for (let r = 0; r < runs; r++) {
-    let t = performance.now();
-    let c = process.cpuUsage();
-    const tAll = t;
-    const cAll = c;
+    let [t, c] = start();
+    const [tAll, cAll] = [t, c];
+    const mAll = m0;
     const input = await readAnyResponses(file, {});
     phase('read + check records (readAnyResponses)', t, c);
-    ((t = performance.now()), (c = process.cpuUsage()));
+    const hashing = hashOffThread ? (await provenance.startHashInputs(file, { tidyOnly: true })).done : undefined;
+    [t, c] = start();
     const { bank } = core.bankFromRecords(input.records, { sources: input.sources, checked: true });
     phase('bank (bankFromRecords)', t, c);
-    ((t = performance.now()), (c = process.cpuUsage()));
+    [t, c] = start();
     core.checkDesign(bank);
     phase('design checks', t, c);
-    ((t = performance.now()), (c = process.cpuUsage()));
+    [t, c] = start();
     const res = core.fit(bank, { engine, standardErrors: false });
     phase('fit (optimizer)', t, c);
-    ((t = performance.now()), (c = process.cpuUsage()));
+    [t, c] = start();
     const x = res.x;
     // fit's SEs run on the engine's curvature of the fit's own objective (the CLI pays no second
     // kernel): a second objective stands in for it, its set-up timed apart. (A checkout whose
@@ -62,7 +85,7 @@ try {
     const objective = engine.curvature ? engine.objective(res.bank, res.family, res.priors) : null;
     const curvature = objective !== null ? engine.curvature(res.bank, res.family, res.priors, objective) : null;
     phase("(the SEs' engine objective; the CLI reuses the fit's)", t, c);
-    ((t = performance.now()), (c = process.cpuUsage()));
+    [t, c] = start();
     const se = core.thetaStandardErrors(res.family, res.bank, res.layout, x, core.freeMask(res.layout), res.priors, 0, {
       profileItems: true,
       errorModel: 'quasi',
@@ -71,20 +94,28 @@ try {
     objective?.dispose?.();
     res.se = se.se;
     phase('standard errors', t, c);
-    ((t = performance.now()), (c = process.cpuUsage()));
-    const inputs = await hashInputs(file, { tidyOnly: true });
-    phase('input hash (provenance)', t, c);
-    ((t = performance.now()), (c = process.cpuUsage()));
+    [t, c] = start();
+    const inputs = await (hashing ?? hashInputs(file, { tidyOnly: true }));
+    phase(hashOffThread ? 'input hash (provenance; wait)' : 'input hash (provenance)', t, c);
+    [t, c] = start();
     const bundle = core.toBundle(res, { version: '0', inputs, command: 'bench' });
     phase('bundle', t, c);
-    ((t = performance.now()), (c = process.cpuUsage()));
+    [t, c] = start();
     await writeFileAtomic(join(tmp, 'b.json'), JSON.stringify(bundle, null, 2) + '\n');
     phase('write bundle', t, c);
-    phase('total', tAll, cAll);
+    phase('total', tAll, cAll, mAll);
     process.stderr.write(`run ${r + 1}: ${res.passes} passes, loss ${res.loss.toFixed(2)}, SE[0] ${se.se[0].toPrecision(12)}\n`);
   }
-  console.log(`phase`.padEnd(42), 'wall s'.padStart(8), 'CPU s'.padStart(8), `(median of ${runs})`);
-  for (const [name, v] of table) console.log(name.padEnd(42), median(v.wall).toFixed(2).padStart(8), median(v.cpu).toFixed(2).padStart(8));
+  console.log(`phase`.padEnd(42), 'wall s'.padStart(8), 'CPU s'.padStart(8), 'main CPU'.padStart(9), `(median of ${runs}; ${root})`);
+  for (const [name, v] of table) {
+    const main = median(v.main);
+    console.log(
+      name.padEnd(42),
+      median(v.wall).toFixed(2).padStart(8),
+      median(v.cpu).toFixed(2).padStart(8),
+      (Number.isNaN(main) ? '-' : main.toFixed(2)).padStart(9),
+    );
+  }
 } finally {
   rmSync(tmp, { recursive: true, force: true });
   engine.dispose?.();

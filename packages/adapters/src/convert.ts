@@ -49,6 +49,11 @@ export interface ConvertOptions {
   replicates?: ReplicatePolicy;
   /** NAEP: keep the uniform and oracle baseline pseudo-models. Default false. */
   includeBaselines?: boolean;
+  /**
+   * Threads that parse a large plain JSON Lines tidy file (the tidy reader's `threads`): 1 reads on
+   * this thread alone. Default: up to 4 for files of 8 MiB or more; the records are the same.
+   */
+  threads?: number;
 }
 
 /** One line of the conversion summary: what one model answered on one benchmark. */
@@ -141,7 +146,7 @@ export function convertSourcedBatches(
   const report = options.report ?? newReport();
   const summary: ConvertSummary = { inputs: [], records: 0, byModelBenchmark: [], skipped: report.skipped, notes: report.notes };
   if (paths.length === 0) throw new LlmNrmError('INVALID_OPTION', 'no input paths given');
-  const tallies = new Map<string, Map<string, Tally>>();
+  const tallies = new Tallies();
   const skipInvalid = options.skipInvalid ?? false;
   let checked = 0;
   let shownFile = (file: string): string => file;
@@ -194,7 +199,8 @@ export function convertSourcedBatches(
         );
       }
       // skipInvalid reaches the tidy reader (bad lines); the harness readers report their own skips.
-      const readOptions: ReadOptions & { skipInvalid?: boolean; includeBaselines?: boolean } = { report, skipInvalid };
+      const readOptions: ReadOptions & { skipInvalid?: boolean; includeBaselines?: boolean; threads?: number } = { report, skipInvalid };
+      if (options.threads !== undefined) readOptions.threads = options.threads;
       if (options.includeBaselines !== undefined) readOptions.includeBaselines = options.includeBaselines;
       if (options.score !== undefined) readOptions.score = options.score;
       if (options.filter !== undefined) readOptions.filter = options.filter;
@@ -234,7 +240,7 @@ export function convertSourcedBatches(
               continue;
             }
             if (options.model !== undefined) r.model = options.model;
-            tally(tallies, r);
+            tallies.add(r);
             summary.records++;
             // The source is the reader's own fresh object: renamed in place, not copied.
             source.file = shownFile(source.file);
@@ -249,7 +255,7 @@ export function convertSourcedBatches(
       }
       checkDamage();
     }
-    summary.byModelBenchmark = rows(tallies);
+    summary.byModelBenchmark = rows(tallies.byModel);
     if (summary.records === 0) throw nothingUsable(paths.map(shownFile), report);
   }
 
@@ -273,23 +279,37 @@ function benchmarkOf(r: ResponseRecord): string {
   return slash > 0 ? r.item.slice(0, slash) : '';
 }
 
-function tally(tallies: Map<string, Map<string, Tally>>, r: ResponseRecord): void {
-  // By model, then benchmark: no key string built per record.
-  let byBenchmark = tallies.get(r.model);
-  if (byBenchmark === undefined) tallies.set(r.model, (byBenchmark = new Map()));
-  const benchmark = benchmarkOf(r);
-  let t = byBenchmark.get(benchmark);
-  if (t === undefined) {
-    t = { items: new Set(), hard: 0, soft: 0, missing: 0, leakSum: 0, leakN: 0 };
-    byBenchmark.set(benchmark, t);
-  }
-  t.items.add(r.item);
-  if (r.choice === null) t.missing++;
-  else if (r.choice !== undefined) t.hard++;
-  else t.soft++;
-  if (r.leakage !== undefined) {
-    t.leakSum += r.leakage;
-    t.leakN++;
+/** Per (model, benchmark) tallies, by model then benchmark: no key string built per record. */
+class Tallies {
+  readonly byModel = new Map<string, Map<string, Tally>>();
+  // The last record's tally: a file's records come in runs of one model and benchmark.
+  private lastModel: string | undefined;
+  private lastBenchmark = '';
+  private last: Tally | undefined;
+
+  add(r: ResponseRecord): void {
+    const benchmark = benchmarkOf(r);
+    let t = this.last;
+    if (t === undefined || r.model !== this.lastModel || benchmark !== this.lastBenchmark) {
+      let byBenchmark = this.byModel.get(r.model);
+      if (byBenchmark === undefined) this.byModel.set(r.model, (byBenchmark = new Map()));
+      t = byBenchmark.get(benchmark);
+      if (t === undefined) {
+        t = { items: new Set(), hard: 0, soft: 0, missing: 0, leakSum: 0, leakN: 0 };
+        byBenchmark.set(benchmark, t);
+      }
+      this.last = t;
+      this.lastModel = r.model;
+      this.lastBenchmark = benchmark;
+    }
+    t.items.add(r.item);
+    if (r.choice === null) t.missing++;
+    else if (r.choice !== undefined) t.hard++;
+    else t.soft++;
+    if (r.leakage !== undefined) {
+      t.leakSum += r.leakage;
+      t.leakN++;
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import { LlmNrmError } from '@llm-nrm/core';
+import { LlmNrmError } from '@llm-nrm/core/record';
 
 /** Deepest nesting of arrays and objects a reader accepts; real harness outputs stay under 20. */
 export const MAX_JSON_DEPTH = 512;

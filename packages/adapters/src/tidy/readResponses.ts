@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises';
-import { LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
+import { LlmNrmError, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import type { ReadOptions } from '../reader.js';
 import { walkFiles } from '../walk.js';
+import { readJsonlThreaded } from './internal/jsonlChunks.js';
+import { sourcedBatches } from './internal/sourcedBatches.js';
 import { readTidyRowBatches } from './readTidyRows.js';
 import { tidyFileFormat, tidyFormatFromExtension, type TidyFileFormat } from './tidyFileFormat.js';
 
@@ -13,6 +15,13 @@ export interface ReadResponsesOptions extends ReadOptions {
   skipInvalid?: boolean;
   /** Container of the file(s). Default: from the extension, else sniffed from the first bytes. */
   format?: TidyFileFormat;
+  /**
+   * Threads that parse a plain JSON Lines file, in chunks cut at line starts (this thread and
+   * worker threads): 1 reads on this thread alone. Default: the machine's available parallelism,
+   * at most 4, for files of 8 MiB or more. The records, their order, the errors and the skips
+   * are the serial read's.
+   */
+  threads?: number;
 }
 
 /** A record and where it came from (`line` is the 1-based line, or row of an Arrow/Parquet table). */
@@ -38,31 +47,16 @@ export async function* readResponsesWithSources(path: string, options: ReadRespo
 export async function* readResponseBatches(path: string, options: ReadResponsesOptions = {}): AsyncGenerator<SourcedRecord[]> {
   for (const file of await tidyFiles(path)) {
     const format = options.format ?? (await tidyFileFormat(file));
-    // A JSON Lines row is a value just parsed and held by nothing else: the record takes its arrays.
-    const parse = { adopt: format === 'jsonl' };
-    for await (const rows of readTidyRowBatches(file, format)) {
-      const out: SourcedRecord[] = [];
-      for (const row of rows) {
-        let record: ResponseRecord;
-        try {
-          if (row.error) throw row.error;
-          record = parseResponseRecord(row.value, parse);
-        } catch (e) {
-          if (!(e instanceof LlmNrmError)) throw e;
-          if (!options.skipInvalid) {
-            // The records before the bad one still come out first, as from a record-at-a-time reader.
-            if (out.length > 0) yield out;
-            throw new LlmNrmError(e.code, e.message, { cause: e, file, line: row.line });
-          }
-          options.report?.skipped.push({ file, line: row.line, reason: e.message });
-          continue;
-        }
-        if (options.model !== undefined) record.model = options.model;
-        if (options.report) options.report.records++;
-        out.push({ record, source: { file, line: row.line } });
+    if (format === 'jsonl') {
+      // A large plain JSON Lines file is parsed in chunks on worker threads (same records, errors and skips).
+      const threaded = await readJsonlThreaded(file, options);
+      if (threaded !== undefined) {
+        yield* threaded;
+        continue;
       }
-      if (out.length > 0) yield out;
     }
+    // A JSON Lines row is a value just parsed and held by nothing else: the record takes its arrays.
+    yield* sourcedBatches(file, readTidyRowBatches(file, format), options, { adopt: format === 'jsonl' });
   }
 }
 

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { LlmNrmError } from '@llm-nrm/core';
+import { LlmNrmError } from '@llm-nrm/core/record';
 
 /** Container of a tidy responses file. */
 export type TidyFileFormat = 'jsonl' | 'arrow' | 'parquet';

@@ -22,7 +22,7 @@ import {
 import { assertOutputIsNotInput, excludeFromWalks, readAnyResponses, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
 import { fmt, formatSkipped, formatTable, info, infoLines, printJson, progress } from '../output.js';
 import { engineOption, loadEngine } from '../engines.js';
-import { commandLine, hashInputs, toolVersion } from '../provenance.js';
+import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
 import { identityOptions } from '../identityOptions.js';
 
 interface FitArgs {
@@ -186,6 +186,12 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     engine.catch(() => undefined); // awaited below; a read error must not leave it unhandled
     const skipInvalid = argv['skip-invalid'];
     const input = await readAnyResponses(argv.responses, { skipInvalid, itemVersions: argv['item-versions'], replicates: argv.replicates });
+    // The input is hashed (provenance) on another thread while the bank is built and fitted.
+    const tidyOnly = input.summary.inputs.every((i) => i.format === 'tidy');
+    // Standard input leaves no file to hash.
+    const stdin = argv.responses === '-' || argv.responses === '/dev/stdin';
+    const hashing = stdin ? undefined : await startHashInputs(argv.responses, { tidyOnly });
+    hashing?.done.catch(() => undefined); // awaited below; a failed fit must not leave it unhandled
     const warnings: BundleWarning[] = [];
     infoLines(
       argv.quiet,
@@ -235,11 +241,9 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     if (argv['max-iterations'] !== undefined) options.maxIterations = argv['max-iterations'];
     if (argv.tolerance !== undefined) options.tolerance = argv.tolerance;
     const result: FitResult = fit(bank, options);
-    const tidyOnly = input.summary.inputs.every((i) => i.format === 'tidy');
     const bundle = toBundle(result, {
       version: toolVersion(),
-      // Standard input leaves no file to hash.
-      inputs: argv.responses === '-' || argv.responses === '/dev/stdin' ? [] : await hashInputs(argv.responses, { tidyOnly }),
+      inputs: hashing === undefined ? [] : await hashing.done,
       command: commandLine(),
       ...(argv.seed !== undefined ? { seed: argv.seed } : {}),
     });

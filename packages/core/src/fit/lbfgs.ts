@@ -104,22 +104,37 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       converged = true;
       break;
     }
-    // Two-loop recursion: dir = -H g.
-    for (let t = 0; t < n; t++) dir[t] = -g[t]!;
-    for (let h = S.length - 1; h >= 0; h--) {
-      const a = rhoHist[h]! * dot(S[h]!, dir);
-      alpha[h] = a;
-      axpy(-a, Y[h]!, dir);
-    }
+    // Two-loop recursion: dir = -H g. Each update of dir is fused with the dot product the next
+    // step takes of it (axpyDot): the same operations in the same order, so the same bits, in one
+    // sweep of dir instead of two (at paper scale dir is 1.5 MB, far outside the caches).
+    const last = S.length - 1;
+    if (last >= 0) {
+      let sd = 0;
+      const s0 = S[last]!;
+      for (let t = 0; t < n; t++) {
+        dir[t] = -g[t]!;
+        sd += s0[t]! * dir[t]!;
+      }
+      for (let h = last; h >= 0; h--) {
+        const a = rhoHist[h]! * sd;
+        alpha[h] = a;
+        if (h > 0) sd = axpyDot(-a, Y[h]!, dir, S[h - 1]!);
+        else axpy(-a, Y[h]!, dir);
+      }
+    } else for (let t = 0; t < n; t++) dir[t] = -g[t]!;
     if (pc) {
       pc.apply(dir, pcOut);
       dir.set(pcOut);
     } else {
       for (let t = 0; t < n; t++) dir[t]! *= gamma * dinv[t]!;
     }
-    for (let h = 0; h < S.length; h++) {
-      const bta = rhoHist[h]! * dot(Y[h]!, dir);
-      axpy(alpha[h]! - bta, S[h]!, dir);
+    if (last >= 0) {
+      let yd = dot(Y[0]!, dir);
+      for (let h = 0; h <= last; h++) {
+        const bta = rhoHist[h]! * yd;
+        if (h < last) yd = axpyDot(alpha[h]! - bta, S[h]!, dir, Y[h + 1]!);
+        else axpy(alpha[h]! - bta, S[h]!, dir);
+      }
     }
     let slope = dot(g, dir);
     if (slope < 0) {
@@ -263,4 +278,14 @@ function dot(a: Float64Array, b: Float64Array): number {
 
 function axpy(a: number, x: Float64Array, y: Float64Array): void {
   for (let t = 0; t < x.length; t++) y[t]! += a * x[t]!;
+}
+
+/** axpy(a, x, y), then dot(z, y), in one sweep (each y[t] is final when z[t] y[t] is added). */
+function axpyDot(a: number, x: Float64Array, y: Float64Array, z: Float64Array): number {
+  let s = 0;
+  for (let t = 0; t < x.length; t++) {
+    y[t]! += a * x[t]!;
+    s += z[t]! * y[t]!;
+  }
+  return s;
 }

@@ -61,11 +61,46 @@ describe('resolveItemVersions', () => {
     expect(res.records).toStrictEqual(rows);
   });
 
+  it('clean data in one pass: every record kept in order; one late record of another content still splits its id', () => {
+    const rows: ResponseRecord[] = [];
+    for (let m = 0; m < 20; m++)
+      for (let i = 0; i < 30; i++) rows.push(rec(`m${m}`, { item: `b/${i}`, key: i % 3, options: ['x', 'y', String(i)], probs: [0.2, 0.3, 0.5] }));
+    const clean = resolveItemVersions(rows);
+    expect(clean.conflicts).toEqual([]);
+    expect(clean.records).toStrictEqual(rows);
+    expect(clean.index).toEqual(rows.map((_, t) => t));
+    // The 599th record of b/29 names another key: found though every earlier record agreed.
+    const late = [...rows.slice(0, -1), rec('m19', { item: 'b/29', key: 0, options: ['x', 'y', '29'], probs: [0.2, 0.3, 0.5] })];
+    const res = resolveItemVersions(late);
+    expect(res.conflicts.map((c) => [c.item, c.versions.map((v) => [v.key, v.models])])).toEqual([
+      [
+        'b/29',
+        [
+          [2, 19],
+          [0, 1],
+        ],
+      ],
+    ]);
+  });
+
   it('duplicateRows counts repeated (model, item, presentation) rows', () => {
     const a = rec('a', { probs: [0.5, 0.5] });
     expect(duplicateRows([a, a, a, rec('a', { probs: [0.5, 0.5], position: [1, 0] })])).toEqual({
       count: 2,
       examples: [{ model: 'a', item: 'mmlu_pro/7', rows: 3 }],
+    });
+  });
+
+  it('duplicateRows lists its examples in the order their rows first appeared, per model', () => {
+    const r = (model: string, item: string) => rec(model, { item, probs: [0.5, 0.5] });
+    const rows = [r('a', 'x'), r('a', 'y'), r('b', 'x'), r('a', 'y'), r('b', 'x'), r('a', 'x'), r('a', 'y')];
+    expect(duplicateRows(rows)).toEqual({
+      count: 4,
+      examples: [
+        { model: 'a', item: 'x', rows: 2 },
+        { model: 'a', item: 'y', rows: 3 },
+        { model: 'b', item: 'x', rows: 2 },
+      ],
     });
   });
 

@@ -42,6 +42,35 @@ function statedOptions(r: ResponseRecord): number | undefined {
   return r.options?.length ?? r.probs?.length ?? r.logprobs?.length ?? r.nOptions ?? r.position?.length;
 }
 
+function sameTexts(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Whether every record of each id states its first record's content (option count, key, option
+ * texts and document hash, or none of them): then each id has one version below and nothing is
+ * renamed or dropped, whatever the policy.
+ */
+function singleContent(records: readonly ResponseRecord[]): boolean {
+  const first = new Map<string, ResponseRecord>();
+  let last: ResponseRecord | undefined;
+  for (const r of records) {
+    // Records of one id often come in runs (one LLM's rows, or an item's): the last record first.
+    const f = last !== undefined && last.item === r.item ? last : first.get(r.item);
+    if (f === undefined) {
+      first.set(r.item, r);
+      last = r;
+      continue;
+    }
+    last = f;
+    if (r.key !== f.key || statedOptions(r) !== statedOptions(f) || r.source?.docHash !== f.source?.docHash || !sameTexts(r.options, f.options)) return false;
+  }
+  return true;
+}
+
 /** 32-bit FNV-1a of a string, as 6 base-36 characters: short content tags for ids. */
 export function contentHash(text: string): string {
   let h = 0x811c9dc5;
@@ -62,6 +91,9 @@ export function contentHash(text: string): string {
  * left untouched, so this costs nothing on clean data.
  */
 export function resolveItemVersions(records: readonly ResponseRecord[], policy: ItemVersionPolicy = 'split'): ResolvedItemVersions {
+  // The usual case, every id with one content, is told in one cheap pass: no version map, no row
+  // lists or model sets per version (those cost about 0.9 s at 378,000 records).
+  if (singleContent(records)) return { records: records.slice(), index: Array.from({ length: records.length }, (_, t) => t), conflicts: [], dropped: 0 };
   interface Version {
     sig: string;
     k: number | undefined;

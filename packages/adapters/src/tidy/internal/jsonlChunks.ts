@@ -1,0 +1,190 @@
+// The threaded read of a large plain JSON Lines file (issue 9: at 189 x 2,000, 73 MB, parsing and
+// checking the records was 3 s of one core while the other idled). The file is cut into chunks at
+// line starts; this thread reads the first chunk as the serial reader does while worker threads
+// parse and check the others (jsonlWorker.ts) and send their records back compactly
+// (jsonlEncoding.ts). Chunks are taken in file order and lines numbered across the file, so the
+// records, their sources, the errors (file, global line, value) and the skips are the serial
+// read's. Small or gzipped files, one thread, or no worker script fall back to the serial read.
+import { existsSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { LlmNrmError } from '@llm-nrm/core';
+import type { ReadResponsesOptions, SourcedRecord } from '../readResponses.js';
+import { readJsonlRange, type JsonlRange } from './jsonlLines.js';
+import { fileHead, isGzip } from '../tidyFileFormat.js';
+import { BatchDecoder } from './jsonlEncoding.js';
+import type { JsonlWorkerData, JsonlWorkerMessage } from './jsonlWorker.js';
+import { sourcedBatches } from './sourcedBatches.js';
+
+/** Files below this are read on one thread by default (a worker's start, about 50 ms, would not pay). */
+export const THREADED_MIN_BYTES = 8 << 20;
+/** At most this many threads by default. */
+const MAX_THREADS = 4;
+
+/**
+ * The worker's script: the built one beside this module, also when this module runs from its
+ * TypeScript source (vitest), where Node could not load a .ts worker.
+ */
+const WORKER_SCRIPT = new URL(import.meta.url.endsWith('.ts') ? '../../../dist/tidy/internal/jsonlWorker.js' : './jsonlWorker.js', import.meta.url);
+
+/**
+ * The share of the file this thread parses itself, the rest going to `threads - 1` workers in equal
+ * parts. This thread also rebuilds the workers' records (about 0.3 of the cost of parsing one, its
+ * garbage collection included) and a worker encodes them (about 0.1), so the shares that finish
+ * together solve f + 0.3 (1 - f) = 1.1 (1 - f) / (threads - 1): 0.44 of the file with one worker,
+ * 0.2 with two, 0.06 with three.
+ */
+export function mainShare(threads: number): number {
+  const w = 1.1 / (threads - 1);
+  return Math.max(0, (w - 0.3) / (0.7 + w));
+}
+
+/**
+ * Byte ranges of `threads` chunks of a plain file (the first `mainShare` of it, then equal parts),
+ * each starting at a line start (just after a `\n`), or fewer where the file has too few lines. A
+ * `\r\n` is never cut, as the cut follows its `\n`; a file whose lines end in lone `\r` has no cut
+ * and is one chunk.
+ */
+export async function jsonlChunks(file: string, size: number, threads: number): Promise<JsonlRange[]> {
+  const cuts: number[] = [0];
+  const first = mainShare(threads);
+  const fh = await open(file, 'r');
+  try {
+    const window = Buffer.alloc(1 << 16);
+    for (let i = 1; i < threads; i++) {
+      const share = first + ((1 - first) * (i - 1)) / (threads - 1);
+      let at = Math.max(Math.floor(size * share), cuts[cuts.length - 1]!);
+      let cut = -1;
+      while (cut < 0 && at < size) {
+        const { bytesRead } = await fh.read(window, 0, window.length, at);
+        if (bytesRead === 0) break;
+        const n = window.subarray(0, bytesRead).indexOf(10);
+        if (n >= 0) cut = at + n + 1;
+        else at += bytesRead;
+      }
+      if (cut < 0 || cut >= size) break;
+      if (cut > cuts[cuts.length - 1]!) cuts.push(cut);
+    }
+  } finally {
+    await fh.close();
+  }
+  return cuts.map((start, i) => ({ start, end: i + 1 < cuts.length ? cuts[i + 1]! : size }));
+}
+
+/** A worker's messages as they arrive, taken one at a time; a crash or early exit arrives as an Error. */
+class Inbox {
+  private readonly queue: (JsonlWorkerMessage | Error)[] = [];
+  private wake: (() => void) | undefined;
+  put(m: JsonlWorkerMessage | Error): void {
+    this.queue.push(m);
+    this.wake?.();
+    this.wake = undefined;
+  }
+  async take(): Promise<JsonlWorkerMessage | Error> {
+    while (this.queue.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
+    return this.queue.shift()!;
+  }
+}
+
+/**
+ * The threaded read of one JSON Lines file (readResponseBatches' batches), or undefined where the
+ * serial read applies: one thread asked for, a file below THREADED_MIN_BYTES (unless `threads` was
+ * given), a gzipped file, a file of one chunk, or no built worker script.
+ */
+export async function readJsonlThreaded(file: string, options: ReadResponsesOptions): Promise<AsyncGenerator<SourcedRecord[]> | undefined> {
+  const threads = options.threads ?? Math.min(MAX_THREADS, availableParallelism());
+  if (!(threads > 1) || !existsSync(fileURLToPath(WORKER_SCRIPT))) return undefined;
+  let size: number;
+  try {
+    const st = await stat(file);
+    if (!st.isFile()) return undefined;
+    size = st.size;
+  } catch {
+    return undefined; // the serial read reports it
+  }
+  if (options.threads === undefined && size < THREADED_MIN_BYTES) return undefined;
+  if (isGzip(await fileHead(file, 2))) return undefined;
+  const ranges = await jsonlChunks(file, size, Math.floor(threads));
+  if (ranges.length < 2) return undefined;
+  return threadedBatches(file, ranges, options);
+}
+
+async function* threadedBatches(file: string, ranges: JsonlRange[], options: ReadResponsesOptions): AsyncGenerator<SourcedRecord[]> {
+  const skipInvalid = options.skipInvalid ?? false;
+  // Chunks after the first go to workers, started at once; one that cannot start is read here.
+  const workers: (Worker | undefined)[] = [];
+  const inboxes: Inbox[] = [];
+  for (let i = 1; i < ranges.length; i++) {
+    const inbox = new Inbox();
+    inboxes[i] = inbox;
+    try {
+      const data: JsonlWorkerData = { file, range: ranges[i]!, skipInvalid };
+      const w = new Worker(WORKER_SCRIPT, { workerData: data });
+      let ended = false;
+      w.on('message', (m: JsonlWorkerMessage) => {
+        if (m.t === 'end') ended = true;
+        inbox.put(m);
+      });
+      w.on('error', (e) => inbox.put(e instanceof Error ? e : new Error(String(e))));
+      w.on('exit', (code) => {
+        if (!ended) inbox.put(new Error(`a JSON Lines reader thread exited with code ${code}`));
+      });
+      workers[i] = w;
+    } catch {
+      workers[i] = undefined;
+    }
+  }
+  try {
+    let offset = 0;
+    for (let i = 0; i < ranges.length; i++) {
+      const here = async function* (): AsyncGenerator<SourcedRecord[]> {
+        const counter = { lines: 0 };
+        yield* sourcedBatches(file, readJsonlRange(file, ranges[i]!, counter), options, { adopt: true }, offset);
+        offset += counter.lines;
+      };
+      if (workers[i] === undefined) {
+        yield* here();
+        continue;
+      }
+      const decoder = new BatchDecoder();
+      let consumed = false;
+      for (;;) {
+        const m = await inboxes[i]!.take();
+        if (m instanceof Error) {
+          // The worker failed (not the data): its chunk is read here when none of it came out yet.
+          if (consumed) throw new LlmNrmError('IO', `cannot read ${file}: ${m.message}`, { cause: m, file });
+          void workers[i]!.terminate();
+          workers[i] = undefined;
+          yield* here();
+          break;
+        }
+        if (m.t === 'batch') {
+          const out: SourcedRecord[] = [];
+          decoder.decode(m.batch, (record, line) => {
+            if (options.model !== undefined) record.model = options.model;
+            out.push({ record, source: { file, line: line + offset } });
+          });
+          if (options.report) {
+            for (const s of m.batch.skipped) options.report.skipped.push({ file, line: s.line + offset, reason: s.reason });
+            options.report.records += out.length;
+          }
+          if (out.length > 0) {
+            consumed = true;
+            yield out;
+          }
+          continue;
+        }
+        if (m.error !== undefined) {
+          const e = m.error;
+          throw new LlmNrmError(e.code, e.message, { file, ...(e.line !== undefined ? { line: e.line + offset } : {}) });
+        }
+        offset += m.lines;
+        break;
+      }
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w?.terminate()));
+  }
+}

@@ -1,0 +1,66 @@
+// A worker thread of the threaded JSON Lines read (jsonlChunks.ts): parses and checks the records of
+// one chunk of the file, exactly as the serial read does (readJsonlRange, checkRow), and posts them
+// back in the compact form of jsonlEncoding.ts, one batch per piece of the file read.
+import { parentPort, workerData } from 'node:worker_threads';
+import { LlmNrmError } from '@llm-nrm/core/record';
+import { readJsonlRange, type JsonlRange } from './jsonlLines.js';
+import { BatchEncoder, type EncodedBatch } from './jsonlEncoding.js';
+import { checkRow } from './sourcedBatches.js';
+
+/** What the worker is started with. */
+export interface JsonlWorkerData {
+  file: string;
+  range: JsonlRange;
+  skipInvalid: boolean;
+}
+
+/** What it posts: batches, then one end (with the chunk's line count, or the error that stopped it). */
+export type JsonlWorkerMessage =
+  { t: 'batch'; batch: EncodedBatch } | { t: 'end'; lines: number; error?: { code: LlmNrmError['code']; message: string; line: number | undefined } };
+
+/** An LlmNrmError's message without the "file:line: " its constructor put first. */
+function bare(e: LlmNrmError): string {
+  const where = e.file !== undefined ? `${e.file}${e.line !== undefined ? `:${e.line}` : ''}: ` : e.line !== undefined ? `line ${e.line}: ` : '';
+  return where !== '' && e.message.startsWith(where) ? e.message.slice(where.length) : e.message;
+}
+
+async function run(data: JsonlWorkerData, post: (m: JsonlWorkerMessage) => void): Promise<void> {
+  const enc = new BatchEncoder();
+  const counter = { lines: 0 };
+  const send = (): void => {
+    const batch = enc.take();
+    post({ t: 'batch', batch });
+  };
+  try {
+    for await (const rows of readJsonlRange(data.file, data.range, counter)) {
+      for (const row of rows) {
+        const record = checkRow(row, { adopt: true });
+        if (record instanceof LlmNrmError) {
+          if (!data.skipInvalid) {
+            send();
+            post({ t: 'end', lines: counter.lines, error: { code: record.code, message: record.message, line: row.line } });
+            return;
+          }
+          enc.skip(row.line, record.message);
+          continue;
+        }
+        enc.add(record, row.line);
+      }
+      send();
+    }
+  } catch (e) {
+    if (!(e instanceof LlmNrmError)) throw e;
+    send();
+    post({ t: 'end', lines: counter.lines, error: { code: e.code, message: bare(e), line: e.line } });
+    return;
+  }
+  post({ t: 'end', lines: counter.lines });
+}
+
+if (parentPort !== null) {
+  const port = parentPort;
+  void run(workerData as JsonlWorkerData, (m) => {
+    if (m.t === 'batch') port.postMessage(m, [m.batch.ints.buffer as ArrayBuffer, m.batch.values.buffer as ArrayBuffer]);
+    else port.postMessage(m);
+  });
+}
