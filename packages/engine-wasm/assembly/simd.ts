@@ -1,6 +1,5 @@
-// Math shared by the curvature's passes (curvature.ts, curvature4.ts): the loss kernel's f32x4 exp
-// and sigmoid (kernel.ts keeps its own copies, so that the loss kernel's file stands alone), and the
-// f64 sigmoid and softplus.
+// Math shared by the loss kernel (kernel.ts) and the curvature's passes (curvature.ts,
+// curvature4.ts): the f32x4 exp and sigmoid, and the f64 sigmoid and softplus.
 
 export function sigmoid(x: f64): f64 {
   return x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
@@ -10,8 +9,11 @@ export function softplus(x: f64): f64 {
   return x > 30 ? x : x < -30 ? Math.exp(x) : Math.log1p(Math.exp(x));
 }
 
-// exp(x) for x <= 0 in f32 lanes (Cephes expf: x = n ln 2 + r, |r| <= ln2 / 2, degree-6
-// polynomial; about 1 ulp), clamped at -87.3 so that 2^n stays normal (see kernel.ts).
+// exp(x) for x <= 0 in f32 lanes (Cephes expf: x = n ln 2 + r, |r| <= ln2 / 2, degree-6 polynomial;
+// about 1 ulp). x is clamped at -87.3 so that 2^n stays a normal number: exp(-87.3) = 1.2e-38 is 0
+// next to the softmax's largest term exp(0) = 1. n is rounded by adding 1.5 * 2^23 + 127 (where f32
+// steps are 1), whose low mantissa bits are then n + 127: shifted left 23 they are the bits of 2^n.
+// (pmax and this rounding compile to one instruction each; max, nearest and trunc_sat to several.)
 @inline export function exp4(x0: v128): v128 {
   const x = f32x4.pmax(x0, f32x4.splat(-87.3));
   const t = f32x4.add(f32x4.mul(x, f32x4.splat(1.44269504088896341)), f32x4.splat(12583039.0));
