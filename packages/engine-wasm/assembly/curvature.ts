@@ -16,67 +16,7 @@
 
 import { curv4ScratchBytes, curvItems4, curvRows4 } from './curvature4';
 import { sigmoid, softplus } from './simd';
-
-// Header slots shared with kernel.ts / src/internal/kernelHost.ts.
-const H_C: i32 = 1;
-const H_WIDTH: i32 = 2;
-const H_KMAX: i32 = 3;
-const H_FLAGS: i32 = 4;
-const H_GROUPS_PER_BLOCK: i32 = 5;
-const H_ROWS: i32 = 9;
-const H_Q4: i32 = 10;
-const H_MASK: i32 = 11;
-const H_COL_ITEM: i32 = 12;
-const H_COL_OFFSETS: i32 = 13;
-const H_ITEM_OFFSETS: i32 = 14;
-const H_COL_POS: i32 = 15;
-const H_ITEMS: i32 = 31;
-/** f64 parameters x (core's layout). */
-const CV_X: i32 = 40;
-/** f64 per item: the gate difficulty b_i. */
-const CV_B: i32 = 41;
-/** f64 per row: P x P sums. */
-const CV_HL: i32 = 42;
-/** f64 per row block: 4 partial sums of the globals' block. */
-const CV_HG: i32 = 43;
-const CV_S0: i32 = 44;
-const CV_S1: i32 = 45;
-const CV_S2: i32 = 46;
-/** i32 per item + 1: offsets of the K x K squares. */
-const CV_SQ: i32 = 47;
-const CV_U1: i32 = 48;
-const CV_U0: i32 = 49;
-const CV_HH: i32 = 50;
-const CV_GB: i32 = 51;
-/** i32 per item + 1, then i32 per column: the columns of each item. */
-const CV_ICOL_OFF: i32 = 52;
-const CV_ICOL: i32 = 53;
-const CV_ITEMS_PER_BLOCK: i32 = 54;
-/** f64 per row: theta, s, ds/dsbar, 0. */
-const CV_ROW: i32 = 55;
-const CV_SCRATCH: i32 = 56;
-/** i32: the rows pass reads every stride-th column of a row (1: all), its sums scaled by stride. */
-const CV_ROW_STRIDE: i32 = 39;
-/** Layout offsets (i32): theta, sbar, a, c, delta, rho, w0, kbar. */
-const L_A: i32 = 58;
-const L_C: i32 = 59;
-const L_DELTA: i32 = 60;
-const L_RHO: i32 = 61;
-const L_W0: i32 = 62;
-const L_KBAR: i32 = 63;
-/**
- * i32: nonzero: also the SEs' cross sums (core's llmNrmCurvature with `cross`): per row the
- * LLM-globals block (CV_HX, P x 2), per item the item-globals sums (CV_IG: per option entry a_l
- * then c_l by w0, kbar, 2K x 2 an item at 4 io) and E's (CV_EG, 2 per item). Gate only.
- */
-const CV_CROSS: i32 = 64;
-const CV_HX: i32 = 65;
-const CV_IG: i32 = 66;
-const CV_EG: i32 = 67;
-/** i32: bit 1: the preconditioner's rows pass runs in f32 lanes (curvature4.ts); bit 2: its items pass. */
-const CV_SIMD: i32 = 68;
-/** i32: nonzero: the rows pass computes the SEs' item corrections instead (curvCorrRows; bit 2: with itemZ). */
-const CV_CORR: i32 = 70;
+import { CV_B, CV_CORR, CV_CROSS, CV_EG, CV_GB, CV_HG, CV_HH, CV_HL, CV_HX, CV_ICOL, CV_ICOL_OFF, CV_IG, CV_ITEMS_PER_BLOCK, CV_ROW, CV_ROW_STRIDE, CV_S0, CV_S1, CV_S2, CV_SCRATCH, CV_SCRATCH4, CV_SIMD, CV_SQ, CV_U0, CV_U1, CV_X, H_C, H_COL_ITEM, H_COL_OFFSETS, H_COL_POS, H_FLAGS, H_GROUPS_PER_BLOCK, H_ITEMS, H_ITEM_OFFSETS, H_KMAX, H_MASK, H_Q4, H_ROWS, H_WIDTH, L_A, L_C, L_DELTA, L_KBAR, L_RHO, L_W0 } from './header';
 
 const USE_S: i32 = 1;
 const USE_POS: i32 = 2;
@@ -103,7 +43,6 @@ const CURV_SCRATCH: usize = SC_U + (2 + 2 * MAXK) * 8;
 @inline function addf64(p: usize, v: f64): void {
   store<f64>(p, load<f64>(p) + v);
 }
-
 
 // The cell (row j, column col) forward: z_k = a theta + c + delta, v_k = (1 - G) s z_k + G rho,
 // p = softmax(v) into scratch (p, z, positions); returns Q = sum q; G in cellG.
@@ -544,7 +483,6 @@ const SR_JS: usize = MAXK * 8;
 const SR_F: usize = 2 * MAXK * 8;
 const SR_EPS: usize = 3 * MAXK * 8;
 const SR_N: usize = 4 * MAXK * 8;
-const CV_SCRATCH4: i32 = 69;
 
 @inline function ld(base: usize, i: i32): f64 {
   return load<f64>(base + (<usize>i << 3));

@@ -9,46 +9,7 @@
 // Lanes of rows past the last, and unobserved cells, carry q = 0, so Q = 0 and every term they add
 // (each is a multiple of Q or of q) is exactly zero: no masking beyond skipping empty groups.
 import { exp4, sigmoid, sigmoid4, softplus } from './simd';
-
-const H_C: i32 = 1;
-const H_WIDTH: i32 = 2;
-const H_KMAX: i32 = 3;
-const H_FLAGS: i32 = 4;
-const H_GROUPS_PER_BLOCK: i32 = 5;
-const H_GROUPS: i32 = 0;
-const H_ROWS: i32 = 9;
-const H_Q4: i32 = 10;
-const H_MASK: i32 = 11;
-const H_COL_ITEM: i32 = 12;
-const H_COL_OFFSETS: i32 = 13;
-const H_ITEM_OFFSETS: i32 = 14;
-const H_COL_POS: i32 = 15;
-const H_TH4: i32 = 16;
-const H_S4: i32 = 17;
-const H_DR4: i32 = 18;
-const H_ACF: i32 = 20;
-const H_BF: i32 = 22;
-const H_ITEMS: i32 = 31;
-const CV_X: i32 = 40;
-const CV_HL: i32 = 42;
-const CV_HG: i32 = 43;
-const CV_S0: i32 = 44;
-const CV_S1: i32 = 45;
-const CV_S2: i32 = 46;
-const CV_SQ: i32 = 47;
-const CV_U1: i32 = 48;
-const CV_U0: i32 = 49;
-const CV_HH: i32 = 50;
-const CV_GB: i32 = 51;
-const CV_ICOL_OFF: i32 = 52;
-const CV_ICOL: i32 = 53;
-const CV_ITEMS_PER_BLOCK: i32 = 54;
-const CV_ROW: i32 = 55;
-const CV_ROW_STRIDE: i32 = 39;
-const L_W0: i32 = 62;
-const L_KBAR: i32 = 63;
-/** Per-block scratch of these passes (CURV4_SCRATCH bytes a block). */
-const CV_SCRATCH4: i32 = 69;
+import { CV_GB, CV_HG, CV_HH, CV_HL, CV_ICOL, CV_ICOL_OFF, CV_ITEMS_PER_BLOCK, CV_ROW, CV_ROW_STRIDE, CV_S0, CV_S1, CV_S2, CV_SCRATCH4, CV_SQ, CV_U0, CV_U1, CV_X, H_ACF, H_BF, H_C, H_COL_ITEM, H_COL_OFFSETS, H_COL_POS, H_DR4, H_FLAGS, H_GROUPS, H_GROUPS_PER_BLOCK, H_ITEMS, H_ITEM_OFFSETS, H_KMAX, H_MASK, H_Q4, H_ROWS, H_S4, H_TH4, H_WIDTH, L_KBAR, L_W0 } from './header';
 
 const USE_S: i32 = 1;
 const USE_POS: i32 = 2;
@@ -87,7 +48,6 @@ const CURV4_SCRATCH: usize = S4_ACC + MAXP * MAXP * 16;
 @inline function acc4(p: usize, v: v128): void {
   v128.store(p, f32x4.add(v128.load(p), v));
 }
-
 
 // One cell of four rows: z_k = a_k theta + c_k + delta_pos, v_k = (1 - G) s z_k + G rho_pos (s z_k
 // without the gate), p = softmax(v) into scratch (z, p, positions); Q = sum q into scratch.

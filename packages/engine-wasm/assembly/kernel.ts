@@ -8,51 +8,10 @@
 // from the header that the host (src/internal/kernelHost.ts) lays out in the (possibly shared)
 // memory, so any number of instances on one memory can run blocks concurrently.
 //
-// Header: i32 slots at `h` (offsets in H_* below, in 4-byte slots).
+// Header: i32 slots at `h` (the offsets H_* in header.ts, in 4-byte slots).
 
 import { exp4, sigmoid4 } from './simd';
-
-const H_GROUPS: i32 = 0;
-const H_C: i32 = 1;
-const H_WIDTH: i32 = 2;
-const H_KMAX: i32 = 3;
-const H_FLAGS: i32 = 4;
-const H_GROUPS_PER_BLOCK: i32 = 5;
-// 6: block count, 9: row count (read by the host only).
-const H_ROW_START: i32 = 7;
-const H_ROW_END: i32 = 8;
-const H_Q4: i32 = 10;
-const H_MASK: i32 = 11;
-const H_COL_ITEM: i32 = 12;
-const H_COL_OFFSETS: i32 = 13;
-const H_ITEM_OFFSETS: i32 = 14;
-const H_COL_POS: i32 = 15;
-const H_TH4: i32 = 16;
-const H_S4: i32 = 17;
-/** Per group and position: delta lanes, then rho lanes (32 bytes). */
-const H_DR4: i32 = 18;
-/** Per block and item: the item's loss (f64), written only under ITEM_LOSS. */
-const H_BLOCK_IL: i32 = 19;
-/** Per option entry: a, c (f32 pairs). */
-const H_ACF: i32 = 20;
-/** Per item: the loss of its cells summed over the blocks (ITEM_LOSS). */
-const H_OUT_IL: i32 = 21;
-const H_BF: i32 = 22;
-const H_GTH: i32 = 23;
-const H_GS: i32 = 24;
-const H_GDELTA: i32 = 25;
-const H_GRHO: i32 = 26;
-const H_BLOCK_SCALARS: i32 = 27;
-const H_BLOCK_GB: i32 = 28;
-const H_BLOCK_GAC: i32 = 29;
-const H_SCRATCH: i32 = 30;
-const H_ITEMS: i32 = 31;
-const H_SUMK: i32 = 32;
-const H_W0: i32 = 33;
-const H_KAPPA: i32 = 34;
-const H_OUT_GAC: i32 = 35;
-const H_OUT_GB: i32 = 36;
-const H_OUT_SCALARS: i32 = 37;
+import { H_ACF, H_BF, H_BLOCK_GAC, H_BLOCK_GB, H_BLOCK_IL, H_BLOCK_SCALARS, H_C, H_COL_ITEM, H_COL_OFFSETS, H_COL_POS, H_DR4, H_FLAGS, H_GDELTA, H_GRHO, H_GROUPS, H_GROUPS_PER_BLOCK, H_GS, H_GTH, H_ITEMS, H_ITEM_OFFSETS, H_KAPPA, H_KMAX, H_MASK, H_OUT_GAC, H_OUT_GB, H_OUT_IL, H_OUT_SCALARS, H_Q4, H_ROW_END, H_ROW_START, H_S4, H_SCRATCH, H_SUMK, H_TH4, H_W0, H_WIDTH } from './header';
 
 export { curvItems, curvRows, curvScratchBytes } from './curvature';
 export { curv4ScratchBytes } from './curvature4';
