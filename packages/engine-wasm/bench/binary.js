@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import asc from 'assemblyscript/asc';
+import { ASC_FLAGS } from '../scripts/ascFlags.mjs';
 import * as core from '@llm-nrm/core';
 import { wasmBinaryKernel } from '../dist/internal/binaryKernel.js';
 import { opt, num, log } from './options.js';
@@ -37,38 +38,15 @@ async function nativeModule() {
   );
   if (src.includes('@external')) throw new Error('binary.ts: the Math imports were not all replaced');
   let wasm = null;
-  const { error } = await asc.main(
-    [
-      'binary.ts',
-      '--outFile',
-      'binary.wasm',
-      '--optimizeLevel',
-      '3',
-      '--shrinkLevel',
-      '0',
-      '--noAssert',
-      '--converge',
-      '--runtime',
-      'stub',
-      '--enable',
-      'simd',
-      '--importMemory',
-      '--noExportMemory',
-      '--initialMemory',
-      '1',
-      '--use',
-      'abort=',
-    ],
-    {
-      readFile: (name) => (name === 'binary.ts' ? src : null),
-      writeFile: (name, contents) => {
-        if (name.endsWith('.wasm')) wasm = contents;
-      },
-      listFiles: () => [],
-      stdout: { write: () => true },
-      stderr: { write: (s) => (process.stderr.write(String(s)), true) },
+  const { error } = await asc.main(['binary.ts', '--outFile', 'binary.wasm', ...ASC_FLAGS], {
+    readFile: (name) => (name === 'binary.ts' ? src : null),
+    writeFile: (name, contents) => {
+      if (name.endsWith('.wasm')) wasm = contents;
     },
-  );
+    listFiles: () => [],
+    stdout: { write: () => true },
+    stderr: { write: (s) => (process.stderr.write(String(s)), true) },
+  });
   if (error || wasm === null) throw new Error(`asc: ${error?.message ?? 'no output'}`);
   return new WebAssembly.Module(wasm);
 }

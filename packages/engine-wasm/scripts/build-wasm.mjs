@@ -9,26 +9,10 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
+import { ASC_FLAGS } from './ascFlags.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const flags = [
-  '--optimizeLevel',
-  '3',
-  '--shrinkLevel',
-  '0',
-  '--noAssert',
-  '--converge',
-  '--runtime',
-  'stub',
-  '--enable',
-  'simd',
-  '--importMemory',
-  '--noExportMemory',
-  '--initialMemory',
-  '1',
-  '--use',
-  'abort=',
-];
+const flags = ASC_FLAGS;
 const common = [join(root, 'assembly/kernel.ts'), '--outFile', 'kernel.wasm', ...flags];
 const variants = {
   shared: [...common, '--enable', 'threads', '--sharedMemory', '--maximumMemory', '65536'],
