@@ -126,19 +126,36 @@ export class Blocks {
         y[r] = v1[ix[o + r]!]!;
         y2[r] = v2[ix[o + r]!]!;
       }
+      // Forward by columns as in apply, two columns k, k + 1 a step: row k + 1 first takes column
+      // k's term off and is divided by its pivot, then each lower row takes off column k's term and
+      // then column k + 1's (the order of apply, so the same bits) in one read and write of y[i].
       let c = lo[b]!;
-      for (let k = 0; k < P; k++) {
+      let k = 0;
+      for (; k + 1 < P; k += 2) {
         const d = Bk[c]!;
-        const yk = y[k]! / d;
-        const yk2 = y2[k]! / d;
-        y[k] = yk;
-        y2[k] = yk2;
-        for (let i = k + 1; i < P; i++) {
-          const l = Bk[c + i - k]!;
-          y[i]! -= l * yk;
-          y2[i]! -= l * yk2;
+        const a = y[k]! / d;
+        const a2 = y2[k]! / d;
+        y[k] = a;
+        y2[k] = a2;
+        const l1 = Bk[c + 1]!;
+        const c1 = c + P - k;
+        const d1 = Bk[c1]!;
+        const e = (y[k + 1]! - l1 * a) / d1;
+        const e2 = (y2[k + 1]! - l1 * a2) / d1;
+        y[k + 1] = e;
+        y2[k + 1] = e2;
+        for (let i = k + 2; i < P; i++) {
+          const la = Bk[c + i - k]!;
+          const lb = Bk[c1 + i - k - 1]!;
+          y[i] = y[i]! - la * a - lb * e;
+          y2[i] = y2[i]! - la * a2 - lb * e2;
         }
-        c += P - k;
+        c = c1 + P - k - 1;
+      }
+      if (k < P) {
+        const d = Bk[c]!;
+        y[k] = y[k]! / d;
+        y2[k] = y2[k]! / d;
       }
       let r = lo[b + 1]!;
       for (let i = P - 1; i >= 0; i--) {
