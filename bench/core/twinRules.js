@@ -5,8 +5,9 @@
 // (each from the converged point, stopped at 0.1 SE), and per LLM the error against the standardised
 // truth, the 'quasi' SE, its prior term and the prior's first-order own shift (priorShift).
 //   node bench/core/twinRules.js --collect --items 6,20,41,200 --reps 10 --seed0 100 --out /tmp/twin100.json
-// Evaluate: the coverage of each rule (below) per size, from one or more caches.
-//   node bench/core/twinRules.js /tmp/twin100.json [more.json ...]
+// Evaluate: the coverage of each rule (below) per size, from one or more caches; --grid: every
+// combination of each prior group's spread (posterior / unbiased moment / fixed) and twin term, best first.
+//   node bench/core/twinRules.js /tmp/twin100.json [more.json ...] [--grid [--top 15]]
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as core from '@llm-nrm/core';
 
@@ -112,7 +113,71 @@ for (const a of [0.25, 0.5, 0.75]) {
   rules[`mix ${a}: pv + (lam b1)^2`] = (c) => c.s2 - c.pv + pvA(c) + (c.lam * c.b1) ** 2;
   rules[`mix ${a}: pv + b1^2`] = (c) => c.s2 - c.pv + pvA(c) + c.b1 ** 2;
 }
-const fleets = args.filter((a) => !a.startsWith('--')).flatMap((p) => JSON.parse(readFileSync(p, 'utf8')));
+// seMode 'twin' (what fit builds): the sharpness spread by the unbiased moment, the others by the
+// posterior moment (spread 'measured'), and max(prior term, TWIN_BIAS_SCALE b1^2).
+// Every group's unbiased moment shrunk toward the prior's 1 by a pseudo-weight of 8 (in sum (1 - s)^2).
+rules['shrunk spreads (8), max(pv, (lam b1)^2)'] = (c) => c.s2 - c.pv + Math.max(c.pvK, (c.lam * c.b1) ** 2);
+rules["seMode 'twin': measured spread, max(pv, 2 b1^2)"] = (c) => c.s2 - c.pv + Math.max(c.pvM, core.TWIN_BIAS_SCALE * c.b1 ** 2);
+const fleets = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && ['--top'].includes(args[i - 1]))).flatMap((p) => JSON.parse(readFileSync(p, 'utf8')));
+if (args.includes('--grid')) {
+  // Every combination of each group's spread (sharpness, position, fallback) and the twin's term,
+  // best first by the worst size's distance from 95%: how seMode 'twin' was chosen (tuning seeds).
+  const lamOf = (f) => {
+    let b11 = 0;
+    let b12 = 0;
+    for (let j = 0; j < f.e.length; j++) {
+      b11 += f.b1[j] ** 2;
+      b12 += f.b1[j] * f.b2[j];
+    }
+    return Math.min(5, Math.max(1, b11 / b12 || 1));
+  };
+  const sp = { U: (f) => f.spreadU[1], post: (f) => f.spread[1], mid: (f) => (f.spread[1] + f.spreadU[1]) / 2 };
+  const po = {
+    U: (f) => f.spreadU[2],
+    post: (f) => f.spread[2],
+    0.1: () => 0.1,
+    0.2: () => 0.2,
+    0.3: () => 0.3,
+    0.5: () => 0.5,
+    halfpost: (f) => f.spread[2] / 2,
+  };
+  const fa = { U: (f) => f.spreadU[3], post: (f) => f.spread[3] };
+  const ex = {
+    'max(pv, (lam b1)^2)': (pv, b, l) => Math.max(pv, (l * b) ** 2),
+    'pv + b1^2': (pv, b) => pv + b * b,
+    'pv + 2 b1^2': (pv, b) => pv + 2 * b * b,
+    'pv + 3 b1^2': (pv, b) => pv + 3 * b * b,
+    'pv + (lam b1)^2': (pv, b, l) => pv + (l * b) ** 2,
+    'max(pv, 2 b1^2)': (pv, b) => Math.max(pv, 2 * b * b),
+    'max(pv, 3 b1^2)': (pv, b) => Math.max(pv, 3 * b * b),
+  };
+  const sizes = [...new Set(fleets.map((f) => f.items))].sort((a, b) => a - b);
+  const lams = fleets.map(lamOf);
+  const rows = [];
+  for (const [sn, sf] of Object.entries(sp))
+    for (const [pn, pf] of Object.entries(po))
+      for (const [fn, ff] of Object.entries(fa))
+        for (const [en, ef] of Object.entries(ex)) {
+          const h = {};
+          const n = {};
+          fleets.forEach((f, i) => {
+            const r = [sf(f), pf(f), ff(f)];
+            for (let j = 0; j < f.e.length; j++) {
+              n[f.items] = (n[f.items] ?? 0) + 1;
+              const pv = r[0] * f.part1[j] + r[1] * f.part2[j] + r[2] * f.part3[j];
+              const ok = !Number.isFinite(f.se[j]) || Math.abs(f.e[j]) <= 1.96 * Math.sqrt(f.se[j] ** 2 - f.pv[j] + ef(pv, f.b1[j], lams[i]));
+              if (ok) h[f.items] = (h[f.items] ?? 0) + 1;
+            }
+          });
+          const c = sizes.map((s) => (100 * h[s]) / n[s]);
+          rows.push([Math.max(...c.map((v) => Math.abs(v - 95))), `sharpness ${sn}, position ${pn}, fallback ${fn}; ${en}`, c]);
+        }
+  rows.sort((a, b) => a[0] - b[0]);
+  console.log(`${'worst |c - 95|'}  rule  (${sizes.join(' / ')} items)`);
+  for (const [w, name, c] of rows.slice(0, Number(opt('top', '15'))))
+    console.log(`${w.toFixed(2).padStart(5)}  ${name.padEnd(64)} ${c.map((v) => `${v.toFixed(1)}%`).join(' ')}`);
+  process.exit(0);
+}
 const sizes = [...new Set(fleets.map((f) => f.items))].sort((a, b) => a - b);
 const hits = {};
 const counts = {};
@@ -141,7 +206,10 @@ for (const f of fleets) {
         hits[key] = (hits[key] ?? 0) + 1;
         continue;
       }
-      const v = rule({ s2U: f.seU[j] ** 2, pvU: f.pvU[j], s2: se * se, pv: f.pv[j], shift: f.shift[j], b1: f.b1[j], b2: f.b2[j], lam, lamR });
+      const pvM = f.spreadU[1] * f.part1[j] + f.spread[2] * f.part2[j] + f.spread[3] * f.part3[j];
+      const rk = [1, 2, 3].map((g) => Math.max(0.01, (f.excess[g] + 8) / (f.weight[g] + 8)));
+      const pvK = rk[0] * f.part1[j] + rk[1] * f.part2[j] + rk[2] * f.part3[j];
+      const v = rule({ pvK, pvM, s2U: f.seU[j] ** 2, pvU: f.pvU[j], s2: se * se, pv: f.pv[j], shift: f.shift[j], b1: f.b1[j], b2: f.b2[j], lam, lamR });
       if (Math.abs(f.e[j]) <= 1.96 * Math.sqrt(Math.max(0, v))) hits[key] = (hits[key] ?? 0) + 1;
     }
   }

@@ -168,7 +168,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       .example('$0 fit responses.parquet --model 2pl -o bundle-2pl.json', 'a binary 2PL on correctness')
       .example('$0 fit responses.jsonl --engine tfjs -o b.json', 'loss and gradient on TensorFlow.js (the GPU with @tensorflow/tfjs-node-gpu)')
       .example('$0 fit lm-eval-out/ -o bundle.json --skip-invalid', 'harness output directly, going past damaged records (listed on stderr)')
-      .example('$0 fit responses.jsonl --se twin -o b.json', "SEs with the twin's bias term (about a fifth more fit time)")
+      .example('$0 fit responses.jsonl --se twin -o b.json', "SEs with the twin's bias term (one more fit: about a third more CPU)")
       .example('$0 fit responses.jsonl --no-position --optimizer adam --steps 2500 -o b.json --json', "an ablation, the paper's Adam recipe, JSON summary")
       .epilogue(
         "The bundle holds every item's option slopes and intercepts (a, c) and difficulty, every LLM's theta with its " +
