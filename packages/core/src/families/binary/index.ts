@@ -5,6 +5,7 @@ import { NO_PARTS } from '../../types.js';
 import type { ModelFamily } from '../family.js';
 import { binaryBundleMapping } from './bundle.js';
 import { binaryCurvature } from './curvature.js';
+import { binaryCells } from './kernel.js';
 import { binaryFreeMask } from './layout.js';
 import { binaryNewton } from './newton.js';
 import { binaryObjective } from './objective.js';
@@ -36,7 +37,8 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
     curvature: (bank, layout, priors) => {
       const L = asBinary(layout);
       const y = correctness(bank);
-      return (x, free, opts) => binaryCurvature(bank, L, x, free, priors, y, opts);
+      const cells = binaryCells(bank, L, y);
+      return (x, free, opts) => binaryCurvature(bank, L, x, free, priors, y, opts, cells);
     },
     // Damped Newton on the arrowhead Hessian (newton.ts; fit's `newton: true`) for 3PL only, by
     // measurement on the CV folds of the simulated 189 x 2,000 fleet (core/BENCHMARKS.md): 3PL ends
