@@ -18,8 +18,9 @@
 // --newton: fit's `newton: true` (3PL by damped Newton on its full Hessian; default L-BFGS for all).
 // --fold f: only fold f (1-based) of each model, --runs times: its CPU seconds, passes, iterations,
 //   loss, the engine that ran, and the fold's held-out figures; then exit.
-// --binary-pass phased|scalar|simd: the wasm engine's 1PL-4PL pass (this checkout's loader only;
-//   default phased, the TypeScript kernel's bits).
+// --binary-pass phased|scalar|simd: the wasm engine's pass for every binary family (this checkout's
+//   loader only; default per family, ModelFamily.fastKernel: simd for 3PL and 4PL, phased, the
+//   TypeScript kernel's bits, for 1PL and 2PL; `--binary-pass phased` gives core's bits for all).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
