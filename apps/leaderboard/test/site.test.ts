@@ -9,7 +9,7 @@ import { bankFromRecords, fit, toBundle, type CalibrationBundle, type ResponseRe
 import { newReport, readLmEvalHarness, readNaepRotations, writeLmEvalHarness, writeResponses } from '@llm-nrm/adapters';
 import { fixture, repoRoot, tempDir } from '@llm-nrm/tooling/test';
 import { buildSite, responsesBank, serveSite, type ServedSite } from '../src/site/index.js';
-import type { ModelShard } from '../src/site/types.js';
+import type { LeaderboardShard, ModelShard } from '../src/site/types.js';
 import { ensureAppBuilt } from './appBuild.js';
 import { launchChromium, openRoute, watchedPage, type Launched, type WatchedPage } from './chromium.js';
 
@@ -166,6 +166,23 @@ describe('leaderboard site (NAEP, headless Chromium)', () => {
       expect(r.interval).toBe(true);
       expect(r.text).toContain(`[${two(l.theta - 1.959964 * l.se!)}, ${two(l.theta + 1.959964 * l.se!)}]`);
     });
+    // The Fallback column says "unused" exactly where the model's page does (mean gate below 1%),
+    // not a range that is only the prior's; leaderboard.json and the model shards agree on the gate.
+    const board = JSON.parse(readFileSync(join(tmp.dir, 'site-full', 'data', 'leaderboard.json'), 'utf8')) as LeaderboardShard;
+    const fallbackCells = await w.page.$$eval('#board tbody tr', (trs) => trs.map((tr) => tr.querySelectorAll('td')[7]?.textContent ?? ''));
+    let unused = 0;
+    board.llms.forEach((l, r) => {
+      const shard = JSON.parse(readFileSync(join(tmp.dir, 'site-full', 'data', 'models', `${r}.json`), 'utf8')) as ModelShard;
+      expect(l.fallbackUse).toBe(shard.fallbackUse);
+      const cell = fallbackCells[rows.findIndex((row) => row.id === l.id)]!;
+      if (l.fallbackUse! < 0.01) {
+        unused++;
+        expect(cell).toBe('unused');
+      } else {
+        expect(cell).toBe(two(l.fallbackStrength));
+      }
+    });
+    expect(unused).toBeGreaterThan(0);
     // Sorting by a column and searching change the table; the keyboard reaches the sort buttons.
     await w.page.getByRole('button', { name: 'Model' }).focus();
     await w.page.keyboard.press('Enter');

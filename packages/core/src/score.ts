@@ -62,7 +62,12 @@ export interface LlmScore {
 export interface ScoreResult {
   llms: LlmScore[];
   stats: BankStats;
+  /**
+   * The joint fit's final negative log posterior; when no LLM needed the joint fit (every one
+   * scored alone, `nuisance` 'fleet' or 'sharpness'), the sum of their own scoring objectives.
+   */
   loss: number;
+  /** Whether the joint fit converged (true when none was needed: the 1-D searches always end). */
   converged: boolean;
 }
 
@@ -82,24 +87,12 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
     ...(options.skipInvalid ? { skipInvalid: true } : {}),
   });
   // New LLMs start from the prior, not from a same-named calibrated LLM.
-  const { x } = bundleParameters({ ...bundle, llms: [] }, bank);
-  const res = fit(bank, {
-    model: bundle.model,
-    parts: bundle.parts,
-    ...(bundle.priors ? { priors: bundle.priors } : {}),
-    init: x,
-    fixItems: true,
-    identification: 'prior',
-    thetaSd: options.thetaSd ?? 3,
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    ...(options.engine !== undefined ? { engine: options.engine } : {}),
-  });
-  const L = res.layout;
-  const family = familyOfLayout(L);
+  const start = bundleParameters({ ...bundle, llms: [] }, bank);
+  const family = familyOfLayout(start.layout);
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
   const mode = options.nuisance ?? 'auto';
-  const llms = bank.models.map((id, j): LlmScore => {
+  const counts = bank.models.map((_, j) => {
     let cells = 0;
     let right = 0;
     const seen = new Set<number>();
@@ -113,16 +106,50 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
       for (let k = 1; k < K; k++) if (bank.q[o + k]! > bank.q[o + best]!) best = k;
       if (best === bank.key[bank.colItem[c]!]) right++;
     }
-    // A family without nuisance parameters (binary) is always fitted.
-    const used: 'fit' | 'fleet' | 'sharpness' =
-      family.holdNuisance === null ? 'fit' : mode === 'auto' ? (seen.size < FLEET_NUISANCE_BELOW ? 'sharpness' : 'fit') : mode;
-    if (used !== 'fit') {
-      const t = scoreThetaAlone(bank, L, res.x, j, bundle, options.thetaSd ?? 3, used === 'sharpness');
-      res.x[L.theta + j] = t.theta;
-      res.se[j] = t.se;
-    }
-    const base = { id, theta: res.x[L.theta + j]!, se: res.se[j]!, cells, accuracy: cells > 0 ? right / cells : 0, items: seen.size, nuisance: used };
-    return { ...base, ...family.bundleLlm(L, res.x, j) };
+    return { cells, right, items: seen.size };
   });
-  return { llms, stats, loss: res.loss, converged: res.converged };
+  // A family without nuisance parameters (binary) is always fitted.
+  const modes = counts.map((n): 'fit' | 'fleet' | 'sharpness' =>
+    family.holdNuisance === null ? 'fit' : mode === 'auto' ? (n.items < FLEET_NUISANCE_BELOW ? 'sharpness' : 'fit') : mode,
+  );
+  // The joint fit (items fixed, so each LLM's parameters are its own problem) runs only when some LLM
+  // is scored by it: an LLM scored alone gets its theta from `scoreThetaAlone`, which reads nothing
+  // the joint fit would have left in its slots, so a tiny benchmark's run (every LLM below
+  // FLEET_NUISANCE_BELOW items) costs no fit whose result would be overwritten.
+  let L = start.layout;
+  let x: Float64Array = start.x;
+  let se: Float64Array = new Float64Array(bank.models.length).fill(Infinity);
+  let loss = 0;
+  let converged = true;
+  if (modes.includes('fit')) {
+    const res = fit(bank, {
+      model: bundle.model,
+      parts: bundle.parts,
+      ...(bundle.priors ? { priors: bundle.priors } : {}),
+      init: start.x,
+      fixItems: true,
+      identification: 'prior',
+      thetaSd: options.thetaSd ?? 3,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.engine !== undefined ? { engine: options.engine } : {}),
+    });
+    L = res.layout;
+    x = res.x;
+    se = res.se;
+    loss = res.loss;
+    converged = res.converged;
+  }
+  const llms = bank.models.map((id, j): LlmScore => {
+    const used = modes[j]!;
+    if (used !== 'fit') {
+      const t = scoreThetaAlone(bank, L, x, j, bundle, options.thetaSd ?? 3, used === 'sharpness');
+      x[L.theta + j] = t.theta;
+      se[j] = t.se;
+      if (!modes.includes('fit')) loss += t.loss;
+    }
+    const n = counts[j]!;
+    const base = { id, theta: x[L.theta + j]!, se: se[j]!, cells: n.cells, accuracy: n.cells > 0 ? n.right / n.cells : 0, items: n.items, nuisance: used };
+    return { ...base, ...family.bundleLlm(L, x, j) };
+  });
+  return { llms, stats, loss, converged };
 }

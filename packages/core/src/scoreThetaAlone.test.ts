@@ -5,6 +5,7 @@ import { fit } from './fit.js';
 import { toBundle } from './bundle.js';
 import { FLEET_NUISANCE_BELOW, scoreResponses } from './score.js';
 import { fleetNuisance, minimiseTheta } from './scoreThetaAlone.js';
+import { tsEngine, type Engine } from './engine.js';
 
 const fleet = simulateFleet({ models: 25, items: 150, seed: 8 });
 const recs = [...bankRecords(fleet.bank)];
@@ -52,5 +53,29 @@ describe('scoring with the nuisance parameters held at the fleet', () => {
     };
     expect(agree(full.llms.map((l) => l.theta))).toBeGreaterThanOrEqual(0.7);
     expect(agree(asSharp.llms.map((l) => l.theta))).toBeGreaterThanOrEqual(0.7);
+  });
+
+  it('runs the joint fit only for LLMs it scores, and an LLM scored alone is the same with or without one', () => {
+    // Every LLM below FLEET_NUISANCE_BELOW items: no joint fit at all (its result would be overwritten).
+    // The engine counts the objectives it is asked for: one per fit.
+    let fits = 0;
+    const counting: Engine = { name: 'counting', objective: (...a) => (fits++, tsEngine.objective(...a)) };
+    const alone = scoreResponses(bundle, tiny, { engine: counting });
+    expect(fits).toBe(0);
+    expect(alone.converged).toBe(true);
+    expect(alone.llms.every((l) => l.nuisance === 'sharpness' && Number.isFinite(l.se))).toBe(true);
+    expect(Number.isFinite(alone.loss) && alone.loss > 0).toBe(true);
+    // Two of them beside three LLMs with every item: those three are fitted jointly, the two keep
+    // the very values they get alone.
+    const few = held.slice(0, 2);
+    const mixed = scoreResponses(bundle, [...tiny.filter((r) => few.includes(r.model)), ...fresh.filter((r) => !few.includes(r.model))], {
+      engine: counting,
+    });
+    expect(fits).toBe(1);
+    for (const id of held) {
+      const m = mixed.llms.find((l) => l.id === id)!;
+      if (few.includes(id)) expect(m).toEqual(alone.llms.find((l) => l.id === id));
+      else expect(m.nuisance).toBe('fit');
+    }
   });
 });

@@ -103,7 +103,7 @@ export function scoreThetaAlone(
   bundle: CalibrationBundle,
   thetaSd: number,
   withSharpness = false,
-): { theta: number; se: number; sharpness?: number } {
+): { theta: number; se: number; sharpness?: number; loss: number } {
   const family = familyOfLayout(layout);
   family.holdNuisance?.(layout, x, j, fleetNuisance(bundle));
   const f = objective(bank, layout, x, j, thetaSd);
@@ -112,9 +112,12 @@ export function scoreThetaAlone(
     const u0 = fleetNuisance(bundle).logSharpness;
     const sd = bundle.priors?.sharpnessSd ?? 0.5;
     const r = minimiseThetaSharpness((t, u) => f(t, u) + ((u - u0) * (u - u0)) / (2 * sd * sd));
+    const loss = f(r.theta, r.u) + ((r.u - u0) * (r.u - u0)) / (2 * sd * sd);
     x[layout.theta + j] = r.theta;
     family.setSharpness(layout, x, j, Math.exp(r.u));
-    return { theta: r.theta, se: r.se, sharpness: Math.exp(r.u) };
+    return { theta: r.theta, se: r.se, sharpness: Math.exp(r.u), loss };
   }
-  return minimiseTheta((t) => f(t));
+  const r = minimiseTheta((t) => f(t));
+  // f leaves x at its last argument (the SE's second difference): evaluate at the optimum last.
+  return { ...r, loss: f(r.theta) };
 }

@@ -139,6 +139,16 @@ export function siteData(input: SiteInput): SiteFiles {
     benchAcc = s.benchAcc;
   }
 
+  // Each LLM's mean fallback gate over the items it answered: the table and its page both say
+  // "unused" below 1%, where the fallback pattern is the prior's and not a finding.
+  const family = getFamily(bundle.model, bundle.parts);
+  const bankDifficulty = bank ? bankDifficulties(bundle, bank) : null;
+  const uses = llms.map((l, r) =>
+    family.optionLevel && bundle.parts.fallback
+      ? round(fallbackUse(bundle, l.theta, bank && rowOf && bankDifficulty ? { bank, row: rowOf[r]!, difficulty: bankDifficulty } : null))
+      : null,
+  );
+
   // Leaderboard rows.
   const thetas = llms.map((l) => l.theta);
   const range: [number, number] = [Math.min(...thetas), Math.max(...thetas)];
@@ -159,6 +169,7 @@ export function siteData(input: SiteInput): SiteFiles {
       cells: l.cells ?? null,
       sharpness: round(l.sharpness),
       fallbackStrength: round(fb),
+      fallbackUse: uses[r]!,
       positionBias: roundAll(l.positionBias, 4),
       fallback: roundAll(l.fallback, 4),
       warnings: (bundle.warnings ?? []).filter((w) => w.llms?.includes(l.id)).map((w) => w.code),
@@ -181,14 +192,12 @@ export function siteData(input: SiteInput): SiteFiles {
   // SEs of every LLM's bias and fallback from its own responses (Fisher information, one pass).
   const paramErrors = new Map<number, ReturnType<typeof llmParameterErrors>[number]>();
   // Option-level families fitted on the responses as read (not nrm-hard's hardened ones, nor binary).
-  const family = getFamily(bundle.model, bundle.parts);
   if (bank && rowOf && family.optionLevel && !family.hardened) {
     const { layout, x: bx } = bundleParameters(bundle, bank);
     const boardRows = Array.from(rowOf.keys()).filter((r) => rowOf![r]! >= 0);
     const errs = llmParameterErrors(bank, layout, bx, { rows: boardRows.map((r) => rowOf![r]!), ...(bundle.priors ? { priors: bundle.priors } : {}) });
     boardRows.forEach((r, n) => paramErrors.set(r, errs[n]!));
   }
-  const bankDifficulty = bank ? bankDifficulties(bundle, bank) : null;
   for (let r = 0; r < J; r++) {
     const l = llms[r]!;
     const info = itemInformation(itemBank, iLayout, ix, { abilities: [l.theta] });
@@ -209,10 +218,7 @@ export function siteData(input: SiteInput): SiteFiles {
       index: r,
       information: perBench,
       paramSe: null,
-      fallbackUse:
-        family.optionLevel && bundle.parts.fallback
-          ? round(fallbackUse(bundle, l.theta, bank && rowOf && bankDifficulty ? { bank, row: rowOf[r]!, difficulty: bankDifficulty } : null))
-          : null,
+      fallbackUse: uses[r]!,
       accuracy: rows[r]!.benchmarks
         ? benchNames.map((name, b) => ({ benchmark: name, accuracy: rows[r]!.benchmarks![b]!, cells: benchAcc!.cells[r * benchNames.length + b]! }))
         : null,

@@ -42,6 +42,8 @@ export interface LeaderboardRow {
   sharpness: number;
   /** max_k rho_k - min_k rho_k: how strongly its fallback leans to a displayed position (logits). */
   fallbackStrength: number;
+  /** Mean fallback gate over its items, as ModelShard.fallbackUse (null: no fallback, or a model scored in the page). */
+  fallbackUse: number | null;
   positionBias: number[];
   fallback: number[];
   /** Codes of the bundle warnings that name this LLM. */

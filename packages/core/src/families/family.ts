@@ -96,6 +96,12 @@ export interface LlmPrior {
   precision: Float64Array;
   z: Float64Array;
   group: Uint8Array;
+  /**
+   * Groups whose fleet spread the data measure: one coordinate per LLM that every cell informs
+   * (LLM-NRM: sharpness). The 'twin' SE mode estimates their spread by the unbiased moment
+   * (StandardErrorOptions.spread 'measured'); the others keep the posterior moment.
+   */
+  measured?: readonly number[];
 }
 
 /**

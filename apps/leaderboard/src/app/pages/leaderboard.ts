@@ -2,6 +2,7 @@ import { download, fmt, h, howTo, pct, replace, s } from '../dom.js';
 import { leaderboard, manifest } from '../data.js';
 import { board, type BoardRow } from '../state.js';
 import type { Manifest } from '../../site/types.js';
+import { fallbackUnused } from '../fallbackUnused.js';
 
 type SortKey = 'theta' | 'id' | 'accuracy' | 'sharpness' | 'fallbackStrength' | 'se';
 
@@ -63,6 +64,7 @@ function rowsCsv(rows: BoardRow[], m: Manifest): string {
     'accuracy',
     'sharpness',
     'fallback_strength',
+    'fallback_use',
     ...Array.from({ length: k }, (_, t) => `position_bias_${t + 1}`),
     'added',
     'outside_calibrated_range',
@@ -83,6 +85,7 @@ function rowsCsv(rows: BoardRow[], m: Manifest): string {
         r.accuracy ?? '',
         r.sharpness,
         r.fallbackStrength,
+        r.fallbackUse ?? '',
         ...Array.from({ length: k }, (_, t) => r.positionBias[t] ?? ''),
         r.added,
         r.outOfRange,
@@ -138,7 +141,15 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
     if (bench >= 0) out = out.filter((r) => r.added || (r.benchmarks?.[bench] ?? null) !== null);
     const acc = (r: BoardRow) => (bench >= 0 ? (r.benchmarks?.[bench] ?? null) : r.accuracy) ?? -Infinity;
     const val = (r: BoardRow): number | string =>
-      sortKey === 'id' ? r.id.toLowerCase() : sortKey === 'accuracy' ? acc(r) : sortKey === 'se' ? (r.se ?? Infinity) : r[sortKey];
+      sortKey === 'id'
+        ? r.id.toLowerCase()
+        : sortKey === 'accuracy'
+          ? acc(r)
+          : sortKey === 'se'
+            ? (r.se ?? Infinity)
+            : sortKey === 'fallbackStrength' && fallbackUnused(r.fallbackUse)
+              ? -Infinity
+              : r[sortKey];
     out.sort((a, b) => {
       const x = val(a);
       const y = val(b);
@@ -191,7 +202,16 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
           h('td', null, intervalBar(r, lo - pad, hi + pad)),
           h('td', { class: 'num' }, pct(acc)),
           h('td', { class: 'num' }, fmt(r.sharpness)),
-          h('td', { class: 'num' }, fmt(r.fallbackStrength)),
+          fallbackUnused(r.fallbackUse)
+            ? h(
+                'td',
+                {
+                  class: 'num muted',
+                  title: `fallback gate shut on its items (mean gate ${r.fallbackUse! < 1e-4 ? 'below 0.01%' : pct(r.fallbackUse!, 2)}): the pattern is the prior's, not the data's`,
+                },
+                'unused',
+              )
+            : h('td', { class: 'num' }, fmt(r.fallbackStrength)),
           h(
             'td',
             null,

@@ -3,6 +3,7 @@ import { fmt, h, howTo, optionLabel, pct } from '../dom.js';
 import { leaderboard, manifest, modelShard } from '../data.js';
 import { ACCENT, WARN } from '../palette.js';
 import { board } from '../state.js';
+import { fallbackUnused } from '../fallbackUnused.js';
 
 function card(k: string, v: string, sub?: string): HTMLElement {
   return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v' }, v), sub ? h('div', { class: 'k' }, sub) : null);
@@ -33,14 +34,6 @@ function positionChart(values: number[], se: number[] | null, title: string, wha
     },
     { title, description: desc },
   );
-}
-
-/**
- * Below 1% mean gate the fallback carries under 1% of the choices: its rho is then pinned by its prior
- * (0 +- 1.96 * llmSd), and a chart of it would show the prior as if it were a finding.
- */
-function fallbackUnused(use: number | null | undefined): boolean {
-  return use !== null && use !== undefined && use < 0.01;
 }
 
 export async function modelPage(view: HTMLElement, args: string[]): Promise<void> {

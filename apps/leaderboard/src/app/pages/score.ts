@@ -92,6 +92,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
           cells: l.cells,
           sharpness: l.sharpness,
           fallbackStrength: l.fallback.length > 0 ? Math.max(...l.fallback) - Math.min(...l.fallback) : 0,
+          fallbackUse: null,
           positionBias: l.positionBias,
           fallback: l.fallback,
           benchmarks: null,
