@@ -95,6 +95,11 @@ export interface FitOptions {
   distanceTolerance?: number;
   /** Also stop when the loss falls by less than tolerance x |loss| over 5 iterations (default 0: off). */
   tolerance?: number;
+  /**
+   * The `tolerance` stop counts only once the estimated distance to the optimum is below this many
+   * SEs (default: the family's `toleranceDistance`, else Infinity: always).
+   */
+  toleranceDistance?: number;
   /** Stop once the loss reaches this value (benchmarks). */
   targetLoss?: number;
   priors?: Priors;
@@ -300,6 +305,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         maxIterations,
         tolerance: options.tolerance ?? 0,
         distanceTolerance: options.distanceTolerance ?? DISTANCE_TOLERANCE,
+        toleranceDistance: options.toleranceDistance ?? family.toleranceDistance ?? Infinity,
         ...(degenerate ? { stop: degenerate } : {}),
       });
     const sweep0 = makeSweep(pc0);
