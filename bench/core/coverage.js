@@ -8,7 +8,7 @@
 // "degenerate gate" counts the fleets whose fit ended in the family's degenerate basin (LLM-NRM: the
 // gate shut, w0 < -8, or the fallback dominating no cell: the conditions of `family.restart`), and
 // gives the coverage of the other fleets; the gate line gives each fleet's w0, kappa and coverage.
-//   node bench/core/coverage.js [--models 100] [--reps 10] [--items 6,20,41,200] [--hard 0] [--noise 0.3] [--seed0 0] [--budget] [--gate-sd 2] [--sharpness-sd 0.5] [--sharpness-centre fleet|zero] [--item-sd 10] [--llm-sd 2] [--twin]
+//   node bench/core/coverage.js [--models 100] [--reps 10] [--items 6,20,41,200] [--hard 0] [--noise 0.3] [--seed0 0] [--budget] [--gate-sd 2] [--sharpness-sd 0.5] [--sharpness-centre fleet|zero] [--item-sd 10] [--llm-sd 2] [--se quasi|twin]
 import * as core from '@llm-nrm/core';
 
 const args = process.argv.slice(2);
@@ -29,8 +29,8 @@ const priors = {
   ...(args.includes('--item-sd') ? { itemSd: Number(opt('item-sd', '')) } : {}),
   ...(args.includes('--llm-sd') ? { llmSd: Number(opt('llm-sd', '')) } : {}),
 };
-// --twin: fold the twin's bias into the SEs (FitOptions.twinBias, fit/twinBias.ts).
-const twinBias = args.includes('--twin');
+// --se twin: the 'twin' SE mode (FitOptions.seMode, fit/twinBias.ts); --twin is the same.
+const seMode = args.includes('--twin') ? 'twin' : opt('se', 'quasi');
 
 function standardize(v) {
   const m = v.reduce((s, t) => s + t, 0) / v.length;
@@ -43,7 +43,7 @@ const median = (v) => {
 };
 
 console.log(
-  `coverage of theta +- 1.96 SE: ${models} LLMs, ${reps} fleets per size (seeds 1000 x items + ${seed0}..), model ${model}, hard ${hard}, noise ${noise}, priors ${JSON.stringify(priors)}${twinBias ? ', twin bias in the SEs' : ''}`,
+  `coverage of theta +- 1.96 SE: ${models} LLMs, ${reps} fleets per size (seeds 1000 x items + ${seed0}..), model ${model}, hard ${hard}, noise ${noise}, priors ${JSON.stringify(priors)}, SE mode ${seMode}`,
 );
 console.log(
   'items  intervals  coverage  (binomial 95% band)  per-fleet range  median SE  RMSE   Fisher: coverage  median SE  median phi  prior share  infinite  s/fit  degenerate gate: fleets, coverage of the others',
@@ -69,11 +69,13 @@ for (const items of sizes) {
   for (let r = 0; r < reps; r++) {
     const f = core.simulateFleet({ models, items, seed: 1000 * items + seed0 + r, hard, noise });
     const t0 = performance.now();
-    const res = core.fit(f.bank, { model, priors, twinBias });
+    const res = core.fit(f.bank, { model, priors, seMode });
     secs += (performance.now() - t0) / 1000;
     const extra = core.thetaStandardErrors(res.family, res.bank, res.layout, res.x, core.freeMask(res.layout), res.priors, 0, {
       profileItems: true,
       errorModel: 'quasi',
+      // The prior term as the mode computed it (the twin's max(prior, 2 b^2) comes on top).
+      ...(seMode === 'twin' ? { spread: 'measured' } : {}),
     });
     const truth = standardize(Array.from(f.truth.subarray(f.layout.theta, f.layout.theta + models)));
     const twin = budget

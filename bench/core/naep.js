@@ -54,18 +54,26 @@ const b = core.toBundle(full, { version: 'bench' });
 // SEs of theta as fit reports them ('quasi': measured dispersion phi plus the priors' bias) and the
 // Fisher ones (one multinomial draw per cell).
 const seq = core.thetaStandardErrors(full.family, full.bank, L, full.x, core.freeMask(L), full.priors, 0, { profileItems: true, errorModel: 'quasi' });
-// And with FitOptions.twinBias: the bias term max(prior term, twin bias^2), the twin refitted from
-// the estimate on the model's own predictions (fit/twinBias.ts), stopped as fit stops it (0.1 SE).
+// And with FitOptions.seMode 'twin': the prior term with the sharpness spread by the unbiased moment
+// (spread 'measured') and the bias term max(prior term, 2 twin bias^2), the twin refitted from the
+// estimate on the model's own predictions (fit/twinBias.ts), stopped as fit stops it (0.1 SE).
 const J = full.bank.models.length;
 const twinFit = core.fit(core.twinBank(full.bank, L, full.x), { priors, optimizer, init: full.x, standardErrors: false, distanceTolerance: 0.1 });
-const seTwin = core.twinBiasSe(seq.se, seq.priorVariance, full.x.subarray(0, J), twinFit.x.subarray(0, J));
+const seMeasured = core.thetaStandardErrors(full.family, full.bank, L, full.x, core.freeMask(L), full.priors, 0, {
+  profileItems: true,
+  errorModel: 'quasi',
+  spread: 'measured',
+});
+const seTwin = core.twinBiasSe(seMeasured.se, seMeasured.priorVariance, full.x.subarray(0, J), twinFit.x.subarray(0, J), core.TWIN_BIAS_SCALE);
+console.log(`
+fleet spreads (prior variances; sharpness, position, fallback): posterior moment ${Array.from(seq.spread.slice(1), (v) => v.toFixed(2)).join(' / ')}, --se twin ${Array.from(seMeasured.spread.slice(1), (v) => v.toFixed(2)).join(' / ')}`);
 const seOf = new Map(full.bank.models.map((m, j) => [m, j]));
 console.log(
-  '\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) as fit reports it (with FitOptions.twinBias, the twin bias, Fisher SE, dispersion phi_j):',
+  '\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) as fit reports it (with --se twin, the twin bias, Fisher SE, dispersion phi_j):',
 );
 for (const l of [...b.llms].sort((p, q) => q.theta - p.theta)) {
   const j = seOf.get(l.id);
-  const se = `se ${seq.se[j].toFixed(3)} (with the twin ${seTwin[j].toFixed(3)}, twin bias ${(twinFit.x[j] - full.x[j]).toFixed(3)}, Fisher ${(1 / Math.sqrt(seq.information[j])).toFixed(3)}, phi ${seq.dispersion[j].toFixed(3)})`;
+  const se = `se ${seq.se[j].toFixed(3)} (--se twin ${seTwin[j].toFixed(3)}, twin bias ${(twinFit.x[j] - full.x[j]).toFixed(3)}, Fisher ${(1 / Math.sqrt(seq.information[j])).toFixed(3)}, phi ${seq.dispersion[j].toFixed(3)})`;
   console.log(
     `  ${l.id.padEnd(14)} theta ${l.theta.toFixed(2).padStart(6)}  ${se}  s ${l.sharpness.toFixed(2)}  delta ${l.positionBias
       .slice(0, 4)

@@ -2,7 +2,7 @@
 // The twin's bias scaled by a second twin (not built into fit): b1 = theta(twin of the fit) - theta,
 // b2 = theta(twin of the twin) - theta(twin); per fleet lambda = b1.b1 / b1.b2 (first order: the
 // error is about lambda b1), and the intervals with max(prior term, (lambda b1)^2) as the bias term,
-// beside the default and FitOptions.twinBias. Seeds 1000 x items + seed0 + r, 100 LLMs.
+// beside the default and the fifth session's twin max(prior term, b1^2) (seMode 'twin' is bench/core/twinRules.js's rule). Seeds 1000 x items + seed0 + r, 100 LLMs.
 //   node bench/core/twinScaled.js <items> [seed0=100] [reps=5]
 import * as core from '@llm-nrm/core';
 const items = Number(process.argv[2]);
@@ -16,7 +16,7 @@ let n = 0,
 const lams = [];
 for (let r = 0; r < reps; r++) {
   const f = core.simulateFleet({ models: 100, items, seed: 1000 * items + seed0 + r });
-  const res = core.fit(f.bank, { twinBias: true });
+  const res = core.fit(f.bank);
   const L = res.layout;
   const sep = core.thetaStandardErrors(res.family, res.bank, L, res.x, core.freeMask(L), res.priors, 0, { profileItems: true, errorModel: 'quasi' });
   const x1 = core.fit(core.twinBank(res.bank, L, res.x), { init: res.x, standardErrors: false, distanceTolerance: 0.1 }).x;
@@ -40,7 +40,7 @@ for (let r = 0; r < reps; r++) {
     const b1 = x1[j] - res.x[j];
     const b2 = x2[j] - x1[j];
     if (Math.abs(e) <= 1.96 * sep.se[j]) h0++;
-    if (Math.abs(e) <= 1.96 * res.se[j]) h1++;
+    if (Math.abs(e) <= 1.96 * Math.sqrt(s2 - pv + Math.max(pv, b1 * b1))) h1++; // the fifth session's twin, max(prior, b1^2)
     if (Math.abs(e) <= 1.96 * Math.sqrt(s2 - pv + Math.max(pv, (lam * b1) ** 2))) h2++;
     const ej = Math.abs(b2) < Math.abs(b1) && b1 * b2 > 0 ? (b1 * b1) / (b1 - b2) : b1; // per LLM geometric extrapolation
     if (Math.abs(e) <= 1.96 * Math.sqrt(s2 - pv + Math.max(pv, ej * ej))) h3++;

@@ -1,7 +1,7 @@
 // Speed benchmark (not a test) of `llm-nrm evaluate --cv 5` with all seven models, per model and
 // per fold, on the built dist. Usage (build first: npm run build):
 //   node packages/cli/bench/evaluate-cv.mjs [--file f.jsonl] [--runs 3] [--models llm-nrm,...] [--root DIR] [--wall N] [--newton] [--digits 4]
-//   node packages/cli/bench/evaluate-cv.mjs --fold 1 --models 3pl,4pl [--runs 3] [--root DIR] [--binary-pass simd]
+//   node packages/cli/bench/evaluate-cv.mjs --fold 1[,2,...] --models 3pl,4pl [--runs 3] [--root DIR] [--binary-pass phased|simd]
 // --file: a tidy responses file (default: `llm-nrm simulate -o /tmp/llm-nrm-cv-bench.jsonl --seed 7`,
 //   189 x 2,000, written when missing). --root: a checkout whose built dist to time (e.g. another
 //   worktree, for before/after); default this one.
@@ -17,9 +17,11 @@
 // --digits: decimals of the held-out table (default 4).
 // --newton: fit's `newton: true` (3PL by damped Newton on its full Hessian; default L-BFGS for all).
 // --fold f: only fold f (1-based) of each model, --runs times: its CPU seconds, passes, iterations,
-//   loss, the engine that ran, and the fold's held-out figures; then exit.
-// --binary-pass phased|scalar|simd: the wasm engine's 1PL-4PL pass (this checkout's loader only;
-//   default phased, the TypeScript kernel's bits).
+//   loss, the stop (criterion and estimated distance in SE), the engine that ran, and the fold's
+//   held-out figures; then exit. A list (--fold 1,2,3,4,5): those folds, then the means of their figures.
+// --binary-pass phased|scalar|simd: the wasm engine's pass for every binary family (this checkout's
+//   loader only; default per family, ModelFamily.fastKernel: simd for 3PL and 4PL, phased, the
+//   TypeScript kernel's bits, for 1PL and 2PL; `--binary-pass phased` gives core's bits for all).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -66,38 +68,53 @@ const median = (v) => {
 };
 const oneFold = opt('fold', undefined);
 if (oneFold !== undefined) {
-  const f = Number(oneFold) - 1;
+  const d = Number(opt('digits', '6'));
+  const show = (v) => v.map((x) => x.toFixed(d)).join(' / ');
   for (const m of models) {
     const plan = crossValidationPlan(bank, { models: [m], folds: 5, seed: 1 });
-    const cpus = [];
-    let info = null;
-    for (let r = 0; r < runs; r++) {
-      const c0 = cpu();
-      const metrics = crossValidateFold(
-        bank,
-        plan.folds,
-        { spec: plan.specs[0], fold: f },
-        {
-          fitOptions: { engine, ...(args.includes('--newton') ? { newton: true } : {}) },
-          fit: (b, o) => {
-            const res = coreFit(b, o);
-            info = { passes: res.passes, iterations: res.iterations, loss: res.loss, engine: res.engine, optimizer: res.optimizer };
-            return res;
+    const sums = [0, 0, 0, 0, 0];
+    const folds = oneFold.split(',').map((v) => Number(v) - 1);
+    let cpuAll = 0;
+    for (const f of folds) {
+      const cpus = [];
+      let info = null;
+      for (let r = 0; r < runs; r++) {
+        const c0 = cpu();
+        const metrics = crossValidateFold(
+          bank,
+          plan.folds,
+          { spec: plan.specs[0], fold: f },
+          {
+            fitOptions: { engine, ...(args.includes('--newton') ? { newton: true } : {}) },
+            fit: (b, o) => {
+              const res = coreFit(b, o);
+              info = {
+                passes: res.passes,
+                iterations: res.iterations,
+                loss: res.loss,
+                engine: res.engine,
+                optimizer: res.optimizer,
+                reason: res.reason,
+                distance: res.distance,
+              };
+              return res;
+            },
           },
-        },
-      );
-      cpus.push(cpu() - c0);
-      console.log(
-        `  ${m} fold ${f + 1} run ${r + 1}: ${cpus[r].toFixed(2)} CPU-s, ${info.passes} passes, ${info.iterations} iterations, loss ${info.loss.toFixed(4)}, engine ${info.engine}, load ${os.loadavg()[0].toFixed(1)}`,
-      );
-      if (r === runs - 1) {
-        const d = Number(opt('digits', '6'));
-        console.log(
-          `  ${m} fold ${f + 1} held out: ${[metrics.optionAccuracy, metrics.optionLogLoss, metrics.correctAccuracy, metrics.correctLogLoss, metrics.correctBrier].map((v) => v.toFixed(d)).join(' / ')}`,
         );
+        cpus.push(cpu() - c0);
+        console.log(
+          `  ${m} fold ${f + 1} run ${r + 1}: ${cpus[r].toFixed(2)} CPU-s, ${info.passes} passes, ${info.iterations} iterations, loss ${info.loss.toFixed(4)}, stop ${info.reason} at ${info.distance.toFixed(3)} SE, engine ${info.engine}, load ${os.loadavg()[0].toFixed(1)}`,
+        );
+        if (r === runs - 1) {
+          const v = [metrics.optionAccuracy, metrics.optionLogLoss, metrics.correctAccuracy, metrics.correctLogLoss, metrics.correctBrier];
+          v.forEach((x, t) => (sums[t] += x / folds.length));
+          console.log(`  ${m} fold ${f + 1} held out: ${show(v)}`);
+        }
       }
+      cpuAll += median(cpus);
+      console.log(`${m} fold ${f + 1}: median ${median(cpus).toFixed(2)} CPU-s over ${runs} runs`);
     }
-    console.log(`${m} fold ${f + 1}: median ${median(cpus).toFixed(2)} CPU-s over ${runs} runs`);
+    if (folds.length > 1) console.log(`${m} folds ${oneFold}: ${cpuAll.toFixed(1)} CPU-s (medians added); mean held out ${show(sums)}`);
   }
   process.exit(0);
 }

@@ -17,8 +17,10 @@ export const WASM_THREADS = Math.max(1, Math.min(4, availableParallelism()));
 export interface EngineLoadOptions {
   threads?: number;
   /**
-   * The wasm engine's 1PL-4PL full pass (engine-wasm's WasmEngineOptions.binaryPass): 'phased'
-   * (default) keeps the TypeScript kernel's bits; 'simd' is cheaper but not those bits (benches only).
+   * The wasm engine's 1PL-4PL full pass for every binary family (engine-wasm's
+   * WasmEngineOptions.binaryPass): 'phased' keeps the TypeScript kernel's bits; 'simd' is about 2x
+   * cheaper but not those bits. Default: per family (`ModelFamily.fastKernel`: 'simd' for 3PL and
+   * 4PL, 'phased' for 1PL and 2PL).
    */
   binaryPass?: 'phased' | 'scalar' | 'simd';
 }
@@ -35,7 +37,7 @@ const LOADERS: Record<string, (options: EngineLoadOptions) => Promise<Engine>> =
     return {
       name: 'wasm',
       detail: 'WebAssembly SIMD kernel (@llm-nrm/engine-wasm); 1PL-4PL on its f64 binary kernel',
-      objective: (bank, family, priors) => w.objective(bank, family.layout(bank), priors),
+      objective: (bank, family, priors) => w.objective(bank, { layout: family.layout(bank), fastKernel: family.fastKernel === true }, priors),
       // The preconditioner's curvature on the kernel too (parallel over rows and items).
       curvature: (_bank, _family, _priors, objective) => w.curvature(objective),
     };

@@ -31,6 +31,8 @@ export interface CalibrationBundle {
     optimizer: string;
     engine: string;
     cells?: number;
+    /** How the SEs were computed (FitOptions.seMode; 'fisher' under scoring). */
+    seMode?: string;
   };
   provenance: { tool: string; version: string; createdAt: string; inputs?: { path: string; sha256: string }[]; seed?: number; command?: string };
   /** What the data cannot support (design checks, item versions): shown with any leaderboard. */
@@ -204,6 +206,7 @@ export function toBundle(
       optimizer: result.optimizer,
       engine: result.engine,
       cells,
+      ...(result.seMode ? { seMode: result.seMode } : {}),
     },
     provenance: { tool: 'llm-nrm', createdAt: provenance.createdAt ?? new Date().toISOString(), ...provenance },
   };

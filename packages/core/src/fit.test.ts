@@ -184,4 +184,21 @@ describe('stopping in units of standard error, and the SEs', () => {
     expect(hit / n).toBeGreaterThanOrEqual(0.93);
     expect(hit / n).toBeLessThanOrEqual(0.97);
   });
+
+  it("seMode 'twin' covers between 93% and 97% of them too (the same 6 fleets; 200 items, where 'quasi' falls short, in bench/core/coverage.js --se twin)", () => {
+    let hit = 0;
+    let n = 0;
+    for (let seed = 41001; seed <= 41006; seed++) {
+      const f = simulateFleet({ models: 100, items: 41, seed });
+      const r = fit(f.bank, { seMode: 'twin' });
+      expect(r.seMode).toBe('twin');
+      const truth = standardized(f.truth, 100);
+      for (let j = 0; j < 100; j++) {
+        n++;
+        if (Math.abs(r.x[j]! - truth[j]!) <= 1.96 * r.se[j]!) hit++;
+      }
+    }
+    expect(hit / n).toBeGreaterThanOrEqual(0.93);
+    expect(hit / n).toBeLessThanOrEqual(0.97);
+  });
 });

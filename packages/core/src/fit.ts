@@ -20,7 +20,7 @@ import { minimizeLbfgs } from './fit/lbfgs.js';
 import { minimizeNewton } from './fit/newton.js';
 import type { OptimizeProgress, OptimizeResult, OptimizerName } from './fit/optimizer.js';
 import { thetaStandardErrors } from './fit/standardErrors.js';
-import { twinBank, twinBiasSe } from './fit/twinBias.js';
+import { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
 import { standardizeInto } from './internal/standardized.js';
 import type { Layout } from './layout.js';
 import { DEFAULT_PRIORS, type Objective, type Priors } from './objective.js';
@@ -37,6 +37,10 @@ export const DISTANCE_TOLERANCE = 0.01;
 
 /** The twin's bias check's stopping distance, in SEs (fit/twinBias.ts): its bias need not be finer than a tenth of an SE. */
 const TWIN_DISTANCE = 0.1;
+
+/** The SE modes of a fleet fit (FitOptions.seMode). */
+export const SE_MODES = ['quasi', 'twin'] as const;
+export type SeMode = (typeof SE_MODES)[number];
 
 export interface FitOptions {
   /** Model family. Default 'llm-nrm'. */
@@ -92,6 +96,11 @@ export interface FitOptions {
   distanceTolerance?: number;
   /** Also stop when the loss falls by less than tolerance x |loss| over 5 iterations (default 0: off). */
   tolerance?: number;
+  /**
+   * The `tolerance` stop counts only once the estimated distance to the optimum is below this many
+   * SEs (default: the family's `toleranceDistance`, else Infinity: always).
+   */
+  toleranceDistance?: number;
   /** Stop once the loss reaches this value (benchmarks). */
   targetLoss?: number;
   priors?: Priors;
@@ -110,12 +119,18 @@ export interface FitOptions {
   /** Compute per-LLM standard errors of theta (default true). */
   standardErrors?: boolean;
   /**
-   * With the SEs of a soft option-level fit (LLM-NRM, NRM; not scoring), refit the fit's noise-free
-   * twin (the model's own predictions) from the estimate and fold its bias into the SEs
-   * (fit/twinBias.ts). One more fit from the converged point (33 passes at 100 x 200, 124 on NAEP
-   * against the fit's 131 and 551). Default false: measured (bench/core/coverage.js --twin), it
-   * lifts 200 items from 88.5 to 92.3% but takes 41 items from 97.0 to 97.2% (BENCHMARKS.md).
+   * How the SEs of a fleet fit are computed (scoring, fixItems, always uses 'fisher').
+   * 'quasi' (default): thetaStandardErrors' 'quasi' SE. 'twin': also refit the fit's noise-free twin
+   * (the model's own predictions) from the estimate, and take as the bias term max(prior term,
+   * TWIN_BIAS_SCALE b^2) with b the twin's bias (fit/twinBias.ts), the prior term with the fleet's
+   * sharpness spread by the unbiased moment (StandardErrorOptions.spread 'measured'). Soft
+   * option-level families only (LLM-NRM, NRM); others fall back to 'quasi'. One more fit from the
+   * converged point, stopped at 0.1 SE. Measured (BENCHMARKS.md, bench/core/coverage.js --se twin): 93-97%
+   * coverage at 6, 20, 41 and 200 items on both standard seed sets, where 'quasi' gives 98.4% at 20
+   * and 88.5-90.4% at 200; about a third more CPU for `llm-nrm fit` at 189 x 2,000, so not the default.
    */
+  seMode?: SeMode;
+  /** Deprecated: `seMode: 'twin'`. */
   twinBias?: boolean;
   /** Warm start: a parameter vector of the same layout. */
   init?: Float64Array;
@@ -143,7 +158,9 @@ export interface FitResult {
    * is not identified by the LLM's cells and the priors).
    */
   se: Float64Array;
-  /** The twin's bias check where it ran (FitOptions.twinBias): its passes and seconds, and theta_twin - theta per LLM. */
+  /** The SE mode that ran ('fisher' under fixItems; absent without SEs). */
+  seMode?: SeMode | 'fisher';
+  /** The twin's bias check where it ran (seMode 'twin'): its passes and seconds, and theta_twin - theta per LLM. */
   twin?: { passes: number; seconds: number; bias: Float64Array };
   loss: number;
   iterations: number;
@@ -300,6 +317,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         maxIterations,
         tolerance: options.tolerance ?? 0,
         distanceTolerance: options.distanceTolerance ?? DISTANCE_TOLERANCE,
+        toleranceDistance: options.toleranceDistance ?? family.toleranceDistance ?? Infinity,
         ...(degenerate ? { stop: degenerate } : {}),
       });
     const sweep0 = makeSweep(pc0);
@@ -340,6 +358,12 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     }
   }
   x0 = toModel(res.x);
+  const twinMode =
+    options.standardErrors !== false &&
+    !options.fixItems &&
+    (options.seMode ?? (options.twinBias === true ? 'twin' : 'quasi')) === 'twin' &&
+    family.optionLevel &&
+    !family.hardened;
   // SEs from each LLM's own block at the final point; under standardisation the scale is fixed by
   // the fleet, so no theta prior enters that block's information.
   const seParts =
@@ -350,21 +374,23 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
           // one-dimensional Fisher SEs, and an LLM scored on 99 or 100 items must not change SE scale.
           profileItems: !options.fixItems,
           errorModel: options.fixItems ? 'fisher' : 'quasi',
+          ...(twinMode ? { spread: 'measured' as const } : {}),
           ...seCurvature(engine, fitBank, family, priors, built.objective),
         });
   let se = seParts === null ? new Float64Array(J).fill(NaN) : seParts.se;
-  // The twin's bias check (fit/twinBias.ts) on the soft option-level families' 'quasi' SEs: refit
-  // the model's own predictions from x0 and take max(prior term, twin bias^2) as the bias term.
+  // seMode 'twin' (fit/twinBias.ts): refit the model's own predictions from x0 and take
+  // max(prior term, TWIN_BIAS_SCALE twin bias^2) as the bias term.
   let twin: FitResult['twin'];
-  if (seParts !== null && !options.fixItems && options.twinBias === true && family.optionLevel && !family.hardened) {
+  if (seParts !== null && twinMode) {
     const t0 = (options.now ?? Date.now)();
-    const { twinBias: _off, onProgress: _p, ...rest } = options;
+    const { twinBias: _off, seMode: _mode, onProgress: _p, ...rest } = options;
     // Stopped at 0.1 SE (TWIN_DISTANCE): at 100 x 200 (seed 200100) the twin's thetas then differ
     // from a run to the fit's 0.01 by at most 0.015 SE, in 33 passes instead of 54.
     const tw = fit(twinBank(fitBank, layout, x0), { ...rest, init: x0, standardErrors: false, distanceTolerance: TWIN_DISTANCE });
-    se = twinBiasSe(seParts.se, seParts.priorVariance, x0.subarray(0, J), tw.x.subarray(0, J));
+    se = twinBiasSe(seParts.se, seParts.priorVariance, x0.subarray(0, J), tw.x.subarray(0, J), TWIN_BIAS_SCALE);
     twin = { passes: tw.passes, seconds: ((options.now ?? Date.now)() - t0) / 1000, bias: Float64Array.from(tw.x.subarray(0, J), (t, j) => t - x0[j]!) };
   }
+  const seMode: FitResult['seMode'] = seParts === null ? undefined : options.fixItems ? 'fisher' : twinMode ? 'twin' : 'quasi';
   return {
     model,
     parts,
@@ -372,6 +398,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     layout,
     x: x0,
     se,
+    ...(seMode ? { seMode } : {}),
     ...(twin ? { twin } : {}),
     loss: res.loss,
     iterations: res.iterations,

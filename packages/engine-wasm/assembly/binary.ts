@@ -13,8 +13,9 @@
 // - The phased pass (phaseZ, phaseP, phaseG, below; the engine's default), core's bits: the same
 //   operations in stages over all cells, the host's Math loops between them.
 // - itemMajorSimd: two cells per f64x2, its own exp and log (a few ulp), the item sums in two lanes,
-//   the loss summed in lanes. Not core's bits (about 1e-14 relative), so opt-in: the binary fits
-//   are multi-basin (core/BENCHMARKS.md), and on the CV folds it moved 4PL's figures the wrong way.
+//   the loss summed in lanes. Not core's bits (about 1e-14 relative): the engine's default only for
+//   families that allow it (ModelFamily.fastKernel: 3PL, 4PL, with 4PL's tolerance stop bounded by
+//   its SE distance, without which it stopped mid-crawl; BENCHMARKS.md, "Binary kernel, sixth session").
 //
 // The host (src/internal/binaryKernel.ts) lays everything out in the imported memory and writes the
 // per-item values (a, beta, lo, range, sigmoid(guess), sigmoid(slip)) and the thetas before a pass;

@@ -47,14 +47,29 @@ describe('llm-nrm evaluate', () => {
     expect(strip(three.out)).toEqual(a);
     // The engine that ran each model: auto picks ts for a bank this small.
     expect((a as unknown as { engines: unknown }).engines).toEqual({ 'llm-nrm': 'ts', nrm: 'ts', '2pl': 'ts', '3pl': 'ts' });
-    // --engine wasm: 2PL and 3PL on the wasm binary kernel, with the TypeScript kernel's bits, so
-    // their rows are the ts run's to the last digit.
+    // --engine wasm: 2PL and 3PL on the wasm binary kernel. 2PL with the TypeScript kernel's bits,
+    // so its row is the ts run's to the last digit; 3PL (ModelFamily.fastKernel) on the kernel's
+    // own exp and log (within 1e-12 of core's pass), so its row agrees to about 1e-10.
     const wasm = await run([...args, '--workers', '2', '--engine', 'wasm']);
     expect(wasm.code).toBe(0);
     const w = strip(wasm.out) as unknown as { engines: unknown; rows: { name: string }[] };
     expect(w.engines).toEqual({ 'llm-nrm': 'wasm', nrm: 'wasm', '2pl': 'wasm', '3pl': 'wasm' });
-    const binaryRows = (cv: { rows: { name: string }[] }) => cv.rows.filter((r) => r.name === '2pl' || r.name === '3pl');
-    expect(binaryRows(w)).toEqual(binaryRows(a as unknown as { rows: { name: string }[] }));
+    const row = (cv: { rows: { name: string }[] }, name: string) => cv.rows.find((r) => r.name === name)!;
+    const tsRows = a as unknown as { rows: { name: string }[] };
+    expect(row(w, '2pl')).toEqual(row(tsRows, '2pl'));
+    const leaves = (v: unknown, out: [string, unknown][] = [], path = ''): [string, unknown][] => {
+      if (v !== null && typeof v === 'object') for (const [k, c] of Object.entries(v)) leaves(c, out, `${path}.${k}`);
+      else out.push([path, v]);
+      return out;
+    };
+    const fast = leaves(row(w, '3pl'));
+    const exact = leaves(row(tsRows, '3pl'));
+    expect(fast.map(([k]) => k)).toEqual(exact.map(([k]) => k));
+    fast.forEach(([k, v], t) => {
+      const want = exact[t]![1];
+      if (typeof want === 'number') expect(Math.abs((v as number) - want), k).toBeLessThan(1e-8 * (1 + Math.abs(want)));
+      else expect(v, k).toEqual(want);
+    });
     const bad = await run([...args, '--workers', '0']);
     expect(bad.code).toBe(1);
     expect(bad.err).toContain('invalid --workers value: 0');

@@ -54,7 +54,7 @@ const WORKER_SCRIPT = new URL(import.meta.url.endsWith('.ts') ? '../../dist/comm
  * alone at the end and the workers finish within about one short fit of each other. Only the
  * schedule depends on it, never the result.
  */
-const COST: Partial<Record<ModelName, number>> = { '4pl': 24, '3pl': 15, 'llm-nrm': 7, 'nrm-hard': 3.5, '2pl': 1.3, nrm: 1, '1pl': 0.6 };
+const COST: Partial<Record<ModelName, number>> = { '4pl': 16, '3pl': 10, 'llm-nrm': 6, 'nrm-hard': 3, '2pl': 1.5, nrm: 0.8, '1pl': 0.7 };
 
 /** A cross-validation with the engine that ran each model's fits (`--engine auto` picks per family and bank size). */
 export interface ParallelCrossValidation extends CrossValidation {

@@ -81,6 +81,23 @@ describe('llm-nrm fit', () => {
     expect(ab.out).toContain('LLM-NRM (without sharpness, fallback) leaderboard');
   });
 
+  it("--se twin: the same thetas, the twin mode's SEs, recorded in the bundle; a mode not known is a usage error", async () => {
+    const quasi = join(tmp.dir, 'b-quasi.json');
+    const twin = join(tmp.dir, 'b-twin.json');
+    expect((await runCli(['fit', file, '-o', quasi, '-q'])).code).toBe(0);
+    expect((await runCli(['fit', file, '--se', 'twin', '-o', twin, '-q'])).code).toBe(0);
+    const a = parseBundle(readFileSync(quasi, 'utf8'));
+    const b = parseBundle(readFileSync(twin, 'utf8'));
+    expect(a.fit.seMode).toBe('quasi');
+    expect(b.fit.seMode).toBe('twin');
+    expect(b.llms.map((l) => l.theta)).toEqual(a.llms.map((l) => l.theta));
+    expect(b.llms.some((l, j) => l.se !== a.llms[j]!.se)).toBe(true);
+    expect(b.llms.every((l) => l.se !== null && l.se > 0)).toBe(true);
+    const bad = await runCli(['fit', file, '--se', 'bootstrap', '-o', join(tmp.dir, 'y.json')]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('bootstrap');
+  });
+
   it('a bad responses file fails with exit code 1 naming the file and line', async () => {
     const bad = join(tmp.dir, 'bad.jsonl');
     writeFileSync(

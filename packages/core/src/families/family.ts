@@ -96,6 +96,12 @@ export interface LlmPrior {
   precision: Float64Array;
   z: Float64Array;
   group: Uint8Array;
+  /**
+   * Groups whose fleet spread the data measure: one coordinate per LLM that every cell informs
+   * (LLM-NRM: sharpness). The 'twin' SE mode estimates their spread by the unbiased moment
+   * (StandardErrorOptions.spread 'measured'); the others keep the posterior moment.
+   */
+  measured?: readonly number[];
 }
 
 /**
@@ -178,6 +184,17 @@ export interface ModelFamily extends BundleMapping {
    * standardize: theta is fit.ts's standardised t; thetaPrecision: the theta prior's (0 under it).
    */
   newton?(bank: ResponseBank, layout: Layout, priors: Priors, options: { standardize: boolean; thetaPrecision: number }): NewtonModel;
+  /**
+   * Fit's default `toleranceDistance` for this family (absent: Infinity, the relative-tolerance stop
+   * counts wherever it fires): that stop then counts only within this many SEs of the optimum.
+   */
+  toleranceDistance?: number;
+  /**
+   * Engines may run this family's pass with their own exp and log (engine-wasm's 'simd' binary
+   * pass: within 1e-12 relative of core's kernel, not its bits). Absent or false: an engine gives
+   * core's bits where it can. Set only where measured to keep every CV figure unchanged or better.
+   */
+  fastKernel?: boolean;
   /** The priors on LLM j's own parameters (absent: none besides theta's). */
   llmPrior?(layout: Layout, x: Float64Array, priors: Priors, j: number): LlmPrior;
 }

@@ -26,6 +26,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   const gtol = opts.gradTolerance ?? 1e-6;
   const dtol = opts.distanceTolerance ?? 0;
   const minIt = opts.minIterations ?? 0;
+  const tolDistance = opts.toleranceDistance ?? Infinity;
   let distance = NaN;
   const free = obj.free;
   const dinv = new Float64Array(n);
@@ -262,7 +263,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       break;
     }
     const back = fTrace.length > 5 ? fTrace[fTrace.length - 6]! : Infinity;
-    if (back - fTrack <= tol * Math.abs(f) && fPrev - fTrack <= tol * Math.abs(f)) {
+    if (back - fTrack <= tol * Math.abs(f) && fPrev - fTrack <= tol * Math.abs(f) && !(distance >= tolDistance)) {
       reason = 'tolerance';
       converged = true;
       it++;

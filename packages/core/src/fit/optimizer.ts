@@ -26,6 +26,12 @@ export interface OptimizeOptions {
    * point is in a basin whose remaining decrease is below float precision (LLM-NRM: the gate off).
    */
   stop?: (x: Float64Array) => boolean;
+  /**
+   * The relative-tolerance stop counts only once the estimated distance to the optimum (the Newton
+   * decrement, in SE units) is below this (default Infinity: always). A crawl along a curved valley
+   * can make less than `tolerance` per 5 iterations while tens of SEs away (fit/binaryStop.ts).
+   */
+  toleranceDistance?: number;
   /** Iterations before the distance criterion may stop (default 0). */
   minIterations?: number;
   /** L-BFGS stops when the largest preconditioned gradient entry is below this. Default 1e-6. */

@@ -7,6 +7,7 @@ import { fit } from '../fit.js';
 import { freeMask } from '../families/registry.js';
 import { simulateFleet } from '../simulate.js';
 import { thetaStandardErrors } from './standardErrors.js';
+import { twinBank } from './twinBias.js';
 
 describe('theta standard errors', () => {
   it.each([
@@ -62,6 +63,45 @@ describe('theta standard errors', () => {
       expect(se[j]! * se[j]!).toBeGreaterThanOrEqual(priorVariance[j]! * (1 - 1e-12));
       expect(se[j]! * se[j]!).toBeLessThanOrEqual(dispersion[j]! / information[j]! + priorVariance[j]! + 1e-15);
     }
+  });
+
+  it("'unbiased' spread reads the simulator's sharpness spread; 'measured' takes it for sharpness only; priorShift follows the twin's bias", () => {
+    // log s ~ N(0, 0.35^2) in the simulator, prior sd 0.5: a spread of 0.49 prior variances. The
+    // posterior moment stays near the prior's 1 where the data carry little (0.8 at 20 items).
+    const f = simulateFleet({ models: 100, items: 41, seed: 41100 });
+    const r = fit(f.bank, { standardErrors: false });
+    const free = freeMask(r.layout);
+    const at = (spread: 'posterior' | 'unbiased' | 'measured') =>
+      thetaStandardErrors(r.family, r.bank, r.layout, r.x, free, r.priors, 0, { profileItems: true, errorModel: 'quasi', spread });
+    const post = at('posterior');
+    const unb = at('unbiased');
+    const meas = at('measured');
+    const SHARPNESS = 1;
+    expect(unb.spread[SHARPNESS]).toBeGreaterThan(0.3);
+    expect(unb.spread[SHARPNESS]).toBeLessThan(0.7);
+    expect(post.spread[SHARPNESS]).toBeGreaterThan(unb.spread[SHARPNESS]! + 0.1);
+    expect(meas.spread[SHARPNESS]).toBe(unb.spread[SHARPNESS]);
+    for (let g = 2; g < post.spread.length; g++) expect(meas.spread[g]).toBe(post.spread[g]);
+    expect(unb.spreadEvidence!.weight[SHARPNESS]).toBeGreaterThan(0);
+    expect(post.spreadEvidence).toBeUndefined();
+    // The SEs' data part is the same; only the prior term moves (smaller with the smaller spread).
+    for (let j = 0; j < 100; j++) {
+      expect(meas.se[j]! ** 2 - meas.priorVariance[j]!).toBeCloseTo(post.se[j]! ** 2 - post.priorVariance[j]!, 12);
+      expect(meas.priorVariance[j]).toBeLessThan(post.priorVariance[j]!);
+    }
+    // The priors' first-order own shift is most of the noise-free twin's bias (correlation 0.84 here).
+    const tw = fit(twinBank(r.bank, r.layout, r.x), { init: r.x, standardErrors: false, distanceTolerance: 0.1 });
+    let sxy = 0;
+    let sxx = 0;
+    let syy = 0;
+    for (let j = 0; j < 100; j++) {
+      const b = tw.x[j]! - r.x[j]!;
+      const s = post.priorShift[j]!;
+      sxy += b * s;
+      sxx += s * s;
+      syy += b * b;
+    }
+    expect(sxy / Math.sqrt(sxx * syy)).toBeGreaterThan(0.6);
   });
 
   it('fisher: se = 1 / sqrt(information), the same information as quasi', () => {

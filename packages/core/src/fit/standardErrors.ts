@@ -20,6 +20,19 @@ export interface ThetaStandardErrors {
   dispersion: Float64Array;
   /** The priors' expected squared bias of theta_j, the part of se^2 that no response noise explains ('quasi'; NaN under 'fisher'). */
   priorVariance: Float64Array;
+  /**
+   * First-order shift of theta_j by the priors on LLM j's own nuisance parameters, -w^T S (x - mu)
+   * (NaN where theta is unidentified): the part of a noise-free twin's bias that the prior term already
+   * models (fit/twinBias.ts).
+   */
+  priorShift: Float64Array;
+  /** The fleet's spread rho_g per prior group, indexed by the family's group number ('quasi'; empty under 'fisher'). */
+  spread: Float64Array;
+  /**
+   * Under spread 'unbiased': per group, the moment's excess sum z^2 - sum_j phi_j s (1 - s) and its
+   * weight sum (1 - s)^2 (rho_g is their ratio, shrunk toward the prior by SPREAD_PSEUDO).
+   */
+  spreadEvidence?: { excess: Float64Array; weight: Float64Array };
 }
 
 export interface StandardErrorOptions {
@@ -38,6 +51,18 @@ export interface StandardErrorOptions {
    * fleet's spread of each nuisance parameter (see `thetaStandardErrors`).
    */
   errorModel?: 'fisher' | 'quasi';
+  /**
+   * The fleet's spread rho_g of each prior group under 'quasi'. 'posterior' (default): the mean of
+   * z^2 + s, s the prior's share of the coordinate's information (the posterior second moment under
+   * the prior; near 1, the prior itself, where the data carry little). 'unbiased': the moment with
+   * the shrinkage undone and the noise counted at the measured dispersion phi_j,
+   * (sum z^2 - phi_j s (1 - s)) / sum (1 - s)^2 (E z^2 = (1 - s)^2 tau^2 + phi s (1 - s) for a spread
+   * tau^2), floored at SPREAD_FLOOR. 'measured' (the 'twin' SE mode): the unbiased moment for the
+   * groups the family's llmPrior lists as measured (LLM-NRM: sharpness), the posterior moment for
+   * the rest. A Float64Array: rho_g given per group number (benchmarks: each group's part of the
+   * prior term).
+   */
+  spread?: 'posterior' | 'unbiased' | 'measured' | Float64Array;
   /**
    * The family's curvature as an engine computes it for this bank, layout and priors
    * (`Engine.curvature`; engine-wasm: the cross blocks on its kernel, in f64), in place of
@@ -92,6 +117,37 @@ const DISPERSION_PSEUDO_CELLS = 20;
  * options) carries none and would only return the prior.
  */
 const DATA_SHARE = 0.01;
+
+/** The 'unbiased' spread's floor, in prior variances (StandardErrorOptions.spread). */
+const SPREAD_FLOOR = 0.01;
+
+/**
+ * rho_g = (sum z^2 - sum_j phi_j s (1 - s)) / sum (1 - s)^2 per group, at least SPREAD_FLOOR: the
+ * fleet's spread tau_g^2 with the shrinkage (1 - s) undone and the estimate's own noise, phi_j times
+ * the one-draw-per-cell share s (1 - s), taken off (StandardErrorOptions.spread 'unbiased').
+ */
+function unbiasedSpread(
+  rho: Float64Array,
+  usedGroups: Set<number>,
+  momentZ: Float64Array,
+  momentKeep: Float64Array,
+  noiseShare: Float64Array[],
+  phi: Float64Array,
+  rows: readonly number[],
+): { excess: Float64Array; weight: Float64Array } {
+  const excess = new Float64Array(rho.length);
+  for (const g of usedGroups) {
+    if (!(momentKeep[g]! > 0)) continue;
+    let noise = 0;
+    for (const j of rows) {
+      const ns = noiseShare[j];
+      if (ns !== undefined && Number.isFinite(phi[j]!)) noise += phi[j]! * ns[g]!;
+    }
+    excess[g] = momentZ[g]! - noise;
+    rho[g] = Math.max(SPREAD_FLOOR, excess[g]! / momentKeep[g]!);
+  }
+  return { excess, weight: momentKeep };
+}
 
 /** theta_j's profiled direction w = A^-1 e_theta over LLM j's kept parameters and the free globals. */
 interface Direction {
@@ -150,6 +206,7 @@ export function thetaStandardErrors(
   const information = new Float64Array(J).fill(NaN);
   const dispersion = new Float64Array(J).fill(quasi ? NaN : 1);
   const priorVariance = new Float64Array(J).fill(NaN);
+  const priorShift = new Float64Array(J).fill(NaN);
   // Every LLM parameter counts as free here: under fixItems only those are, in a fleet fit too.
   const llmFree = new Uint8Array(free.length).fill(1);
   const at = options.curvature ?? family.curvature(bank, layout, priors);
@@ -226,6 +283,14 @@ export function thetaStandardErrors(
   const moment = new Float64Array(nGroups);
   const momentCount = new Float64Array(nGroups);
   const usedGroups = new Set<number>();
+  // 'unbiased' spread: sum z^2 and sum (1 - s)^2 per group, and per LLM its sum s (1 - s) per group
+  // (weighted by that LLM's phi once phi is known).
+  const unbiased = options.spread === 'unbiased' || options.spread === 'measured';
+  // Under 'measured', the groups any LLM's prior lists as measured (the rest keep the posterior moment).
+  const measured = options.spread === 'measured' ? new Set<number>() : null;
+  const momentZ = new Float64Array(nGroups);
+  const momentKeep = new Float64Array(nGroups);
+  const noiseShare: Float64Array[] = unbiased ? new Array(J) : [];
   // Parameters the fit spent on the computed LLMs (trace of A^-1 H, the data's share per coordinate):
   // the residuals at the MAP are smaller than the noise by about that many dimensions.
   let llmDf = 0;
@@ -295,7 +360,9 @@ export function thetaStandardErrors(
     parts[0] = thetaPrecision * w0 * w0;
     llmDf += nL + 1 - thetaPrecision * w0; // the globals count once, below
     const pr = family.llmPrior?.(layout, x, priors, j);
+    let shift = 0;
     if (pr !== undefined) {
+      if (measured !== null) for (const g of pr.measured ?? []) measured.add(g);
       const e = new Float64Array(n);
       for (let a = 0; a < nL; a++) {
         const r = keep[a]!;
@@ -304,6 +371,8 @@ export function thetaStandardErrors(
         if (g === 0 || !(lam > 0)) continue;
         usedGroups.add(g);
         parts[g]! += lam * w[1 + a]! * w[1 + a]!;
+        // The prior's gradient on this coordinate is sqrt(lam) z (z in prior SDs).
+        shift -= w[1 + a]! * Math.sqrt(lam) * pr.z[r]!;
         // Posterior variance of this coordinate: [A_nn^-1]_aa + y_a^2 / I_theta.
         e.fill(0);
         e[a] = 1;
@@ -314,18 +383,27 @@ export function thetaStandardErrors(
         if (1 - shrink >= DATA_SHARE) {
           moment[g]! += pr.z[r]! * pr.z[r]! + shrink;
           momentCount[g]! += 1;
+          if (unbiased) {
+            momentZ[g]! += pr.z[r]! * pr.z[r]!;
+            momentKeep[g]! += (1 - shrink) * (1 - shrink);
+            (noiseShare[j] ??= new Float64Array(nGroups))[g]! += shrink * (1 - shrink);
+          }
         }
       }
     }
     groupPart[j] = parts;
+    priorShift[j] = shift;
   }
-  if (!quasi) return { se, information, dispersion, priorVariance };
+  if (!quasi) return { se, information, dispersion, priorVariance, priorShift, spread: new Float64Array(0) };
   // rho_g: the fleet's spread of group g in prior SDs (1, the prior itself, where no LLM informs it).
   const rho = new Float64Array(nGroups).fill(1);
   for (const g of usedGroups) if (momentCount[g]! > 0) rho[g] = moment[g]! / momentCount[g]!;
   // The items' and globals' share of the spent parameters goes with the computed rows' share of the cells.
   const share = rows.length / Math.max(1, J);
   const phi = directionalDispersion(family, bank, layout, x, dirs, rows, llmDf + share * (itemDf + gKeep.length));
+  const evidence = unbiased ? unbiasedSpread(rho, measured ?? usedGroups, momentZ, momentKeep, noiseShare, phi, rows) : undefined;
+  const given = options.spread;
+  if (given instanceof Float64Array) for (const g of usedGroups) rho[g] = given[g] ?? 0;
   for (const j of rows) {
     const d = dirs[j];
     if (d === undefined) continue;
@@ -343,7 +421,15 @@ export function thetaStandardErrors(
     priorVariance[j] = prior;
     se[j] = Math.sqrt(phi[j]! * data + prior);
   }
-  return { se, information, dispersion, priorVariance };
+  return {
+    se,
+    information,
+    dispersion,
+    priorVariance,
+    priorShift,
+    spread: rho.slice(0, 1 + Math.max(0, ...usedGroups)),
+    ...(evidence ? { spreadEvidence: evidence } : {}),
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import { freeMask } from '../families/registry.js';
 import { predictor } from '../predict.js';
 import { simulateFleet } from '../simulate.js';
 import { thetaStandardErrors } from './standardErrors.js';
-import { twinBank, twinBiasSe } from './twinBias.js';
+import { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './twinBias.js';
 
 describe("the fit's noise-free twin", () => {
   const f = simulateFleet({ models: 10, items: 12, seed: 8, rotations: 2, missing: 0.2 });
@@ -45,28 +45,44 @@ describe("the fit's noise-free twin", () => {
     expect(out[2]).toBe(Infinity);
   });
 
-  it('fit folds it into the SEs of a fleet fit (never smaller), where asked (FitOptions.twinBias), and not under scoring or nrm-hard', () => {
+  it('scales the twin bias squared where asked (TWIN_BIAS_SCALE)', () => {
+    const se = new Float64Array([0.5, 0.5]);
+    const pv = new Float64Array([0.09, 0.09]);
+    const out = twinBiasSe(se, pv, [0, 0], [0.2, 0.25], TWIN_BIAS_SCALE);
+    expect(TWIN_BIAS_SCALE).toBe(2);
+    expect(out[0]).toBe(0.5); // 2 x 0.04 = 0.08 < 0.09: unchanged
+    expect(out[1]).toBeCloseTo(Math.sqrt(0.25 - 0.09 + 2 * 0.0625), 15);
+  });
+
+  it("seMode 'twin': the 'measured' spread's SEs with max(prior, 2 b^2), the thetas unchanged; not under scoring or nrm-hard", () => {
     const g = simulateFleet({ models: 30, items: 40, seed: 5 });
-    const on = fit(g.bank, { twinBias: true });
+    const on = fit(g.bank, { seMode: 'twin' });
     const off = fit(g.bank);
     expect(off.twin).toBeUndefined();
+    expect(off.seMode).toBe('quasi');
+    expect(on.seMode).toBe('twin');
     expect(on.twin).toBeDefined();
     expect(on.twin!.bias.length).toBe(30);
     expect(on.twin!.passes).toBeGreaterThan(0);
     expect(Array.from(on.x)).toEqual(Array.from(off.x));
-    let wider = 0;
-    for (let j = 0; j < 30; j++) {
-      expect(on.se[j]).toBeGreaterThanOrEqual(off.se[j]! - 1e-15);
-      if (on.se[j]! > off.se[j]! * (1 + 1e-9)) wider++;
-    }
-    expect(wider).toBeGreaterThan(0);
-    // Exactly the 'quasi' SEs at the estimate with the twin's bias term.
-    const parts = thetaStandardErrors(on.family, on.bank, on.layout, on.x, freeMask(on.layout), on.priors, 0, { profileItems: true, errorModel: 'quasi' });
-    expect(Array.from(off.se)).toEqual(Array.from(parts.se));
+    // The default's SEs are 'quasi' at the estimate; the twin mode's are the 'measured' spread's with the twin's bias term.
+    const free = freeMask(on.layout);
+    const quasi = thetaStandardErrors(on.family, on.bank, on.layout, on.x, free, on.priors, 0, { profileItems: true, errorModel: 'quasi' });
+    expect(Array.from(off.se)).toEqual(Array.from(quasi.se));
+    const parts = thetaStandardErrors(on.family, on.bank, on.layout, on.x, free, on.priors, 0, { profileItems: true, errorModel: 'quasi', spread: 'measured' });
     const twinTheta = Array.from({ length: 30 }, (_, j) => on.x[j]! + on.twin!.bias[j]!);
-    const want = twinBiasSe(parts.se, parts.priorVariance, on.x.subarray(0, 30), twinTheta);
-    for (let j = 0; j < 30; j++) expect(on.se[j]).toBeCloseTo(want[j]!, 12);
-    expect(fit(g.bank, { model: 'nrm-hard', twinBias: true }).twin).toBeUndefined();
-    expect(fit(g.bank, { init: on.x, fixItems: true, twinBias: true }).twin).toBeUndefined();
+    const want = twinBiasSe(parts.se, parts.priorVariance, on.x.subarray(0, 30), twinTheta, TWIN_BIAS_SCALE);
+    let raised = 0;
+    for (let j = 0; j < 30; j++) {
+      expect(on.se[j]).toBeCloseTo(want[j]!, 12);
+      if (want[j]! > parts.se[j]! * (1 + 1e-9)) raised++;
+    }
+    expect(raised).toBeGreaterThan(0);
+    // The deprecated flag is the same mode.
+    expect(Array.from(fit(g.bank, { twinBias: true }).se)).toEqual(Array.from(on.se));
+    expect(fit(g.bank, { model: 'nrm-hard', seMode: 'twin' }).twin).toBeUndefined();
+    const scored = fit(g.bank, { init: on.x, fixItems: true, seMode: 'twin' });
+    expect(scored.twin).toBeUndefined();
+    expect(scored.seMode).toBe('fisher');
   });
 });

@@ -28,21 +28,30 @@ export function twinBank(bank: ResponseBank, layout: Layout, x: Float64Array): R
 }
 
 /**
- * SEs with the bias term max(prior term, b_j^2): se_j^2 - prior_j + max(prior_j, b_j^2), with
- * b_j = theta_twin_j - theta_j the twin's estimate of LLM j's bias and prior_j the SE's prior part
- * (Nychka's expected squared bias of the LLM's own block). The per-LLM prior term misses the bias
- * the fleet shares through its items (bench/core/coverage.js at 200 items: the errors convex in
+ * The 'twin' SE mode's scale on the twin's squared bias: the twin's truth is the already shrunk
+ * estimate, so it sees only part of the priors' bias. A second twin (the twin of the twin) measures
+ * that ratio per fleet, lambda = b1.b1 / b1.b2: 1.45-1.62 at 200 items, 1.8-2.3 at 20-41
+ * (bench/core/twinScaled.js); lambda^2 = 2 fixed, chosen on the tuning seeds beside the measured
+ * lambda and 1-4 (bench/core/twinRules.js), costs one twin instead of two.
+ */
+export const TWIN_BIAS_SCALE = 2;
+
+/**
+ * SEs with the bias term max(prior term, scale b_j^2): se_j^2 - prior_j + max(prior_j, scale b_j^2),
+ * with b_j = theta_twin_j - theta_j the twin's estimate of LLM j's bias and prior_j the SE's prior
+ * part (Nychka's expected squared bias of the LLM's own block). The per-LLM prior term misses the
+ * bias the fleet shares through its items (bench/core/coverage.js at 200 items: the errors convex in
  * theta, 88.5-90.5% covered); the twin carries it. Where the twin's bias is the smaller, the SE is
  * unchanged. Infinite SEs stay infinite.
  */
-export function twinBiasSe(se: Float64Array, priorVariance: Float64Array, theta: ArrayLike<number>, twinTheta: ArrayLike<number>): Float64Array {
+export function twinBiasSe(se: Float64Array, priorVariance: Float64Array, theta: ArrayLike<number>, twinTheta: ArrayLike<number>, scale = 1): Float64Array {
   const out = Float64Array.from(se);
   for (let j = 0; j < se.length; j++) {
     const s = se[j]!;
     if (!Number.isFinite(s)) continue;
     const pv = priorVariance[j]!;
     const b = twinTheta[j]! - theta[j]!;
-    out[j] = Math.sqrt(Math.max(0, s * s - pv + Math.max(pv, b * b)));
+    out[j] = Math.sqrt(Math.max(0, s * s - pv + Math.max(pv, scale * b * b)));
   }
   return out;
 }

@@ -1,4 +1,7 @@
-import { cholesky } from './cholesky.js';
+import { choleskyInto } from './cholesky.js';
+
+/** Doubles per slab of factor storage (Blocks.add): 1 MiB, a refresh's item blocks at 189 x 2,000 in a few. */
+const SLAB = 1 << 17;
 
 /** Blocks: each is a list of parameter indices and a factorised dense matrix over them. */
 export class Blocks {
@@ -7,7 +10,38 @@ export class Blocks {
   /** Per block: the largest |step| any coordinate may take in one application (Infinity = none). */
   readonly cap: number[] = [];
 
+  // The factors and index lists are views of shared slabs: a Float64Array and an Int32Array of its
+  // own per block (2,190 per refresh at 189 x 2,000; 31,744 at paper scale) were most of a block's
+  // cost in Blocks.add, more than its Cholesky factorisation.
+  private slab = new Float64Array(0);
+  private slabUsed = 0;
+  private ixSlab = new Int32Array(0);
+  private ixUsed = 0;
+
   constructor(readonly size: number) {}
+
+  /** A zeroed view of n doubles for a factor. */
+  private factorView(n: number): Float64Array {
+    if (this.slabUsed + n > this.slab.length) {
+      this.slab = new Float64Array(Math.max(SLAB, n));
+      this.slabUsed = 0;
+    }
+    const v = this.slab.subarray(this.slabUsed, this.slabUsed + n);
+    this.slabUsed += n;
+    return v;
+  }
+
+  private indexView(indices: readonly number[]): Int32Array {
+    const n = indices.length;
+    if (this.ixUsed + n > this.ixSlab.length) {
+      this.ixSlab = new Int32Array(Math.max(SLAB >> 1, n));
+      this.ixUsed = 0;
+    }
+    const v = this.ixSlab.subarray(this.ixUsed, this.ixUsed + n);
+    this.ixUsed += n;
+    for (let t = 0; t < n; t++) v[t] = indices[t]!;
+    return v;
+  }
 
   add(indices: number[], H: Float64Array, free: Uint8Array, ridge: number, cap = Infinity): void {
     this.cap.push(cap);
@@ -26,8 +60,8 @@ export class Blocks {
         H[r * P + r]! += ridge + 1e-8 * maxDiag;
       }
     }
-    const L = cholesky(H, P);
-    this.idx.push(Int32Array.from(indices));
+    const L = choleskyInto(H, P, this.factorView(P * P));
+    this.idx.push(this.indexView(indices));
     this.chol.push(L);
   }
 

@@ -2,12 +2,22 @@
 
 /** Cholesky factor (lower, row-major) of a symmetric matrix, adding diagonal jitter until PD. */
 export function cholesky(H: Float64Array, P: number): Float64Array {
+  return choleskyInto(H, P, new Float64Array(P * P));
+}
+
+/**
+ * cholesky(H, P) written into `L` (P x P, zero above the diagonal on entry; the same bits): for
+ * callers that factorise thousands of small blocks into views of one buffer (Blocks.add), where a
+ * fresh Float64Array per block cost more than its factorisation.
+ */
+export function choleskyInto(H: Float64Array, P: number, L: Float64Array): Float64Array {
   let jitter = 0;
   let scale = 0;
   for (let r = 0; r < P; r++) scale = Math.max(scale, Math.abs(H[r * P + r]!));
   scale = scale || 1;
   for (;;) {
-    const L = new Float64Array(P * P);
+    // A failed try's entries are all rewritten before they are read (row i reads only entries of
+    // rows <= i, columns < the one it writes), and nothing above the diagonal is written.
     let ok = true;
     for (let i = 0; i < P && ok; i++) {
       for (let j = 0; j <= i; j++) {

@@ -145,3 +145,31 @@ describe('wasm binary kernel', () => {
     }
   });
 });
+
+describe('the binary pass by family (ModelFamily.fastKernel, passed as { layout, fastKernel })', () => {
+  it("fastKernel: the simd pass's bits; without it, or with binaryPass 'phased', core's bits", () => {
+    const bank = banks[0]![1];
+    const layout = binaryLayout(bank, 4);
+    const [x] = points(layout, 4);
+    const core = new Float64Array(layout.size);
+    const lCore = binaryObjective(bank, layout, correctness(bank)).lossAndGrad(x!, core);
+    const simd = new Float64Array(layout.size);
+    const lSimd = binaryObjective(bank, layout, correctness(bank), {}, { kernel: (c) => wasmBinaryKernel(c, { pass: 'simd' }) }).lossAndGrad(x!, simd);
+    // The two passes differ (else this test could not tell them apart).
+    expect(differing(core, simd)).toBeGreaterThan(0);
+    const cases: [string, ReturnType<typeof wasmEngine>, Parameters<ReturnType<typeof wasmEngine>['objective']>[1], number, Float64Array][] = [
+      ['default engine, fastKernel', wasmEngine(), { layout, fastKernel: true }, lSimd, simd],
+      ['default engine, no fastKernel', wasmEngine(), { layout, fastKernel: false }, lCore, core],
+      ['default engine, a bare layout', wasmEngine(), layout, lCore, core],
+      ["binaryPass 'phased', fastKernel", wasmEngine({ binaryPass: 'phased' }), { layout, fastKernel: true }, lCore, core],
+      ["binaryPass 'simd', no fastKernel", wasmEngine({ binaryPass: 'simd' }), layout, lSimd, simd],
+    ];
+    for (const [name, engine, arg, lWant, gWant] of cases) {
+      const g = new Float64Array(layout.size);
+      const l = engine.objective(bank, arg).lossAndGrad(x!, g);
+      expect(Object.is(l, lWant), name).toBe(true);
+      expect(differing(g, gWant), name).toBe(0);
+      engine.dispose();
+    }
+  });
+});

@@ -19,9 +19,11 @@ export interface WasmEngineOptions {
   /** The preconditioner's cell work, 'f32' lanes (default) or scalar 'f64' (WasmObjectiveOptions). */
   curvaturePrecision?: 'f32' | 'f32-rows' | 'f64';
   /**
-   * The binary (1PL-4PL) full pass (binaryKernel.ts BinaryPass): 'phased' (default) and 'scalar'
-   * give core's bits; 'simd' is about 2x cheaper again but not core's bits, and moved the 4PL CV
-   * figures the wrong way (packages/engine-wasm/BENCHMARKS.md, "Binary kernel"), so it is opt-in.
+   * The binary (1PL-4PL) full pass (binaryKernel.ts BinaryPass) for every binary objective: 'phased'
+   * and 'scalar' give core's bits; 'simd' is about 2x cheaper again but not core's bits (within
+   * 1e-12). Default: 'simd' for families that allow a fast kernel (`ModelFamily.fastKernel`,
+   * passed as `{ layout, fastKernel }`: 3PL and 4PL), else 'phased' (packages/engine-wasm/BENCHMARKS.md,
+   * "Binary kernel").
    */
   binaryPass?: BinaryPass;
 }
@@ -35,9 +37,9 @@ export interface WasmEngine {
   /**
    * The objective of `layout` on `bank`: LLM-NRM layouts (NRM included) on the wasm kernel, binary
    * layouts on core's `binaryObjective` over `correctness(bank)` with the wasm binary cell pass. Also accepts `{ layout }` (e.g.
-   * a model family object that carries its layout).
+   * a model family object that carries its layout), with the family's `fastKernel` (binaryPass's default).
    */
-  objective(bank: ResponseBank, layout: Layout | { layout: Layout }, priors?: Priors): EngineObjective;
+  objective(bank: ResponseBank, layout: Layout | { layout: Layout; fastKernel?: boolean }, priors?: Priors): EngineObjective;
   /**
    * The curvature builder of an objective this engine made on the wasm kernel (its `curvature`,
    * core's `Engine.curvature` seam), or null (binary layouts, objectives from elsewhere, wrappers).
@@ -65,7 +67,6 @@ export function disposeWasmThreads(): void {
 
 export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatform | null): WasmEngine {
   const threads = options.pool?.threads ?? options.threads ?? 1;
-  const binaryPass = options.binaryPass ?? 'phased';
   const usePool = options.pool !== undefined || (threads > 1 && platform !== null && sharedMemorySupported());
   const made = new Set<WeakRef<WasmObjective>>();
   const mine = new WeakSet<Objective>();
@@ -76,7 +77,9 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
       const layout = 'kind' in layoutOrFamily ? layoutOrFamily : layoutOrFamily.layout;
       if (layout.kind === 'binary') {
         // On the calling thread (one wasm instance per objective; its memory goes with it).
-        const o = binaryObjective(bank, layout, correctness(bank), priors, { kernel: (cells) => wasmBinaryKernel(cells, { pass: binaryPass }) });
+        const fast = !('kind' in layoutOrFamily) && layoutOrFamily.fastKernel === true;
+        const pass = options.binaryPass ?? (fast ? 'simd' : 'phased');
+        const o = binaryObjective(bank, layout, correctness(bank), priors, { kernel: (cells) => wasmBinaryKernel(cells, { pass }) });
         return { ...o, engine: 'wasm', dispose() {} };
       }
       let pool = options.pool;

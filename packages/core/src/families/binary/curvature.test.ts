@@ -7,6 +7,13 @@ import { randomSource } from '../../random.js';
 import { gradientFleet, randomPoint } from '@llm-nrm/tooling/gradient';
 import type { BinaryLayout } from '../../layout.js';
 import type { Blocks } from '../../internal/blocks.js';
+import { correctness, withObserved } from '../../bank.js';
+import { binaryLayout } from '../../layout.js';
+import { simulateFleet } from '../../simulate.js';
+import { binaryCurvature } from './curvature.js';
+import { binaryCells } from './kernel.js';
+import { binaryFreeMask } from './layout.js';
+import { binaryStart } from './start.js';
 
 /** L L^T of block b. */
 function blockMatrix(blocks: Blocks, b: number): Float64Array {
@@ -80,6 +87,44 @@ describe('binary preconditioner blocks', () => {
       expect(checked).toBeGreaterThan(0);
       if (model === '3pl') expect(differsFromFisher).toBeGreaterThan(0);
       else expect(differsFromFisher).toBe(0);
+    });
+  }
+});
+
+describe('binary preconditioner blocks, item by item (itemBlocks.ts)', () => {
+  const { bank: full } = simulateFleet({ models: 30, items: 50, seed: 5 });
+  // About a fifth of the cells held out, as in a CV fold.
+  const mask = new Uint8Array(full.models.length * full.colItem.length).map((_, t) => ((t * 7919) % 5 === 2 ? 0 : 1));
+  const bank = withObserved(full, mask);
+  for (const pl of [1, 2, 3, 4] as const) {
+    it(`${pl}PL: the item-major sums give the row loop's blocks bit for bit`, () => {
+      const L = binaryLayout(bank, pl);
+      const y = correctness(bank);
+      const cells = binaryCells(bank, L, y);
+      expect(cells.itemMajor).toBe(true);
+      const free = binaryFreeMask(L);
+      const x = binaryStart(bank, L);
+      for (let t = 0; t < x.length; t++) x[t]! += 0.8 * Math.sin(1.7 * t);
+      // A few items at the clamps (P within 1e-12 of 0 or 1).
+      x[L.intercept] = 40;
+      x[L.intercept + 1] = -40;
+      const byRow = binaryCurvature(bank, L, x, free, {}, y);
+      const byItem = binaryCurvature(bank, L, x, free, {}, y, {}, cells);
+      let compared = 0;
+      let differ = 0;
+      for (let b = 0; b < byRow.blocks.chol.length; b++) {
+        expect(Array.from(byItem.blocks.idx[b]!)).toEqual(Array.from(byRow.blocks.idx[b]!));
+        const r = byRow.blocks.chol[b]!;
+        const c = byItem.blocks.chol[b]!;
+        for (let t = 0; t < r.length; t++, compared++) if (!Object.is(r[t], c[t])) differ++;
+      }
+      for (let j = 0; j < L.nModels; j++, compared++) if (!Object.is(byRow.llm[j]![0], byItem.llm[j]![0])) differ++;
+      expect(compared).toBeGreaterThan(L.nItems * 16);
+      expect(differ).toBe(0);
+      // The SEs' blocks (cross) take the row loop whatever the cells: the same blocks as without them.
+      const se = binaryCurvature(bank, L, x, free, {}, y, { cross: true }, cells).itemGN!;
+      const se0 = binaryCurvature(bank, L, x, free, {}, y, { cross: true }).itemGN!;
+      for (let i = 0; i < L.nItems; i++) for (let t = 0; t < 16; t++) expect(Object.is(se[i]![t], se0[i]![t])).toBe(true);
     });
   }
 });

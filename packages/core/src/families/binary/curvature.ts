@@ -3,10 +3,14 @@ import { Blocks } from '../../internal/blocks.js';
 import { sigmoid, type BinaryLayout } from '../../layout.js';
 import { priorPrecisions, type Priors } from '../../objective.js';
 import type { CurvatureAt, CurvatureOptions } from '../family.js';
+import { itemMajorBlocks } from './itemBlocks.js';
+import type { BinaryCells } from './kernel.js';
 
 /**
  * Block curvature of the binary objective at x: one block per LLM (theta), one per item; Fisher
  * for the SEs (`llm`, `itemGN`, `llmItem`), the observed Hessian for 3PL/4PL's preconditioner blocks.
+ * `cells` (kernel.ts's lists of y's observed cells): where they are item-major, the preconditioner's
+ * blocks (no `cross`, no `itemInverse`) are summed item by item, to the same bits.
  */
 export function binaryCurvature(
   bank: ResponseBank,
@@ -16,6 +20,7 @@ export function binaryCurvature(
   priors: Priors,
   y: Uint8Array,
   opts: CurvatureOptions = {},
+  cells?: BinaryCells,
 ): CurvatureAt {
   const inv = opts.itemInverse;
   const lamItem = priorPrecisions(priors).item;
@@ -58,7 +63,11 @@ export function binaryCurvature(
   const HO = observedBlocks ? new Float64Array(I * 16) : HI;
   const HtO = observedBlocks ? new Float64Array(J) : Ht;
   const h2 = new Float64Array(16);
-  for (let j = 0; j < J; j++) {
+  // The preconditioner's refresh on banks with one column per item: the same sums item by item
+  // (itemBlocks.ts, the same bits; a 4PL CV fold refreshes about 70 times).
+  const byItem = cells !== undefined && cells.itemMajor && !opts.cross && !inv;
+  if (byItem) itemMajorBlocks(cells, L, x, A, Bt, LO, HIv, observedBlocks, HI, Ht, HO, HtO);
+  for (let j = 0; j < (byItem ? 0 : J); j++) {
     const th = x[L.theta + j]!;
     seen.length = 0;
     for (let col = 0; col < nC; col++) {

@@ -5,6 +5,7 @@ import { NO_PARTS } from '../../types.js';
 import type { ModelFamily } from '../family.js';
 import { binaryBundleMapping } from './bundle.js';
 import { binaryCurvature } from './curvature.js';
+import { binaryCells } from './kernel.js';
 import { binaryFreeMask } from './layout.js';
 import { binaryNewton } from './newton.js';
 import { binaryObjective } from './objective.js';
@@ -36,7 +37,8 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
     curvature: (bank, layout, priors) => {
       const L = asBinary(layout);
       const y = correctness(bank);
-      return (x, free, opts) => binaryCurvature(bank, L, x, free, priors, y, opts);
+      const cells = binaryCells(bank, L, y);
+      return (x, free, opts) => binaryCurvature(bank, L, x, free, priors, y, opts, cells);
     },
     // Damped Newton on the arrowhead Hessian (newton.ts; fit's `newton: true`) for 3PL only, by
     // measurement on the CV folds of the simulated 189 x 2,000 fleet (core/BENCHMARKS.md): 3PL ends
@@ -44,6 +46,14 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
     // Newton's Schur complement (about 4-6 passes) does not beat; 4PL's damping stalls on its
     // indefinite blocks.
     ...(pl === 3 ? { newton: (bank, layout, priors, options) => binaryNewton(bank, asBinary(layout), correctness(bank), priors, options) } : {}),
+    // 3PL and 4PL (packages/engine-wasm/BENCHMARKS.md, "Binary kernel, sixth session"): engines may
+    // use their own exp and log (engine-wasm's 'simd' pass, about 2x cheaper per pass), and the CV's
+    // relative-tolerance stop counts only within 1 (4PL) or 3 (3PL) SEs of the optimum. Under the
+    // fast pass 4PL's tolerance stop fired mid-crawl at 52.8 SE on a 189 x 2,000 CV fold; bounded, its
+    // five folds end with every held-out figure better than core's bits give, and 3PL's too (every
+    // 3PL stop measured is within 2.3 SE, so its bound changes none of them). 1PL and 2PL keep core's
+    // bits: their fits are cheap, and 2PL's CV moved by 1e-14 the wrong way.
+    ...(pl >= 3 ? { fastKernel: true, toleranceDistance: pl === 4 ? 1 : 3 } : {}),
     predictor: (bank, layout, x, wrongShares) => binaryPredictor(bank, asBinary(layout), x, wrongShares),
     difficulties: (bank, layout, x) => {
       const L = asBinary(layout);

@@ -1,6 +1,7 @@
 import type { ResponseBank } from '../../bank.js';
 import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../curvature.js';
-import { computeDifficulties, itemDifficultyGrad } from '../../difficulty.js';
+import { computeDifficulties } from '../../difficulty.js';
+import { difficultyGradBase, difficultyGradColumn, difficultyGradScratch } from './difficultyGradColumns.js';
 import { Blocks } from '../../internal/blocks.js';
 import { itemCorrection, llmNrmItemCorrections, prepareItem } from './itemCorrection.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
@@ -496,7 +497,7 @@ function addItemBlocks(
   const cvBuf = new Float64Array(kMx);
   const g0Buf = new Float64Array(2 * kMx);
   const g1Buf = new Float64Array(2 * kMx);
-  const wkBuf = new Float64Array(kMx);
+  const fdScratch = difficultyGradScratch(kMx);
   for (let i = 0; i < I; i++) {
     const io = itemOffsets[i]!;
     const K = itemOffsets[i + 1]! - io;
@@ -558,15 +559,15 @@ function addItemBlocks(
         }
         const g0 = g0Buf;
         const g1 = g1Buf;
-        const wk = wkBuf;
-        itemDifficultyGrad(av, cv, K, g, g0, wk);
+        const fd = fdScratch;
+        difficultyGradBase(av, cv, K, g, fd, g0);
         const hstep = 1e-6;
         for (let p = 0; p < P2; p++) {
           const arr = p < K ? av : cv;
           const kk = p < K ? p : p - K;
           const old = arr[kk]!;
           arr[kk] = old + hstep;
-          itemDifficultyGrad(av, cv, K, g, g1, wk);
+          difficultyGradColumn(av, cv, K, g, p, fd, g1);
           arr[kk] = old;
           for (let r = 0; r < P2; r++) {
             const hv = (gbi * (g1[r]! - g0[r]!)) / hstep;

@@ -6,6 +6,7 @@ import type { LlmPrior } from '../family.js';
 const SHARPNESS = 1;
 const POSITION = 2;
 const FALLBACK = 3;
+const MEASURED: readonly number[] = [SHARPNESS];
 
 /**
  * The priors on LLM j's own parameters, in `llmParamIndices` order (theta, sbar, delta, rho): the
@@ -42,5 +43,8 @@ export function llmNrmLlmPrior(L: LlmNrmLayout, x: Float64Array, priors: Priors,
       group[2 + K + k] = FALLBACK;
     }
   }
-  return { precision, z, group };
+  // The fleet's sharpness spread is measured (one coordinate per LLM, every cell informs it: the
+  // unbiased moment reads 0.4-0.55 against the simulator's 0.49, bench/core/twinRules.js); the
+  // positions' and fallbacks' unbiased moments sit at their floor and were not adopted there.
+  return { precision, z, group, ...(sharpness ? { measured: MEASURED } : {}) };
 }

@@ -20,13 +20,27 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
   }
   const kappa = softplus(x[layout.kbar]!);
   const w0 = x[layout.w0]!;
+  // s_j = softplus(sbar_j) of the last row asked for, recomputed when the row or its sbar changes
+  // (callers walk a row's cells in turn: the SEs' dispersion asks three predictors for every cell).
+  let sRow = -1;
+  let sIn = NaN;
+  let sOut = 1;
+  const rowS = (j: number): number => {
+    const sb = x[layout.sbar + j]!;
+    if (j !== sRow || sb !== sIn) {
+      sRow = j;
+      sIn = sb;
+      sOut = softplus(sb);
+    }
+    return sOut;
+  };
   const logits = (j: number, col: number, v: Float64Array, dv?: Float64Array, theta?: number): void => {
     const i = bank.colItem[col]!;
     const io = bank.itemOffsets[i]!;
     const co = bank.colOffsets[col]!;
     const K = bank.colOffsets[col + 1]! - co;
     const th = theta ?? x[layout.theta + j]!;
-    const s = useS ? softplus(x[layout.sbar + j]!) : 1;
+    const s = useS ? rowS(j) : 1;
     const G = useFb ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
     const dG = -kappa * G * (1 - G);
     for (let k = 0; k < K; k++) {
