@@ -21,6 +21,7 @@ import { minimizeNewton } from './fit/newton.js';
 import type { OptimizeProgress, OptimizeResult, OptimizerName } from './fit/optimizer.js';
 import { thetaStandardErrors } from './fit/standardErrors.js';
 import { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
+import { standardizeInto } from './internal/standardized.js';
 import type { Layout } from './layout.js';
 import { DEFAULT_PRIORS, type Objective, type Priors } from './objective.js';
 import type { LlmNrmParts, ModelName } from './types.js';
@@ -280,7 +281,18 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     const pc0 = blockPreconditioner(fitBank, family, objective0, priors, { engine });
     // Standardised theta lives in x as raw t: the family reads the standardised values.
     const deg = family.degenerate;
-    const degenerate = deg === null || options.fixItems ? null : (x: Float64Array) => deg(fitBank, layout, toModel(x));
+    // Checked after every accepted step: toModel's standardised copy into one buffer, not a fresh
+    // 371,000-entry array per iteration at paper scale (the same values; deg keeps no reference).
+    const degX = identification === 'standardize' && deg !== null ? new Float64Array(layout.size) : null;
+    const degModel = (x: Float64Array): Float64Array => {
+      let m = x;
+      if (degX !== null) {
+        standardizeInto(x, J, degX);
+        m = degX;
+      }
+      return sOff !== null ? centredSharpness(m, sOff, J) : m;
+    };
+    const degenerate = deg === null || options.fixItems ? null : (x: Float64Array) => deg(fitBank, layout, degModel(x));
     const sweeps = options.itemSweeps ?? false;
     const restartItems = options.itemRestart ?? false;
     const now = options.now ?? Date.now;
@@ -299,7 +311,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
       minimizeLbfgs(sweep ? sweep.wrap : objective, start, {
         ...common,
         ...(sweep && sweeps ? { blockStep: sweep.step } : {}),
-        preconditioner: { apply: pc.apply, refresh: refreshOf(pc) },
+        preconditioner: { apply: pc.apply, applyPair: pc.applyPair, refresh: refreshOf(pc) },
         refreshEvery: 10,
         ...(built.objective.lossNoise ? { lossNoise: built.objective.lossNoise } : {}),
         maxIterations,

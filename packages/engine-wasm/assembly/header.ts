@@ -46,6 +46,10 @@ export const H_KAPPA: i32 = 34;
 export const H_OUT_GAC: i32 = 35;
 export const H_OUT_GB: i32 = 36;
 export const H_OUT_SCALARS: i32 = 37;
+/** The parallel reduction (kernel.ts reduceSlice): the blocks [b0, b1) to add, and the item-gradient slices it is cut into. */
+export const H_RED_B0: i32 = 72;
+export const H_RED_B1: i32 = 73;
+export const H_RED_SLICES: i32 = 74;
 
 // The curvature passes.
 /** i32: the rows pass reads every stride-th column of a row (1: all), its sums scaled by stride. */

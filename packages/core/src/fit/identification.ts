@@ -1,7 +1,7 @@
 import { llmParamIndices } from '../families/registry.js';
 import { softplus, softplusInv } from '../layout.js';
 import type { Objective } from '../objective.js';
-import { standardized } from '../internal/standardized.js';
+import { standardizeInto, standardized } from '../internal/standardized.js';
 
 export { standardized };
 
@@ -50,17 +50,15 @@ export function withThetaSd(inner: Objective, sd: number): Objective {
  */
 export function standardizeTheta(inner: Objective): Objective {
   const J = inner.layout.nModels;
+  // The standardised point, reused across passes (the inner objective keeps no reference to it).
+  let xs = new Float64Array(0);
   return {
     layout: inner.layout,
     free: inner.free,
     lossAndGrad(x, g, scope = {}) {
-      const xs = standardized(x, J);
+      if (xs.length !== x.length) xs = new Float64Array(x.length);
+      const sd = standardizeInto(x, J, xs);
       const f = inner.lossAndGrad(xs, g, { ...scope, thetaPrior: false });
-      let m = 0;
-      for (let j = 0; j < J; j++) m += x[j]! / J;
-      let v = 0;
-      for (let j = 0; j < J; j++) v += (x[j]! - m) ** 2 / J;
-      const sd = Math.sqrt(v) || 1;
       let mg = 0;
       let mgy = 0;
       for (let j = 0; j < J; j++) {

@@ -68,3 +68,64 @@ describe('minimizeLbfgs under loss noise', () => {
     expect(worst).toBeGreaterThan(1e-3);
   });
 });
+
+describe('minimizeLbfgs with a preconditioner', () => {
+  // A chained Rosenbrock-type function (not quadratic: the pairs and the line search matter) with a
+  // diagonal preconditioner refreshed every 3 iterations at the current point.
+  const n = 30;
+  const obj: Objective = {
+    layout: { kind: 'binary', nModels: 0, nItems: 0, size: n } as unknown as Objective['layout'],
+    free: new Uint8Array(n).fill(1),
+    lossAndGrad(x, g) {
+      g.fill(0);
+      let f = 0;
+      for (let t = 0; t + 1 < n; t++) {
+        const u = x[t + 1]! - x[t]! * x[t]!;
+        const v = 1 - x[t]!;
+        f += 10 * u * u + v * v;
+        g[t]! += -40 * u * x[t]! - 2 * v;
+        g[t + 1]! += 20 * u;
+      }
+      return f;
+    },
+  };
+  const preconditioner = (withPair: boolean) => {
+    const d = new Float64Array(n);
+    const apply = (v: Float64Array, out: Float64Array) => {
+      for (let t = 0; t < n; t++) out[t] = v[t]! / d[t]!;
+    };
+    return {
+      apply,
+      refresh: (x: Float64Array) => {
+        for (let t = 0; t < n; t++) d[t] = 2 + 120 * x[t]! * x[t]! + (t % 7);
+      },
+      ...(withPair
+        ? {
+            applyPair: (v1: Float64Array, o1: Float64Array, v2: Float64Array, o2: Float64Array) => {
+              apply(v1, o1);
+              apply(v2, o2);
+            },
+          }
+        : {}),
+    };
+  };
+  const x0 = Float64Array.from({ length: n }, (_, t) => -1.2 + 0.05 * t);
+
+  for (const [name, opts] of [
+    ['the distance stop', { distanceTolerance: 1e-6, gradTolerance: 0, tolerance: 0 }],
+    ['the gradient stop', { gradTolerance: 1e-5, tolerance: 0 }],
+  ] as const) {
+    it(`takes the same path with applyPair as with apply alone (${name})`, () => {
+      const a = minimizeLbfgs(obj, x0, { ...opts, preconditioner: preconditioner(false), refreshEvery: 3, maxIterations: 400 });
+      const b = minimizeLbfgs(obj, x0, { ...opts, preconditioner: preconditioner(true), refreshEvery: 3, maxIterations: 400 });
+      expect(a.iterations).toBeGreaterThan(10);
+      expect(a.converged).toBe(true);
+      expect(a.reason).toBe(name === 'the distance stop' ? 'distance' : 'gradient');
+      expect(b.reason).toBe(a.reason);
+      expect(b.iterations).toBe(a.iterations);
+      expect(b.passes).toBe(a.passes);
+      expect(b.trace).toEqual(a.trace);
+      expect(Array.from(b.x)).toEqual(Array.from(a.x));
+    });
+  }
+});

@@ -34,11 +34,12 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     const d = opts.diagonal ? opts.diagonal[t]! : 1;
     dinv[t] = free[t] && d > 0 ? 1 / d : 0;
   }
-  const x = Float64Array.from(x0);
-  const g = new Float64Array(n);
-  const xNew = new Float64Array(n);
-  const gNew = new Float64Array(n);
-  const dir = new Float64Array(n);
+  // x, g and the trial point's xNew, gNew swap places on an accepted step (no copies of n doubles).
+  let x = Float64Array.from(x0);
+  let g = new Float64Array(n);
+  let xNew = new Float64Array(n);
+  let gNew = new Float64Array(n);
+  let dir = new Float64Array(n);
   const S: Float64Array[] = [];
   const Y: Float64Array[] = [];
   const rhoHist: number[] = [];
@@ -61,7 +62,12 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   let gamma = 1;
   const pc = opts.preconditioner;
   const refreshEvery = opts.refreshEvery ?? 10;
-  const pcOut = pc ? new Float64Array(n) : dir;
+  let pcOut = pc ? new Float64Array(n) : dir;
+  // With applyPair the gradient's preconditioned copy (the convergence check) and the two-loop's
+  // product come from one sweep over the blocks, the first loop run before the check (it has no
+  // effect if the check stops the fit): the same values, one pass over the factors per iteration.
+  const pair = pc?.applyPair !== undefined;
+  const pcG = pc ? new Float64Array(n) : dir;
   // Below this size a loss difference is within the loss's noise: 100 times its relative size.
   const noiseBand = 100 * (opts.lossNoise ?? 0);
   // The loss as the accepted steps measured it (f itself without lossNoise): what the no-progress
@@ -87,8 +93,11 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     // Convergence on the preconditioned gradient.
     let gmax = 0;
     if (pc) {
-      pc.apply(g, pcOut);
-      gmax = Math.sqrt(Math.max(0, dot(g, pcOut)) / Math.max(1, Math.abs(f)));
+      if (pair) {
+        firstLoop(S, Y, rhoHist, alpha, g, dir);
+        pc.applyPair!(g, pcG, dir, pcOut);
+      } else pc.apply(g, pcG);
+      gmax = Math.sqrt(Math.max(0, dot(g, pcG)) / Math.max(1, Math.abs(f)));
     } else {
       for (let t = 0; t < n; t++) {
         const v = Math.abs(g[t]!) * Math.sqrt(dinv[t]!);
@@ -105,39 +114,28 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       converged = true;
       break;
     }
-    // Two-loop recursion: dir = -H g. Each update of dir is fused with the dot product the next
-    // step takes of it (axpyDot): the same operations in the same order, so the same bits, in one
-    // sweep of dir instead of two (at paper scale dir is 1.5 MB, far outside the caches).
+    // Two-loop recursion: dir = -H g (the first loop above with applyPair).
     const last = S.length - 1;
-    if (last >= 0) {
-      let sd = 0;
-      const s0 = S[last]!;
-      for (let t = 0; t < n; t++) {
-        dir[t] = -g[t]!;
-        sd += s0[t]! * dir[t]!;
-      }
-      for (let h = last; h >= 0; h--) {
-        const a = rhoHist[h]! * sd;
-        alpha[h] = a;
-        if (h > 0) sd = axpyDot(-a, Y[h]!, dir, S[h - 1]!);
-        else axpy(-a, Y[h]!, dir);
-      }
-    } else for (let t = 0; t < n; t++) dir[t] = -g[t]!;
+    if (!pair) firstLoop(S, Y, rhoHist, alpha, g, dir);
     if (pc) {
-      pc.apply(dir, pcOut);
-      dir.set(pcOut);
+      if (!pair) pc.apply(dir, pcOut);
+      // pcOut holds H0 dir: the two swap places instead of a copy.
+      const d0 = dir;
+      dir = pcOut;
+      pcOut = d0;
     } else {
       for (let t = 0; t < n; t++) dir[t]! *= gamma * dinv[t]!;
     }
+    // The second loop's last update is fused with the slope g.dir (the same products in the same order).
+    let slope = 0;
     if (last >= 0) {
       let yd = dot(Y[0]!, dir);
       for (let h = 0; h <= last; h++) {
         const bta = rhoHist[h]! * yd;
         if (h < last) yd = axpyDot(alpha[h]! - bta, S[h]!, dir, Y[h + 1]!);
-        else axpy(alpha[h]! - bta, S[h]!, dir);
+        else slope = axpyDot(alpha[h]! - bta, S[h]!, dir, g);
       }
-    }
-    let slope = dot(g, dir);
+    } else slope = dot(g, dir);
     if (slope < 0) {
       // Newton decrement in the L-BFGS metric: lambda^2 = g^T H_k g = (x - x*)^T H (x - x*) for a
       // quadratic, so every coordinate is within lambda of its optimum in units of its standard
@@ -155,8 +153,8 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       Y.length = 0;
       rhoHist.length = 0;
       if (pc) {
-        pc.apply(g, pcOut);
-        for (let t = 0; t < n; t++) dir[t] = -pcOut[t]!;
+        // pcG still holds H0 g from this iteration's convergence check (g has not moved).
+        for (let t = 0; t < n; t++) dir[t] = -pcG[t]!;
       } else {
         for (let t = 0; t < n; t++) dir[t] = -g[t]! * dinv[t]!;
       }
@@ -241,8 +239,12 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       rhoHist.push(1 / sy);
       gamma = sy / yDy;
     } else spare.push(s, y);
-    x.set(xNew);
-    g.set(gNew);
+    const xOld = x;
+    x = xNew;
+    xNew = xOld;
+    const gOld = g;
+    g = gNew;
+    gNew = gOld;
     f = fNew;
     const fPrev = fTrack;
     fTrack = noiseBand > 0 ? fTrack + decrease : f;
@@ -269,6 +271,31 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     }
   }
   return { x, loss: f, iterations: it, passes, blockPasses, converged, reason, distance, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
+}
+
+/**
+ * Two-loop recursion, first loop: dir = -g, then the pairs from the newest, alpha_h kept. Each
+ * update of dir is fused with the dot product the next step takes of it (axpyDot): the same
+ * operations in the same order, so the same bits, in one sweep of dir instead of two (at paper
+ * scale dir is 3 MB, far outside the caches).
+ */
+function firstLoop(S: Float64Array[], Y: Float64Array[], rhoHist: number[], alpha: Float64Array, g: Float64Array, dir: Float64Array): void {
+  const n = g.length;
+  const last = S.length - 1;
+  if (last >= 0) {
+    let sd = 0;
+    const s0 = S[last]!;
+    for (let t = 0; t < n; t++) {
+      dir[t] = -g[t]!;
+      sd += s0[t]! * dir[t]!;
+    }
+    for (let h = last; h >= 0; h--) {
+      const a = rhoHist[h]! * sd;
+      alpha[h] = a;
+      if (h > 0) sd = axpyDot(-a, Y[h]!, dir, S[h - 1]!);
+      else axpy(-a, Y[h]!, dir);
+    }
+  } else for (let t = 0; t < n; t++) dir[t] = -g[t]!;
 }
 
 function dot(a: Float64Array, b: Float64Array): number {

@@ -44,7 +44,15 @@ export interface OptimizeOptions {
    * A (block) preconditioner used as the initial inverse Hessian instead of `diagonal`, refreshed
    * at the current point every `refreshEvery` iterations (default 10).
    */
-  preconditioner?: { apply(v: Float64Array, out: Float64Array): void; refresh(x: Float64Array): void };
+  preconditioner?: {
+    apply(v: Float64Array, out: Float64Array): void;
+    refresh(x: Float64Array): void;
+    /**
+     * Optional: apply(v1, out1) and apply(v2, out2) in one call, the same bits (one sweep over the
+     * blocks): L-BFGS then applies the preconditioner once per iteration instead of twice.
+     */
+    applyPair?(v1: Float64Array, out1: Float64Array, v2: Float64Array, out2: Float64Array): void;
+  };
   refreshEvery?: number;
   /**
    * Run after each preconditioner refresh (L-BFGS): a step on part of the parameters that moves x

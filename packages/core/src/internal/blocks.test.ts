@@ -42,5 +42,15 @@ describe('Blocks.apply', () => {
     // Applying again (the packed arrays reused) gives the same.
     blocks.apply(v, out);
     expect(Array.from(out)).toEqual(Array.from(expected));
+    // applyPair: two vectors in one sweep, each the same bits as apply (and both capped on their own).
+    const v2 = Float64Array.from({ length: n }, () => rng.uniform() * 40 - 20);
+    const expected2 = new Float64Array(n);
+    blocks.apply(v2, expected2);
+    const o1 = new Float64Array(n).fill(3);
+    const o2 = new Float64Array(n).fill(-3);
+    blocks.applyPair(v, o1, v2, o2);
+    expect(Array.from(o1)).toEqual(Array.from(expected));
+    expect(Array.from(o2)).toEqual(Array.from(expected2));
+    expect(Array.from(o2)).not.toEqual(Array.from(o1));
   });
 });

@@ -70,7 +70,7 @@ export class Blocks {
    * per block the rows of L^T's upper triangle, which are L's columns (`Bk`), P (P + 1) / 2 entries,
    * so that both substitutions read consecutive memory and no entry outside the triangle is stored.
    */
-  private packed: { off: Int32Array; ix: Int32Array; Bk: Float64Array; lo: Int32Array; cap: Float64Array; y: Float64Array } | null = null;
+  private packed: { off: Int32Array; ix: Int32Array; Bk: Float64Array; lo: Int32Array; cap: Float64Array; y: Float64Array; y2: Float64Array } | null = null;
 
   private pack(): NonNullable<Blocks['packed']> {
     const B = this.idx.length;
@@ -92,7 +92,7 @@ export class Blocks {
       let q = lo[b]!;
       for (let i = 0; i < P; i++) for (let k = i; k < P; k++) Bk[q++] = C[k * P + i]!;
     }
-    this.packed = { off, ix, Bk, lo, cap: Float64Array.from(this.cap), y: new Float64Array(maxP) };
+    this.packed = { off, ix, Bk, lo, cap: Float64Array.from(this.cap), y: new Float64Array(maxP), y2: new Float64Array(maxP) };
     return this.packed;
   }
 
@@ -138,6 +138,89 @@ export class Blocks {
         if (mx > cap) scale = cap / mx;
       }
       for (let t = 0; t < P; t++) out[ix[o + t]!] = scale * y[t]!;
+    }
+  }
+
+  /**
+   * out1 = H^-1 v1 and out2 = H^-1 v2 in one sweep over the factors: each the same operations in the
+   * same order as `apply` (the same bits), the two solves interleaved. An L-BFGS iteration applies
+   * H^-1 to the gradient (its convergence check) and to the two-loop's vector; at paper scale the
+   * triangles are 20 MB that one sweep then reads once, and the two solves' dependency chains
+   * (a division per row, a chain of subtractions per backward row) overlap.
+   */
+  applyPair(v1: Float64Array, out1: Float64Array, v2: Float64Array, out2: Float64Array): void {
+    out1.fill(0);
+    out2.fill(0);
+    const pk = this.packed !== null && this.packed.off.length === this.idx.length + 1 ? this.packed : this.pack();
+    const { off, ix, Bk, lo, cap: caps, y, y2 } = pk;
+    for (let b = 0; b < caps.length; b++) {
+      const o = off[b]!;
+      const P = off[b + 1]! - o;
+      for (let r = 0; r < P; r++) {
+        y[r] = v1[ix[o + r]!]!;
+        y2[r] = v2[ix[o + r]!]!;
+      }
+      // Forward by columns as in apply, two columns k, k + 1 a step: row k + 1 first takes column
+      // k's term off and is divided by its pivot, then each lower row takes off column k's term and
+      // then column k + 1's (the order of apply, so the same bits) in one read and write of y[i].
+      let c = lo[b]!;
+      let k = 0;
+      for (; k + 1 < P; k += 2) {
+        const d = Bk[c]!;
+        const a = y[k]! / d;
+        const a2 = y2[k]! / d;
+        y[k] = a;
+        y2[k] = a2;
+        const l1 = Bk[c + 1]!;
+        const c1 = c + P - k;
+        const d1 = Bk[c1]!;
+        const e = (y[k + 1]! - l1 * a) / d1;
+        const e2 = (y2[k + 1]! - l1 * a2) / d1;
+        y[k + 1] = e;
+        y2[k + 1] = e2;
+        for (let i = k + 2; i < P; i++) {
+          const la = Bk[c + i - k]!;
+          const lb = Bk[c1 + i - k - 1]!;
+          y[i] = y[i]! - la * a - lb * e;
+          y2[i] = y2[i]! - la * a2 - lb * e2;
+        }
+        c = c1 + P - k - 1;
+      }
+      if (k < P) {
+        const d = Bk[c]!;
+        y[k] = y[k]! / d;
+        y2[k] = y2[k]! / d;
+      }
+      let r = lo[b + 1]!;
+      for (let i = P - 1; i >= 0; i--) {
+        r -= P - i;
+        let s = y[i]!;
+        let s2 = y2[i]!;
+        for (let k = i + 1; k < P; k++) {
+          const l = Bk[r + k - i]!;
+          s -= l * y[k]!;
+          s2 -= l * y2[k]!;
+        }
+        y[i] = s / Bk[r]!;
+        y2[i] = s2 / Bk[r]!;
+      }
+      let scale = 1;
+      let scale2 = 1;
+      const cap = caps[b]!;
+      if (cap !== Infinity) {
+        let mx = 0;
+        let mx2 = 0;
+        for (let t = 0; t < P; t++) {
+          mx = Math.max(mx, Math.abs(y[t]!));
+          mx2 = Math.max(mx2, Math.abs(y2[t]!));
+        }
+        if (mx > cap) scale = cap / mx;
+        if (mx2 > cap) scale2 = cap / mx2;
+      }
+      for (let t = 0; t < P; t++) {
+        out1[ix[o + t]!] = scale * y[t]!;
+        out2[ix[o + t]!] = scale2 * y2[t]!;
+      }
     }
   }
 }

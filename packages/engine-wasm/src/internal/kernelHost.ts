@@ -46,6 +46,10 @@ const H = {
   OUT_GAC: 35,
   OUT_GB: 36,
   OUT_SCALARS: 37,
+  // The parallel reduction (assembly/kernel.ts reduceSlice).
+  RED_B0: 72,
+  RED_B1: 73,
+  RED_SLICES: 74,
   // The curvature passes (assembly/curvature.ts).
   CV_X: 40,
   CV_B: 41,
@@ -83,7 +87,7 @@ const H = {
   // The SEs' item corrections (assembly/curvature.ts curvCorrRows).
   CV_CORR: 70,
 } as const;
-const HEADER_SLOTS = 72;
+const HEADER_SLOTS = 76;
 /** Curvature scratch bytes per block (assembly/curvature.ts CURV_SCRATCH, checked against its export). */
 const CURV_SCRATCH_BYTES = 2 * MAX_OPTIONS * 8 + MAX_OPTIONS * 4 + (2 + 2 * MAX_OPTIONS) * 8;
 /** Scratch bytes per block of the f32-lane curvature passes (assembly/curvature4.ts CURV4_SCRATCH, checked against its export). */
@@ -98,6 +102,8 @@ const SCRATCH_BYTES = 2 * MAX_OPTIONS * 16 + 96 + 2 * MAX_OPTIONS * 16 + 2 * MAX
 const ITEM_LOSS_FLAG = 8;
 /** Blocks a bank is cut into (fewer when it has fewer groups): enough to balance a few threads. */
 export const TARGET_BLOCKS = 16;
+/** Slices of the item gradient a threaded reduction is cut into (`reduceTasks` = this + 1: the per-item sums). */
+const REDUCE_SLICES = 16;
 
 export interface KernelLayoutOptions {
   /** Groups (of four rows) per block; default ceil(groups / TARGET_BLOCKS). Tests use small blocks. */
@@ -133,6 +139,8 @@ export class LlmNrmKernel {
   readonly outScalars: Float64Array;
   /** Item blocks of the curvature's items pass (fixed by the bank, like `blocks`). */
   readonly itemBlocks: number;
+  /** Tasks of the threaded reduction (`setReduce`, the pool's REDUCE task): item-gradient slices, then the per-item sums. */
+  readonly reduceTasks: number;
   /** The curvature passes' inputs and cell sums (see curvatureSums). */
   readonly cv: {
     x: Float64Array;
@@ -171,6 +179,7 @@ export class LlmNrmKernel {
     const ipb = Math.max(1, Math.ceil(I / TARGET_BLOCKS));
     const nIB = Math.ceil(I / ipb);
     this.itemBlocks = nIB;
+    this.reduceTasks = REDUCE_SLICES + 1;
     const P = 2 + 2 * kMax;
     const sq = new Int32Array(I + 1);
     for (let i = 0; i < I; i++) {
@@ -259,6 +268,7 @@ export class LlmNrmKernel {
     h[H.ROWS] = J;
     h[H.ITEMS] = I;
     h[H.SUMK] = sumK;
+    h[H.RED_SLICES] = REDUCE_SLICES;
     const slots: [number, number][] = [
       [H.Q4, p.q4],
       [H.MASK, p.mask],
@@ -429,6 +439,21 @@ export class LlmNrmKernel {
     if (rowEnd <= rowStart) return [0, 0];
     const rowsPerBlock = 4 * this.groupsPerBlock;
     return [Math.floor(rowStart / rowsPerBlock), Math.ceil(rowEnd / rowsPerBlock)];
+  }
+
+  /**
+   * Prepare the threaded reduction of blocks [b0, b1) (the pool's REDUCE task over `reduceTasks`
+   * tasks; the same sums in the same order as `reduce`). Returns false where there is nothing to
+   * add: the outputs are then cleared here.
+   */
+  setReduce(b0: number, b1: number): boolean {
+    if (b1 <= b0) {
+      this.reduce(b0, b1);
+      return false;
+    }
+    this.hdr[H.RED_B0] = b0;
+    this.hdr[H.RED_B1] = b1;
+    return true;
   }
 
   /** Sum the block partials of [b0, b1) in block order into the outputs. */

@@ -10,6 +10,8 @@ export type KernelVariant = 'shared' | 'plain';
 export interface KernelExports {
   runBlock(h: number, blk: number): void;
   reduce(h: number, b0: number, b1: number, t0: number, t1: number): void;
+  /** Task `s` of the reduction set up by the host's `setReduce` (item-gradient slices, then the per-item sums). */
+  reduceSlice(h: number, s: number): void;
   scratchBytes(): number;
   /** Curvature, rows pass: block `blk` of LLM rows. */
   curvRows(h: number, blk: number): void;
@@ -19,15 +21,16 @@ export interface KernelExports {
   curv4ScratchBytes(): number;
 }
 
-/** What a pool pass runs per block: the loss pass, or one of the curvature's two passes. */
-export const TASK = { LOSS: 0, CURV_ROWS: 1, CURV_ITEMS: 2 } as const;
+/** What a pool pass runs per block: the loss pass, one of the curvature's two passes, or a slice of the loss pass's reduction. */
+export const TASK = { LOSS: 0, CURV_ROWS: 1, CURV_ITEMS: 2, REDUCE: 3 } as const;
 export type Task = (typeof TASK)[keyof typeof TASK];
 
 /** Run block `blk` of `task` on an instance. */
 export function runTask(k: KernelExports, task: Task, h: number, blk: number): void {
   if (task === TASK.LOSS) k.runBlock(h, blk);
   else if (task === TASK.CURV_ROWS) k.curvRows(h, blk);
-  else k.curvItems(h, blk);
+  else if (task === TASK.CURV_ITEMS) k.curvItems(h, blk);
+  else k.reduceSlice(h, blk);
 }
 
 const compiled = new Map<KernelVariant, WebAssembly.Module>();

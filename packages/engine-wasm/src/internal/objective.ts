@@ -170,9 +170,14 @@ export function createWasmObjective(
     const il = scope.itemLoss;
     kernel.setItemLoss(il !== undefined);
     const [b0, b1] = kernel.setPass(r0, r1, useFb ? x[layout.w0]! : 0, kappa);
-    if (held.pool !== null) held.pool.run(held.id, kernel.header, b0, b1, kernel.exports);
-    else for (let blk = b0; blk < b1; blk++) kernel.exports.runBlock(kernel.header, blk);
-    kernel.reduce(b0, b1);
+    if (held.pool !== null) {
+      held.pool.run(held.id, kernel.header, b0, b1, kernel.exports);
+      // The blocks' partials added on the threads too (the same sums in the same order).
+      if (kernel.setReduce(b0, b1)) held.pool.run(held.id, kernel.header, 0, kernel.reduceTasks, kernel.exports, TASK.REDUCE);
+    } else {
+      for (let blk = b0; blk < b1; blk++) kernel.exports.runBlock(kernel.header, blk);
+      kernel.reduce(b0, b1);
+    }
 
     let loss = outScalars[0]!;
     for (let j = r0; j < r1; j++) {

@@ -39,7 +39,8 @@ function poolWorker(ctrlBuffer, listen) {
         const blk = b0 + (v & ((1 << TAG_SHIFT) - 1));
         if (task === 0) k.runBlock(h, blk);
         else if (task === 1) k.curvRows(h, blk);
-        else k.curvItems(h, blk);
+        else if (task === 2) k.curvItems(h, blk);
+        else k.reduceSlice(h, blk);
       } catch (e) {
         Atomics.store(ctrl, C.ERROR, 1);
         console.error(e);
