@@ -1,5 +1,5 @@
 import type { ResponseBank } from '../../bank.js';
-import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../curvature.js';
+import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../internal/stepCaps.js';
 import { computeDifficulties } from '../../difficulty.js';
 import { difficultyGradBase, difficultyGradColumn, difficultyGradScratch } from './difficultyGradColumns.js';
 import { Blocks } from '../../internal/blocks.js';
