@@ -155,7 +155,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       })
       .option('se', {
         describe:
-          "Standard errors of theta: 'quasi' (the priors' bias and the responses' measured dispersion) or 'twin' (also refits the fit's noise-free twin, one more fit from the converged point, and adds the bias the fleet shares through its items; LLM-NRM and NRM)",
+          "Standard errors of theta: 'quasi' (the priors' bias and the responses' measured dispersion) or 'twin' (also refits the fit's noise-free twin, one more fit from the converged point, and adds the bias the fleet shares through its items; LLM-NRM and NRM). In simulation 'twin' intervals cover 93-97% of true thetas from 6 to 200 items, where 'quasi' covers 88-90% at 200 items and up to 98% at 20; 'twin' costs about a third more time on a 189 x 2,000 fleet (packages/core/BENCHMARKS.md)",
         choices: SE_MODES as readonly SeMode[],
         default: 'quasi' as SeMode,
       })
