@@ -20,6 +20,7 @@ export default defineConfig({
       '@llm-nrm/engine-wasm': src('engine-wasm'),
       '@llm-nrm/tooling/test': fileURLToPath(new URL('./tooling/src/test.ts', import.meta.url)),
       '@llm-nrm/tooling/gradient': fileURLToPath(new URL('./tooling/src/gradient.ts', import.meta.url)),
+      '@llm-nrm/tooling/quadratic': fileURLToPath(new URL('./tooling/src/quadratic.ts', import.meta.url)),
     },
   },
   test: {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bankFromRecords } from './bank.js';
+import { bankFromRecords, type ResponseBank } from './bank.js';
 import { LlmNrmError } from './errors.js';
 import { GATE_SHUT } from './families/llmNrm/index.js';
 import { fit, modelObjective } from './fit.js';
@@ -127,6 +127,21 @@ describe('fit', () => {
   });
 });
 
+/** Share of 95% intervals covering the standardised true thetas over six seeded 100 x 41 fleets (600 intervals). */
+function coverage41(fitFleet: (bank: ResponseBank) => { x: Float64Array; se: Float64Array }): number {
+  let hit = 0;
+  let n = 0;
+  for (let seed = 41001; seed <= 41006; seed++) {
+    const f = simulateFleet({ models: 100, items: 41, seed });
+    const r = fitFleet(f.bank);
+    const truth = standardized(f.truth, 100);
+    for (let j = 0; j < 100; j++) {
+      n++;
+      if (Math.abs(r.x[j]! - truth[j]!) <= 1.96 * r.se[j]!) hit++;
+    }
+  }
+  return hit / n;
+}
 describe('stopping in units of standard error, and the SEs', () => {
   it('the default stop leaves every theta within 0.05 SE of a fit run to relative tolerance 1e-13', () => {
     const f = simulateFleet({ models: 30, items: 80, seed: 11 });
@@ -170,35 +185,18 @@ describe('stopping in units of standard error, and the SEs', () => {
 
   it('95% intervals cover between 93% and 97% of the standardised true thetas (100 LLMs x 41 items, 6 seeded fleets)', () => {
     // 600 intervals: a binomial SD of 0.9 points around 95%. bench/core/coverage.js has every size.
-    let hit = 0;
-    let n = 0;
-    for (let seed = 41001; seed <= 41006; seed++) {
-      const f = simulateFleet({ models: 100, items: 41, seed });
-      const r = fit(f.bank);
-      const truth = standardized(f.truth, 100);
-      for (let j = 0; j < 100; j++) {
-        n++;
-        if (Math.abs(r.x[j]! - truth[j]!) <= 1.96 * r.se[j]!) hit++;
-      }
-    }
-    expect(hit / n).toBeGreaterThanOrEqual(0.93);
-    expect(hit / n).toBeLessThanOrEqual(0.97);
+    const share = coverage41((bank) => fit(bank));
+    expect(share).toBeGreaterThanOrEqual(0.93);
+    expect(share).toBeLessThanOrEqual(0.97);
   });
 
   it("seMode 'twin' covers between 93% and 97% of them too (the same 6 fleets; 200 items, where 'quasi' falls short, in bench/core/coverage.js --se twin)", () => {
-    let hit = 0;
-    let n = 0;
-    for (let seed = 41001; seed <= 41006; seed++) {
-      const f = simulateFleet({ models: 100, items: 41, seed });
-      const r = fit(f.bank, { seMode: 'twin' });
+    const share = coverage41((bank) => {
+      const r = fit(bank, { seMode: 'twin' });
       expect(r.seMode).toBe('twin');
-      const truth = standardized(f.truth, 100);
-      for (let j = 0; j < 100; j++) {
-        n++;
-        if (Math.abs(r.x[j]! - truth[j]!) <= 1.96 * r.se[j]!) hit++;
-      }
-    }
-    expect(hit / n).toBeGreaterThanOrEqual(0.93);
-    expect(hit / n).toBeLessThanOrEqual(0.97);
+      return r;
+    });
+    expect(share).toBeGreaterThanOrEqual(0.93);
+    expect(share).toBeLessThanOrEqual(0.97);
   });
 });

@@ -2,51 +2,15 @@
 // `lossNoise` the line search judges the small final steps by the gradients (trapezoid rule) and
 // reaches the distance stop; trusting the noisy loss differences, it cannot.
 import { describe, expect, it } from 'vitest';
-import type { Objective } from '../objective.js';
 import { minimizeLbfgs } from './lbfgs.js';
+import { quadraticObjective } from '@llm-nrm/tooling/quadratic';
 
 /**
- * f(x) = F0 + sum_t h_t (x_t - m_t)^2 / 2 + noise(x), the noise a deterministic function of x of
- * relative size 1e-8 (about 0.01 here), the gradient exact: what an f32 kernel with f64
- * accumulation gives, where the last decreases are far below the loss's rounding.
+ * A quadratic on F0 = 1e6 with a deterministic loss noise of relative size 1e-8 (about 0.01 here),
+ * the gradient exact: what an f32 kernel with f64 accumulation gives, where the last decreases are
+ * far below the loss's rounding. Condition number 100.
  */
-function noisyQuadratic(n: number): { obj: Objective; m: Float64Array; h: Float64Array } {
-  const F0 = 1e6;
-  const h = new Float64Array(n);
-  const m = new Float64Array(n);
-  for (let t = 0; t < n; t++) {
-    h[t] = 1 + (99 * ((t * 37) % n)) / n; // condition number 100
-    m[t] = Math.sin(1 + t);
-  }
-  const layout = {
-    kind: 'binary',
-    nModels: 0,
-    nItems: 0,
-    pl: 1,
-    theta: 0,
-    slope: 0,
-    intercept: 0,
-    guess: 0,
-    slip: 0,
-    size: n,
-  } as unknown as Objective['layout'];
-  const obj: Objective = {
-    layout,
-    free: new Uint8Array(n).fill(1),
-    lossAndGrad(x, g) {
-      let f = F0;
-      let hash = 0;
-      for (let t = 0; t < n; t++) {
-        const d = x[t]! - m[t]!;
-        f += 0.5 * h[t]! * d * d;
-        g[t] = h[t]! * d;
-        hash += Math.sin(1e4 * x[t]! + t);
-      }
-      return f + 1e-8 * F0 * Math.sin(1e3 * hash);
-    },
-  };
-  return { obj, m, h };
-}
+const noisyQuadratic = (n: number) => quadraticObjective(n, { offset: 1e6, curvature: (k, n) => 1 + (99 * k) / n, centre: 1, noise: 1e-8 });
 
 describe('minimizeLbfgs under loss noise', () => {
   const n = 40;

@@ -3,45 +3,11 @@
 // optimum in SE units) is below it. On a large loss the relative tolerance is many nats per 5
 // iterations, so without the bound it fires far from the optimum.
 import { describe, expect, it } from 'vitest';
-import type { Objective } from '../objective.js';
 import { minimizeLbfgs } from './lbfgs.js';
+import { quadraticObjective } from '@llm-nrm/tooling/quadratic';
 
-/** f(x) = F0 + sum_t h_t (x_t - m_t)^2 / 2: an ill-conditioned quadratic on a large offset. */
-function offsetQuadratic(n: number): { obj: Objective; m: Float64Array; h: Float64Array } {
-  const F0 = 1e9;
-  const h = new Float64Array(n);
-  const m = new Float64Array(n);
-  for (let t = 0; t < n; t++) {
-    h[t] = Math.pow(10, (4 * ((t * 37) % n)) / n); // condition number 1e4
-    m[t] = 100 * Math.sin(1 + t);
-  }
-  const layout = {
-    kind: 'binary',
-    nModels: 0,
-    nItems: 0,
-    pl: 1,
-    theta: 0,
-    slope: 0,
-    intercept: 0,
-    guess: 0,
-    slip: 0,
-    size: n,
-  } as unknown as Objective['layout'];
-  const obj: Objective = {
-    layout,
-    free: new Uint8Array(n).fill(1),
-    lossAndGrad(x, g) {
-      let f = F0;
-      for (let t = 0; t < n; t++) {
-        const d = x[t]! - m[t]!;
-        f += 0.5 * h[t]! * d * d;
-        g[t] = h[t]! * d;
-      }
-      return f;
-    },
-  };
-  return { obj, m, h };
-}
+/** An ill-conditioned quadratic (condition number 1e4) on a large offset, F0 = 1e9. */
+const offsetQuadratic = (n: number) => quadraticObjective(n, { offset: 1e9, curvature: (k, n) => Math.pow(10, (4 * k) / n), centre: 100 });
 
 /** The largest |x_t - m_t| in units of the SE 1 / sqrt(h_t). */
 function worstSe(x: Float64Array, m: Float64Array, h: Float64Array): number {
