@@ -106,7 +106,6 @@ export function difficultyBackward(
  * gradient is laid out as [db/da_0..K-1, db/dc_0..K-1]. Used to build the item block's curvature.
  */
 export function itemDifficultyGrad(a: ArrayLike<number>, c: ArrayLike<number>, K: number, g: number, grad: Float64Array, w: Float64Array): number {
-  const E2 = DIFFICULTY_EPS * DIFFICULTY_EPS;
   let m = -Infinity;
   for (let k = 0; k < K; k++) if (k !== g && c[k]! > m) m = c[k]!;
   let s = 0;
@@ -114,12 +113,31 @@ export function itemDifficultyGrad(a: ArrayLike<number>, c: ArrayLike<number>, K
     w[k] = k === g ? 0 : Math.exp(c[k]! - m);
     s += w[k]!;
   }
+  return difficultyGradTail(a, K, g, w, s, m + Math.log(s) - c[g]!, w, grad);
+}
+
+/**
+ * The rest of `itemDifficultyGrad` from the distractors' exps `ew` (0 at the key), their sum s and
+ * N = m + log s - c_g: writes the normalised weights into `wn` (may be `ew` itself) and the gradient
+ * into `grad`, returns b. Shared with the refresh's finite-difference columns
+ * (families/llmNrm/difficultyGradColumns.ts), which reuse their exps and must give the same bits.
+ */
+export function difficultyGradTail(
+  a: ArrayLike<number>,
+  K: number,
+  g: number,
+  ew: Float64Array,
+  s: number,
+  N: number,
+  wn: Float64Array,
+  grad: Float64Array,
+): number {
+  const E2 = DIFFICULTY_EPS * DIFFICULTY_EPS;
   let abar = 0;
   for (let k = 0; k < K; k++) {
-    w[k]! /= s;
-    abar += w[k]! * a[k]!;
+    wn[k] = ew[k]! / s;
+    abar += wn[k]! * a[k]!;
   }
-  const N = m + Math.log(s) - c[g]!;
   const D = a[g]! - abar;
   const den = D * D + E2;
   const t = Math.tanh((N * D) / den / DIFFICULTY_BOUND);
@@ -131,8 +149,8 @@ export function itemDifficultyGrad(a: ArrayLike<number>, c: ArrayLike<number>, K
       grad[k] = dD;
       grad[K + k] = -dN;
     } else {
-      grad[k] = -dD * w[k]!;
-      grad[K + k] = dN * w[k]! - dD * w[k]! * (a[k]! - abar);
+      grad[k] = -dD * wn[k]!;
+      grad[K + k] = dN * wn[k]! - dD * wn[k]! * (a[k]! - abar);
     }
   }
   return DIFFICULTY_BOUND * t;

@@ -3,7 +3,7 @@
 // and at each coordinate moved by a step, 2K + 1 calls of K exps each per item and refresh. These
 // give the same bits as those calls while sharing their exps and log (a third of the calls to
 // Math.exp, log and tanh at 189 x 2,000).
-import { DIFFICULTY_BOUND, DIFFICULTY_EPS } from '../../difficulty.js';
+import { difficultyGradTail } from '../../difficulty.js';
 
 /**
  * The unperturbed state of itemDifficultyGrad at (a, c) that its finite-difference columns share:
@@ -16,34 +16,6 @@ export interface DifficultyGradScratch {
   ew: Float64Array;
   ew2: Float64Array;
   wn: Float64Array;
-}
-
-/**
- * itemDifficultyGrad's tail from the unnormalised weights `ew` (sum `s`) and N: the same operations
- * in the same order (so the same bits); the weights' normalisation and a-bar, the tanh and the gradient.
- */
-function gradTail(a: Float64Array, K: number, g: number, ew: Float64Array, s: number, N: number, wn: Float64Array, grad: Float64Array): void {
-  const E2 = DIFFICULTY_EPS * DIFFICULTY_EPS;
-  let abar = 0;
-  for (let k = 0; k < K; k++) {
-    wn[k] = ew[k]! / s;
-    abar += wn[k]! * a[k]!;
-  }
-  const D = a[g]! - abar;
-  const den = D * D + E2;
-  const t = Math.tanh((N * D) / den / DIFFICULTY_BOUND);
-  const dbdraw = 1 - t * t;
-  const dN = (dbdraw * D) / den;
-  const dD = (dbdraw * N * (E2 - D * D)) / (den * den);
-  for (let k = 0; k < K; k++) {
-    if (k === g) {
-      grad[k] = dD;
-      grad[K + k] = -dN;
-    } else {
-      grad[k] = -dD * wn[k]!;
-      grad[K + k] = dN * wn[k]! - dD * wn[k]! * (a[k]! - abar);
-    }
-  }
 }
 
 /** itemDifficultyGrad(a, c, K, g, grad) (the same bits), keeping its exps and log in `fd` for difficultyGradColumn. */
@@ -59,7 +31,7 @@ export function difficultyGradBase(a: Float64Array, c: Float64Array, K: number, 
   fd.m = m;
   fd.s = s;
   fd.logS = Math.log(s);
-  gradTail(a, K, g, ew, s, m + fd.logS - c[g]!, fd.wn, grad);
+  difficultyGradTail(a, K, g, ew, s, m + fd.logS - c[g]!, fd.wn, grad);
 }
 
 /**
@@ -71,12 +43,12 @@ export function difficultyGradBase(a: Float64Array, c: Float64Array, K: number, 
  */
 export function difficultyGradColumn(a: Float64Array, c: Float64Array, K: number, g: number, p: number, fd: DifficultyGradScratch, grad: Float64Array): void {
   if (p < K) {
-    gradTail(a, K, g, fd.ew, fd.s, fd.m + fd.logS - c[g]!, fd.wn, grad);
+    difficultyGradTail(a, K, g, fd.ew, fd.s, fd.m + fd.logS - c[g]!, fd.wn, grad);
     return;
   }
   const kk = p - K;
   if (kk === g) {
-    gradTail(a, K, g, fd.ew, fd.s, fd.m + fd.logS - c[g]!, fd.wn, grad);
+    difficultyGradTail(a, K, g, fd.ew, fd.s, fd.m + fd.logS - c[g]!, fd.wn, grad);
     return;
   }
   let m = -Infinity;
@@ -94,7 +66,7 @@ export function difficultyGradColumn(a: Float64Array, c: Float64Array, K: number
       s += ew[k]!;
     }
   }
-  gradTail(a, K, g, ew, s, m + Math.log(s) - c[g]!, fd.wn, grad);
+  difficultyGradTail(a, K, g, ew, s, m + Math.log(s) - c[g]!, fd.wn, grad);
 }
 
 /** Scratch for items of up to kMax options. */
