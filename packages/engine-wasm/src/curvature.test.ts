@@ -74,6 +74,17 @@ function banks(seed: number): { name: string; bank: ResponseBank; truth?: Float6
   ];
 }
 
+/** The wasm engine with every curvature request passed through `seen` first (to count them). */
+function watchedCurvature(w: ReturnType<typeof wasmEngine>, seen: (opts: Parameters<CurvatureBuilder>[2]) => unknown): Engine {
+  return {
+    name: 'wasm',
+    objective: (b, family, priors) => w.objective(b, family.layout(b), priors),
+    curvature: (_b, _f, _p, objective) => {
+      const c = w.curvature(objective);
+      return c === null ? null : (x, free, opts) => (seen(opts), c(x, free, opts));
+    },
+  };
+}
 describe('wasm curvature equals the TypeScript curvature', () => {
   for (const precision of ['f64', 'f32', 'f32-rows'] as const) {
     const tol = precision === 'f64' ? 1e-9 : F32_TOL;
@@ -389,14 +400,7 @@ describe('standard errors on the wasm curvature', () => {
     const w = wasmEngine();
     disposeLater.push(w);
     let crossCalls = 0;
-    const engine: Engine = {
-      name: 'wasm',
-      objective: (b, family, priors) => w.objective(b, family.layout(b), priors),
-      curvature: (_b, _f, _p, objective) => {
-        const c = w.curvature(objective);
-        return c === null ? null : (x, free, opts) => (opts?.cross === true && crossCalls++, c(x, free, opts));
-      },
-    };
+    const engine = watchedCurvature(w, (opts) => opts?.cross === true && crossCalls++);
     const r = fit(bank, { engine });
     expect(crossCalls).toBe(1);
     const ts = thetaStandardErrors(r.family, r.bank, r.layout, r.x, freeMask(r.layout), r.priors, 0, { profileItems: true, errorModel: 'quasi' });
@@ -443,14 +447,7 @@ describe('the engine seam: fit refreshes its preconditioner on the wasm curvatur
     const w = wasmEngine();
     disposeLater.push(w);
     let calls = 0;
-    const withCurv: Engine = {
-      name: 'wasm',
-      objective: (b, family, priors) => w.objective(b, family.layout(b), priors),
-      curvature: (_b, _f, _p, objective) => {
-        const c = w.curvature(objective);
-        return c === null ? null : (x, free, opts) => (calls++, c(x, free, opts));
-      },
-    };
+    const withCurv = watchedCurvature(w, () => calls++);
     const without: Engine = { name: 'wasm', objective: withCurv.objective };
     const a = fit(bank, { engine: withCurv, standardErrors: false });
     expect(calls).toBeGreaterThan(0);
