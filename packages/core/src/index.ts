@@ -86,3 +86,4 @@ export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions,
 export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
 export { SCORE_P_FLOOR, fleetNuisance, minimiseTheta, minimiseThetaSharpness } from './scoreThetaAlone.js';
 export { blockPreconditioner, type BlockPreconditioner } from './curvature.js';
+export type { BlockApplier, PackedSizes } from './internal/blocks.js';

@@ -15,6 +15,7 @@ import { H_ACF, H_BF, H_BLOCK_GAC, H_BLOCK_GB, H_BLOCK_IL, H_BLOCK_SCALARS, H_C,
 
 export { curvItems, curvRows, curvScratchBytes } from './curvature';
 export { curv4ScratchBytes } from './curvature4';
+export { applyBlocks } from './blockApply';
 
 const USE_S: i32 = 1;
 const USE_FB: i32 = 4;

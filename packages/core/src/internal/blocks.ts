@@ -3,6 +3,26 @@ import { choleskyInto } from './cholesky.js';
 /** Doubles per slab of factor storage (Blocks.add): 1 MiB, a refresh's item blocks at 189 x 2,000 in a few. */
 const SLAB = 1 << 17;
 
+/**
+ * Runs a Blocks' solves elsewhere (an engine's threads): each result must be the bits of the
+ * TypeScript `apply` / `applyPair` on the factors `packInto` wrote.
+ */
+export interface BlockApplier {
+  apply(v: Float64Array, out: Float64Array): void;
+  applyPair(v1: Float64Array, out1: Float64Array, v2: Float64Array, out2: Float64Array): void;
+}
+
+/** Sizes of the packed factors (`Blocks.packedSizes`, for `packInto`'s arrays). */
+export interface PackedSizes {
+  blocks: number;
+  /** Indices over all blocks (the length of `ix`). */
+  indices: number;
+  /** Triangle entries over all blocks (the length of `Bk`). */
+  triangle: number;
+  /** The largest block. */
+  maxP: number;
+}
+
 /** Blocks: each is a list of parameter indices and a factorised dense matrix over them. */
 export class Blocks {
   readonly idx: Int32Array[] = [];
@@ -43,7 +63,11 @@ export class Blocks {
     return v;
   }
 
+  /** Where set (`setApplier`), apply and applyPair run there; `add` drops it (the blocks changed). */
+  private applier: BlockApplier | null = null;
+
   add(indices: number[], H: Float64Array, free: Uint8Array, ridge: number, cap = Infinity): void {
+    this.applier = null;
     this.cap.push(cap);
     const P = indices.length;
     // Fixed parameters: identity rows, so the solve leaves their zero residual at zero.
@@ -73,18 +97,47 @@ export class Blocks {
   private packed: { off: Int32Array; ix: Int32Array; Bk: Float64Array; lo: Int32Array; cap: Float64Array; y: Float64Array; y2: Float64Array } | null = null;
 
   private pack(): NonNullable<Blocks['packed']> {
-    const B = this.idx.length;
+    const sz = this.packedSizes();
+    const B = sz.blocks;
     const off = new Int32Array(B + 1);
     const lo = new Int32Array(B + 1);
+    const ix = new Int32Array(sz.indices);
+    const Bk = new Float64Array(sz.triangle);
+    const cap = new Float64Array(B);
+    this.packInto(off, lo, ix, Bk, cap);
+    this.packed = { off, ix, Bk, lo, cap, y: new Float64Array(sz.maxP), y2: new Float64Array(sz.maxP) };
+    return this.packed;
+  }
+
+  /** The lengths of `packInto`'s arrays. */
+  packedSizes(): PackedSizes {
+    let indices = 0;
+    let triangle = 0;
     let maxP = 0;
+    for (const ix of this.idx) {
+      const P = ix.length;
+      indices += P;
+      triangle += (P * (P + 1)) / 2;
+      if (P > maxP) maxP = P;
+    }
+    return { blocks: this.idx.length, indices, triangle, maxP };
+  }
+
+  /**
+   * The factors as `apply` reads them (per block b: indices ix[off[b] .. off[b + 1]), the rows of
+   * L^T's upper triangle in Bk[lo[b] .. lo[b + 1]), its step cap) written into the given arrays
+   * (off and lo: blocks + 1 entries; see packedSizes), e.g. an engine's memory.
+   */
+  packInto(off: Int32Array, lo: Int32Array, ix: Int32Array, Bk: Float64Array, cap: Float64Array): void {
+    const B = this.idx.length;
+    off[0] = 0;
+    lo[0] = 0;
     for (let b = 0; b < B; b++) {
       const P = this.idx[b]!.length;
       off[b + 1] = off[b]! + P;
       lo[b + 1] = lo[b]! + (P * (P + 1)) / 2;
-      if (P > maxP) maxP = P;
+      cap[b] = this.cap[b]!;
     }
-    const ix = new Int32Array(off[B]!);
-    const Bk = new Float64Array(lo[B]!);
     for (let b = 0; b < B; b++) {
       ix.set(this.idx[b]!, off[b]!);
       const C = this.chol[b]!;
@@ -92,12 +145,19 @@ export class Blocks {
       let q = lo[b]!;
       for (let i = 0; i < P; i++) for (let k = i; k < P; k++) Bk[q++] = C[k * P + i]!;
     }
-    this.packed = { off, ix, Bk, lo, cap: Float64Array.from(this.cap), y: new Float64Array(maxP), y2: new Float64Array(maxP) };
-    return this.packed;
+  }
+
+  /** Run apply and applyPair on `applier` (null: here again); `add` drops it. */
+  setApplier(applier: BlockApplier | null): void {
+    this.applier = applier;
   }
 
   /** out = H^-1 v block by block. */
   apply(v: Float64Array, out: Float64Array): void {
+    if (this.applier !== null) {
+      this.applier.apply(v, out);
+      return;
+    }
     out.fill(0);
     const pk = this.packed !== null && this.packed.off.length === this.idx.length + 1 ? this.packed : this.pack();
     const { off, ix, Bk, lo, cap: caps, y } = pk;
@@ -149,6 +209,10 @@ export class Blocks {
    * (a division per row, a chain of subtractions per backward row) overlap.
    */
   applyPair(v1: Float64Array, out1: Float64Array, v2: Float64Array, out2: Float64Array): void {
+    if (this.applier !== null) {
+      this.applier.applyPair(v1, out1, v2, out2);
+      return;
+    }
     out1.fill(0);
     out2.fill(0);
     const pk = this.packed !== null && this.packed.off.length === this.idx.length + 1 ? this.packed : this.pack();

@@ -19,10 +19,15 @@ export interface KernelExports {
   curvItems(h: number, blk: number): void;
   curvScratchBytes(): number;
   curv4ScratchBytes(): number;
+  /** Task `task` of the block preconditioner's solves (assembly/blockApply.ts, on blockApplyHost.ts's memory). */
+  applyBlocks(h: number, task: number): void;
 }
 
-/** What a pool pass runs per block: the loss pass, one of the curvature's two passes, or a slice of the loss pass's reduction. */
-export const TASK = { LOSS: 0, CURV_ROWS: 1, CURV_ITEMS: 2, REDUCE: 3 } as const;
+/**
+ * What a pool pass runs per block: the loss pass, one of the curvature's two passes, a slice of the
+ * loss pass's reduction, or a share of the preconditioner's block solves.
+ */
+export const TASK = { LOSS: 0, CURV_ROWS: 1, CURV_ITEMS: 2, REDUCE: 3, APPLY: 4 } as const;
 export type Task = (typeof TASK)[keyof typeof TASK];
 
 /** Run block `blk` of `task` on an instance. */
@@ -30,7 +35,8 @@ export function runTask(k: KernelExports, task: Task, h: number, blk: number): v
   if (task === TASK.LOSS) k.runBlock(h, blk);
   else if (task === TASK.CURV_ROWS) k.curvRows(h, blk);
   else if (task === TASK.CURV_ITEMS) k.curvItems(h, blk);
-  else k.reduceSlice(h, blk);
+  else if (task === TASK.REDUCE) k.reduceSlice(h, blk);
+  else k.applyBlocks(h, blk);
 }
 
 const compiled = new Map<KernelVariant, WebAssembly.Module>();

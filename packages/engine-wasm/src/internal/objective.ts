@@ -27,6 +27,7 @@ import {
 } from '@llm-nrm/core';
 import { LlmNrmKernel, type KernelLayoutOptions } from './kernelHost.js';
 import { TASK, kernelModule, runTask, sharedMemorySupported } from './module.js';
+import { BlockApplyHost } from './blockApplyHost.js';
 import { BlockPool, type PoolPlatform } from './pool.js';
 
 export interface WasmObjectiveOptions extends KernelLayoutOptions {
@@ -82,12 +83,16 @@ interface Held {
   pool: BlockPool | null;
   owned: boolean;
   id: number;
+  /** The preconditioner's solves on the pool (threaded objectives). */
+  solves: BlockApplyHost | null;
 }
 
 const registry = typeof FinalizationRegistry === 'undefined' ? null : new FinalizationRegistry<Held>((held) => release(held));
 
 function release(held: Held): void {
   if (held.pool === null) return;
+  held.solves?.dispose();
+  held.solves = null;
   if (held.owned) held.pool.dispose();
   else held.pool.detach(held.id);
   held.pool = null;
@@ -110,11 +115,12 @@ export function createWasmObjective(
   // paper scale the rows pass was half of a refresh (BENCHMARKS.md, "The curvature refresh").
   const rowCells = options.curvatureRowCells ?? 2000;
   kernel.setCurvatureRowStride(rowCells > 0 && Number.isFinite(rowCells) ? Math.floor(bank.colItem.length / rowCells) : 1);
-  const held: Held = { pool: null, owned: false, id: 0 };
+  const held: Held = { pool: null, owned: false, id: 0, solves: null };
   if (threaded) {
     held.pool = options.pool ?? new BlockPool(requested, platform!);
     held.owned = options.pool === undefined;
     held.id = held.pool.attach(kernelModule('shared'), kernel.memory);
+    held.solves = new BlockApplyHost(held.pool);
   }
 
   const free = freeMask(layout);
@@ -277,7 +283,7 @@ export function createWasmObjective(
     // The globals' partials, added in block order.
     const globals = new Float64Array(4);
     for (let blk = 0; blk < kernel.blocks; blk++) for (let t = 0; t < 4; t++) globals[t]! += cv.hg[4 * blk + t]!;
-    return llmNrmCurvatureFromSums(
+    const at = llmNrmCurvatureFromSums(
       bank,
       layout,
       x,
@@ -297,6 +303,9 @@ export function createWasmObjective(
       },
       opts,
     );
+    // The preconditioner's solves (L-BFGS's two a iteration) on the pool's threads, core's bits.
+    if (held.solves !== null && opts.cross !== true && opts.blocksUnused !== true) held.solves.install(at.blocks, layout.size);
+    return at;
   }
 
   // The SEs' second pass on the kernel (curvCorrRows, f64) where the bank has one cell per

@@ -40,7 +40,8 @@ function poolWorker(ctrlBuffer, listen) {
         if (task === 0) k.runBlock(h, blk);
         else if (task === 1) k.curvRows(h, blk);
         else if (task === 2) k.curvItems(h, blk);
-        else k.reduceSlice(h, blk);
+        else if (task === 3) k.reduceSlice(h, blk);
+        else k.applyBlocks(h, blk);
       } catch (e) {
         Atomics.store(ctrl, C.ERROR, 1);
         console.error(e);
