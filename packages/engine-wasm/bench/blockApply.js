@@ -3,10 +3,12 @@
 // refresh of the wasm objective: on the pool's threads (blockApplyHost.ts) against core's
 // TypeScript on the main thread, alternated, wall and process CPU ms per pair (median of --runs
 // batches of --reps), and whether the two give the same bits.
-//   node bench/blockApply.js [--items 31554] [--threads 2] [--runs 7] [--reps 10]
+//   node bench/blockApply.js [--items 31554] [--threads 2] [--runs 7] [--reps 10] [--gaps 0,0.2,1,10,60]
+// --gaps: then, per gap, the main thread busy for that many ms before each pair (as between an
+// optimiser's passes) and the share of the pair's tasks the workers ran: whether they wake late.
 import { performance } from 'node:perf_hooks';
 import * as core from '@llm-nrm/core';
-import { wasmLlmNrmObjective } from '../dist/index.js';
+import { wasmLlmNrmObjective, wasmThreadPool } from '../dist/index.js';
 import { opt, log } from './options.js';
 
 const I = Number(opt('items', 31554));
@@ -15,7 +17,8 @@ const runs = Number(opt('runs', 7));
 const reps = Number(opt('reps', 10));
 const { bank } = core.simulateFleet({ models: 189, items: I, seed: 1 });
 const layout = core.llmNrmLayout(bank, core.ALL_PARTS);
-const obj = wasmLlmNrmObjective(bank, layout, {}, { threads });
+const pool = threads > 1 ? wasmThreadPool(threads) : null;
+const obj = wasmLlmNrmObjective(bank, layout, {}, pool !== null ? { pool } : { threads });
 const x = core.initialParameters(bank, layout);
 const n = layout.size;
 let seed = 1;
@@ -55,4 +58,26 @@ for (let round = 0; round < 3; round++) {
 }
 log(`${I} items, ${blocksN} blocks, ${threads} threads`);
 console.table(rows);
+const gaps = opt('gaps', null);
+if (gaps !== null && pool !== null) {
+  const blocks = obj.curvature(x, obj.free).blocks;
+  const wake = [];
+  for (const gap of String(gaps).split(',').map(Number)) {
+    let tasks = 0;
+    let wall = 0;
+    const R = gap >= 10 ? 20 : 100;
+    for (let r = 0; r < R; r++) {
+      const t = performance.now();
+      while (performance.now() - t < gap);
+      const b0 = pool.workerBlocks;
+      const t0 = performance.now();
+      blocks.applyPair(v1, o1, v2, o2);
+      wall += performance.now() - t0;
+      tasks += pool.workerBlocks - b0;
+    }
+    wake.push({ gapMs: gap, workerTasks: +(tasks / R).toFixed(1), wallMs: +(wall / R).toFixed(2) });
+  }
+  console.table(wake);
+}
 obj.dispose();
+pool?.dispose();

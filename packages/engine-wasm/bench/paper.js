@@ -7,11 +7,15 @@
 // block solves) and the standard errors, wall and main-thread CPU.
 //   /usr/bin/time -v node bench/paper.js [--items 31554] [--seed 1] [--threads 2] [--se false]
 //     [--curvature-precision f32|f64] [--sweeps true] [--sweep-rounds 1] [--sweep-from 30] [--restart true] [--trace out.json] [--save x.bin]
+//     [--pass-stats true]
 // --sweeps / --restart turn on core's opt-in item sweeps and item restart (fit/itemSweep.ts).
+// --pass-stats: also the fit's passes on average (wall ms, process CPU ms, the tasks the pool's
+// workers ran of each pass), and the same for 30 passes back to back at the fit's end point after it,
+// in this process at the same load: whether a pass inside the fit costs more than a pass alone.
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as core from '@llm-nrm/core';
-import { wasmEngine } from '../dist/index.js';
+import { wasmEngine, wasmThreadPool } from '../dist/index.js';
 import { opt, log } from './options.js';
 
 const I = Number(opt('items', 31554));
@@ -22,7 +26,15 @@ let t = performance.now();
 const { bank } = core.simulateFleet({ models: J, items: I, seed: Number(opt('seed', 1)) });
 log(`simulated ${J} x ${I} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 // The preconditioner's cell work: 'f32' lanes (the default) or the scalar 'f64' passes.
-const w = wasmEngine({ threads, ...(opt('curvature-precision', null) !== null ? { curvaturePrecision: opt('curvature-precision') } : {}) });
+const passStats = opt('pass-stats', 'false') !== 'false';
+// With --pass-stats a pool of the bench's own, so that its workers' task count is readable.
+const pool = passStats && threads > 1 ? wasmThreadPool(threads) : null;
+const w = wasmEngine({
+  ...(pool !== null ? { pool } : { threads }),
+  ...(opt('curvature-precision', null) !== null ? { curvaturePrecision: opt('curvature-precision') } : {}),
+});
+const perPass = { n: 0, wall: 0, cpu: 0, tasks: 0 };
+let lastObjective = null;
 // Timers around the engine's passes and refreshes (the objective is patched in place: the engine
 // recognises its own objectives for their curvature).
 const phase = { passMs: 0, passes: 0, refreshMs: 0, refreshes: 0 };
@@ -31,13 +43,24 @@ const engine = {
   objective: (b, f, p) => {
     const o = w.objective(b, f.layout(b), p);
     const inner = o.lossAndGrad.bind(o);
+    lastObjective = inner;
     o.lossAndGrad = (x, g, scope) => {
+      const tasks0 = pool?.workerBlocks ?? 0;
+      const c0 = passStats ? process.cpuUsage() : null;
       const t0 = performance.now();
       try {
         return inner(x, g, scope);
       } finally {
-        phase.passMs += performance.now() - t0;
+        const ms = performance.now() - t0;
+        phase.passMs += ms;
         phase.passes++;
+        if (c0 !== null) {
+          const c = process.cpuUsage(c0);
+          perPass.n++;
+          perPass.wall += ms;
+          perPass.cpu += (c.user + c.system) / 1000;
+          perPass.tasks += (pool?.workerBlocks ?? 0) - tasks0;
+        }
       }
     };
     return o;
@@ -106,6 +129,24 @@ console.log(
     peakRssMiB: Math.round(rss),
   }),
 );
+if (passStats && lastObjective !== null) {
+  const g = new Float64Array(r.x.length);
+  const alone = { n: 0, wall: 0, cpu: 0, tasks: 0 };
+  for (let k = 0; k < 30; k++) {
+    const tasks0 = pool?.workerBlocks ?? 0;
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    lastObjective(r.x, g);
+    alone.wall += performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    alone.cpu += (c.user + c.system) / 1000;
+    alone.tasks += (pool?.workerBlocks ?? 0) - tasks0;
+    alone.n++;
+  }
+  const mean = (q) => ({ passes: q.n, wallMs: +(q.wall / q.n).toFixed(1), cpuMs: +(q.cpu / q.n).toFixed(1), workerTasks: +(q.tasks / q.n).toFixed(1) });
+  console.log(JSON.stringify({ passInFit: mean(perPass), passAlone: mean(alone) }));
+}
 if (opt('trace', null)) writeFileSync(opt('trace'), JSON.stringify({ trace: r.trace, passes: r.tracePasses, seconds: r.traceSeconds }));
 if (opt('save', null)) writeFileSync(opt('save'), Buffer.from(r.x.buffer));
 w.dispose();
+pool?.dispose();
