@@ -3,6 +3,7 @@
 // Blob URL), from TypeScript sources in tests and from dist alike. Plain JavaScript, no imports: the kernel module and memory arrive by
 // message. Between passes the worker waits with Atomics.waitAsync, so its event loop stays free
 // for attach/detach messages.
+import { TASK } from './module.js';
 import { CTRL, TAG_SHIFT } from './pool.js';
 
 /** The environment-free part: `poolWorker(ctrlBuffer, listen)`. */
@@ -37,10 +38,10 @@ function poolWorker(ctrlBuffer, listen) {
       if (Atomics.compareExchange(ctrl, C.NEXT, v, v + 1) !== v) continue;
       try {
         const blk = b0 + (v & ((1 << TAG_SHIFT) - 1));
-        if (task === 0) k.runBlock(h, blk);
-        else if (task === 1) k.curvRows(h, blk);
-        else if (task === 2) k.curvItems(h, blk);
-        else if (task === 3) k.reduceSlice(h, blk);
+        if (task === ${TASK.LOSS}) k.runBlock(h, blk);
+        else if (task === ${TASK.CURV_ROWS}) k.curvRows(h, blk);
+        else if (task === ${TASK.CURV_ITEMS}) k.curvItems(h, blk);
+        else if (task === ${TASK.REDUCE}) k.reduceSlice(h, blk);
         else k.applyBlocks(h, blk);
       } catch (e) {
         Atomics.store(ctrl, C.ERROR, 1);
