@@ -54,3 +54,52 @@ describe('Blocks.apply', () => {
     expect(Array.from(o2)).not.toEqual(Array.from(o1));
   });
 });
+
+describe('Blocks.packInto and setApplier', () => {
+  it('pack the factors as the sizes say, route solves to an applier until the next add', () => {
+    const rng = randomSource(9);
+    const n = 12;
+    const blocks = new Blocks(n);
+    const free = new Uint8Array(n).fill(1);
+    const spd = (P: number): Float64Array => {
+      const H = new Float64Array(P * P);
+      for (let i = 0; i < P; i++) {
+        for (let j = 0; j < P; j++) H[i * P + j] = 0.1 * Math.cos(i + 2 * j + i * j);
+        H[i * P + i]! += P + rng.uniform();
+      }
+      for (let i = 0; i < P; i++) for (let j = 0; j < i; j++) H[j * P + i] = H[i * P + j]!;
+      return H;
+    };
+    blocks.add([0, 3, 5], spd(3), free, 0);
+    blocks.add([1, 2], spd(2), free, 0, 0.5);
+    blocks.add([4, 6, 7, 8], spd(4), free, 0);
+    const sz = blocks.packedSizes();
+    expect(sz).toEqual({ blocks: 3, indices: 9, triangle: 6 + 3 + 10, maxP: 4 });
+    const off = new Int32Array(4);
+    const lo = new Int32Array(4);
+    const ix = new Int32Array(sz.indices);
+    const Bk = new Float64Array(sz.triangle);
+    const cap = new Float64Array(3);
+    blocks.packInto(off, lo, ix, Bk, cap);
+    expect(Array.from(off)).toEqual([0, 3, 5, 9]);
+    expect(Array.from(lo)).toEqual([0, 6, 9, 19]);
+    expect(Array.from(ix)).toEqual([0, 3, 5, 1, 2, 4, 6, 7, 8]);
+    expect(Array.from(cap)).toEqual([Infinity, 0.5, Infinity]);
+    // Block 2's first packed row is column 0 of its factor, the diagonal first.
+    const L2 = blocks.chol[2]!;
+    expect(Array.from(Bk.subarray(9, 13))).toEqual([L2[0]!, L2[4]!, L2[8]!, L2[12]!]);
+    // An applier takes both solves; add drops it (the factors changed).
+    const calls: string[] = [];
+    blocks.setApplier({ apply: () => calls.push('apply'), applyPair: () => calls.push('pair') });
+    const v = Float64Array.from({ length: n }, () => rng.uniform());
+    const out = new Float64Array(n);
+    blocks.apply(v, out);
+    blocks.applyPair(v, out, v, new Float64Array(n));
+    expect(calls).toEqual(['apply', 'pair']);
+    expect(out.every((u) => u === 0)).toBe(true);
+    blocks.add([9, 10], spd(2), free, 0);
+    blocks.apply(v, out);
+    expect(calls).toEqual(['apply', 'pair']);
+    expect(out[9]).not.toBe(0);
+  });
+});
