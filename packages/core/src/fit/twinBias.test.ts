@@ -85,4 +85,17 @@ describe("the fit's noise-free twin", () => {
     expect(scored.twin).toBeUndefined();
     expect(scored.seMode).toBe('fisher');
   });
+
+  it("the twin from the fit's end (objective, preconditioner, memory) lands within 0.2 SE of the twin bank's own fit to 0.001 SE; Adam fits refit the twin bank whole", () => {
+    for (const seed of [5, 6]) {
+      const g = simulateFleet({ models: 40, items: 60, seed });
+      const r = fit(g.bank, { seMode: 'twin' });
+      const tight = fit(twinBank(r.bank, r.layout, r.x), { init: r.x, standardErrors: false, distanceTolerance: 0.001 });
+      for (let j = 0; j < 40; j++) expect(Math.abs(tight.x[j]! - r.x[j]! - r.twin!.bias[j]!) / r.se[j]!).toBeLessThan(0.2);
+    }
+    const g = simulateFleet({ models: 12, items: 20, seed: 3 });
+    const adam = fit(g.bank, { optimizer: 'adam', steps: 100, seMode: 'twin' });
+    expect(adam.seMode).toBe('twin');
+    expect(adam.twin!.passes).toBe(adam.passes); // a whole Adam run of the twin bank, as many steps
+  });
 });
