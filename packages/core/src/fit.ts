@@ -373,29 +373,22 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     const endPc = lastPc;
     // seMode 'twin''s refit on this objective, retargeted to the twin bank's q (see below).
     warmTwin = (tb, distanceTolerance) => {
-      // The preconditioner: the fit's last blocks until the twin's first refresh (iteration 10),
-      // then the twin bank's own. Their Gauss-Newton part Q (diag p - p p^T) reads the targets only
-      // through each cell's mass Q = sum_k q_k, which the twin keeps (q is replaced by the model's
-      // p, mass 1, where the bank's cells have mass 1: simulated and loaded banks alike; a cell of
-      // smaller mass gets a slightly different block, a preconditioner, not the answer); the
-      // gate-difficulty term dL/db_i times the Hessian of b_i (core's families/llmNrm/curvature.ts
-      // GB, engine-wasm's assembly/curvature.ts gbi) reads the residual Q p - q, which is the
-      // fit's at its optimum and 0 for the twin there. Both only precondition: the twin converges
-      // to its own optimum from either. The refreshes from iteration 10 on use the twin's q
-      // (engine-wasm's curvature reads the retargeted kernel; core's reads the twin bank).
-      const pcT = blockPreconditioner(tb, family, objective0, priors, { engine });
-      let cur: BlockPreconditioner = endPc ?? pcT;
-      const pcTwin: BlockPreconditioner = {
-        apply: (v, out) => cur.apply(v, out),
-        applyPair: (v1, o1, v2, o2) => cur.applyPair(v1, o1, v2, o2),
-        refresh: (x) => {
-          pcT.refresh(x);
-          cur = pcT;
-        },
-      };
-      return lbfgs(fitRes.x, options.maxIterations ?? 1000, pcTwin, null, {
+      // The preconditioner: the fit's last blocks, kept for the whole twin (no refresh). Their
+      // Gauss-Newton part Q (diag p - p p^T) reads the targets only through each cell's mass
+      // Q = sum_k q_k, which the twin keeps (q is replaced by the model's p, mass 1, where the
+      // bank's cells have mass 1: simulated and loaded banks alike); the gate-difficulty term
+      // dL/db_i times the Hessian of b_i (core's families/llmNrm/curvature.ts GB, engine-wasm's
+      // assembly/curvature.ts gbi) reads the residual Q p - q: the fit's at its optimum, 0 for the
+      // twin at x0. So the blocks are not exactly the twin's; they only precondition, and the twin
+      // moves from x0 only by its bias. Measured on six fleets (6 to 2,000 items, BENCHMARKS.md
+      // "Cheap twin"): 153 passes, against 175 with a refresh of the twin's own blocks every 10
+      // iterations; the biases within 0.16 SE of a twin run to 0.001 SE (0.19 with the refreshes).
+      // After a gate restart that won (its blocks are not kept; two of the six fleets) the twin
+      // refreshes its own blocks as a fit does.
+      const pc = endPc ?? blockPreconditioner(tb, family, objective0, priors, { engine });
+      return lbfgs(fitRes.x, options.maxIterations ?? 1000, pc, null, {
         distanceTolerance,
-        refreshed: endPc !== null,
+        ...(endPc !== null ? { refreshed: true, refreshEvery: Infinity } : {}),
         onProgress: options.onProgress ? (p) => options.onProgress!({ ...p, phase: 'twin' }) : undefined,
         ...(fitRes.lbfgsMemory ? { startMemory: fitRes.lbfgsMemory } : {}),
       });
