@@ -120,18 +120,18 @@ export interface FitOptions {
   standardErrors?: boolean;
   /**
    * How the SEs of a fleet fit are computed (scoring, fixItems, always uses 'fisher').
-   * 'quasi' (default): thetaStandardErrors' 'quasi' SE. 'twin': also refit the fit's noise-free twin
-   * (the model's own predictions) from the estimate, and take as the bias term max(prior term,
-   * TWIN_BIAS_SCALE b^2) with b the twin's bias (fit/twinBias.ts), the prior term with the fleet's
-   * sharpness spread by the unbiased moment (StandardErrorOptions.spread 'measured'). Soft
-   * option-level families only (LLM-NRM, NRM); others fall back to 'quasi'. One more fit from the
-   * converged point (on the fit's objective, preconditioner and L-BFGS memory), stopped at 0.1 SE.
-   * Measured (BENCHMARKS.md, bench/core/coverage.js --se twin): 93-97% coverage at 6, 20, 41 and 200
-   * items on both standard seed sets, where 'quasi' gives 98.4% at 20 and 88.5-90.4% at 200; about
-   * 10% more CPU for `llm-nrm fit` at 189 x 2,000 (BENCHMARKS.md, "Cheap twin, default SEs").
+   * 'twin' (default): refit the fit's noise-free twin (the model's own predictions) from the
+   * estimate, and take as the bias term max(prior term, TWIN_BIAS_SCALE b^2) with b the twin's bias
+   * (fit/twinBias.ts), the prior term with the fleet's sharpness spread by the unbiased moment
+   * (StandardErrorOptions.spread 'measured'). Soft option-level families only (LLM-NRM, NRM); others
+   * get 'quasi'. 'quasi': thetaStandardErrors' 'quasi' SE alone. The twin is one more L-BFGS run from
+   * the fit's end on the fit's objective, preconditioner and memory, stopped at 0.1 SE. Measured
+   * (BENCHMARKS.md, "Cheap twin, default SEs"; bench/core/coverage.js --se twin): 93-97% coverage
+   * at 6, 20, 41 and 200 items on both standard seed sets, where 'quasi' gives 98.4% at 20 and
+   * 88.5-90.4% at 200; the twin adds about 7% to the CPU of `llm-nrm fit` at 189 x 2,000.
    */
   seMode?: SeMode;
-  /** Deprecated: `seMode: 'twin'`. */
+  /** Deprecated: `seMode` (true: 'twin'; false: 'quasi'). */
   twinBias?: boolean;
   /** Warm start: a parameter vector of the same layout. */
   init?: Float64Array;
@@ -153,10 +153,11 @@ export interface FitResult {
   layout: Layout;
   x: Float64Array;
   /**
-   * Standard error of theta per LLM: thetaStandardErrors' 'quasi' SE, the MAP's mean squared error
-   * from the profiled expected information, the responses' measured dispersion and the priors' bias
-   * ('fisher' under fixItems, as scoring's other modes; NaN where not computed; Infinity where theta
-   * is not identified by the LLM's cells and the priors).
+   * Standard error of theta per LLM (`seMode`: by default 'twin', thetaStandardErrors' 'quasi' SE
+   * with the twin's bias term: the MAP's mean squared error from the profiled expected information,
+   * the responses' measured dispersion and the priors' and the fleet's bias; 'fisher' under
+   * fixItems, as scoring's other modes; NaN where not computed; Infinity where theta is not
+   * identified by the LLM's cells and the priors).
    */
   se: Float64Array;
   /** The SE mode that ran ('fisher' under fixItems; absent without SEs). */
@@ -398,7 +399,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   const twinMode =
     options.standardErrors !== false &&
     !options.fixItems &&
-    (options.seMode ?? (options.twinBias === true ? 'twin' : 'quasi')) === 'twin' &&
+    (options.seMode ?? (options.twinBias === false ? 'quasi' : 'twin')) === 'twin' &&
     family.optionLevel &&
     !family.hardened;
   // SEs from each LLM's own block at the final point; under standardisation the scale is fixed by

@@ -54,10 +54,11 @@ describe("the fit's noise-free twin", () => {
     expect(out[1]).toBeCloseTo(Math.sqrt(0.25 - 0.09 + 2 * 0.0625), 15);
   });
 
-  it("seMode 'twin': the 'measured' spread's SEs with max(prior, 2 b^2), the thetas unchanged; not under scoring or nrm-hard", () => {
+  it("seMode 'twin' (the default): the 'measured' spread's SEs with max(prior, 2 b^2), the thetas unchanged; not under scoring or nrm-hard", () => {
     const g = simulateFleet({ models: 30, items: 40, seed: 5 });
-    const on = fit(g.bank, { seMode: 'twin' });
-    const off = fit(g.bank);
+    const on = fit(g.bank);
+    const off = fit(g.bank, { seMode: 'quasi' });
+    expect(Array.from(fit(g.bank, { seMode: 'twin' }).se)).toEqual(Array.from(on.se));
     expect(off.twin).toBeUndefined();
     expect(off.seMode).toBe('quasi');
     expect(on.seMode).toBe('twin');
@@ -78,8 +79,9 @@ describe("the fit's noise-free twin", () => {
       if (want[j]! > parts.se[j]! * (1 + 1e-9)) raised++;
     }
     expect(raised).toBeGreaterThan(0);
-    // The deprecated flag is the same mode.
+    // The deprecated flag names the same modes.
     expect(Array.from(fit(g.bank, { twinBias: true }).se)).toEqual(Array.from(on.se));
+    expect(Array.from(fit(g.bank, { twinBias: false }).se)).toEqual(Array.from(off.se));
     expect(fit(g.bank, { model: 'nrm-hard', seMode: 'twin' }).twin).toBeUndefined();
     const scored = fit(g.bank, { init: on.x, fixItems: true, seMode: 'twin' });
     expect(scored.twin).toBeUndefined();
