@@ -51,29 +51,34 @@ console.log(
 );
 const L = full.layout;
 const b = core.toBundle(full, { version: 'bench' });
-// SEs of theta as fit reports them ('quasi': measured dispersion phi plus the priors' bias) and the
-// Fisher ones (one multinomial draw per cell).
+// SEs of theta by seMode 'quasi' (measured dispersion phi plus the priors' bias) and the Fisher
+// ones (one multinomial draw per cell).
 const seq = core.thetaStandardErrors(full.family, full.bank, L, full.x, core.freeMask(L), full.priors, 0, { profileItems: true, errorModel: 'quasi' });
-// And with FitOptions.seMode 'twin': the prior term with the sharpness spread by the unbiased moment
-// (spread 'measured') and the bias term max(prior term, 2 twin bias^2), the twin refitted from the
-// estimate on the model's own predictions (fit/twinBias.ts), stopped as fit stops it (0.1 SE).
+// And as fit reports them (the default seMode 'twin'): the prior term with the sharpness spread by the
+// unbiased moment (spread 'measured') and the bias term max(prior term, 2 twin bias^2), the twin
+// refitted from the estimate on the model's own predictions (fit/twinBias.ts) from the fit's end,
+// stopped at 0.1 SE. The same fit again, with its SEs.
 const J = full.bank.models.length;
+const def = core.fit(bank, { optimizer, priors });
+let same = def.loss === full.loss;
+for (let t = 0; t < full.x.length; t++) same &&= def.x[t] === full.x[t];
+// The twin as a whole fit of the twin bank (the mode before the twincheap branch), for comparison.
 const twinFit = core.fit(core.twinBank(full.bank, L, full.x), { priors, optimizer, init: full.x, standardErrors: false, distanceTolerance: 0.1 });
 const seMeasured = core.thetaStandardErrors(full.family, full.bank, L, full.x, core.freeMask(L), full.priors, 0, {
   profileItems: true,
   errorModel: 'quasi',
   spread: 'measured',
 });
-const seTwin = core.twinBiasSe(seMeasured.se, seMeasured.priorVariance, full.x.subarray(0, J), twinFit.x.subarray(0, J), core.TWIN_BIAS_SCALE);
+const seWhole = core.twinBiasSe(seMeasured.se, seMeasured.priorVariance, full.x.subarray(0, J), twinFit.x.subarray(0, J), core.TWIN_BIAS_SCALE);
 console.log(`
 fleet spreads (prior variances; sharpness, position, fallback): posterior moment ${Array.from(seq.spread.slice(1), (v) => v.toFixed(2)).join(' / ')}, --se twin ${Array.from(seMeasured.spread.slice(1), (v) => v.toFixed(2)).join(' / ')}`);
 const seOf = new Map(full.bank.models.map((m, j) => [m, j]));
 console.log(
-  '\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) as fit reports it (with --se twin, the twin bias, Fisher SE, dispersion phi_j):',
+  `\nPositional bias delta_j (logits, sum to zero) over displayed positions A B C D, sharpness s_j, theta_j, SE(theta_j) by --se quasi (as fit reports it: the default --se twin, its twin's bias; the twin's as a whole fit of the twin bank; Fisher SE, dispersion phi_j); the fit with SEs ${same ? 'has the same x and loss' : 'DIFFERS from the one without'} (seMode ${def.seMode}):`,
 );
 for (const l of [...b.llms].sort((p, q) => q.theta - p.theta)) {
   const j = seOf.get(l.id);
-  const se = `se ${seq.se[j].toFixed(3)} (--se twin ${seTwin[j].toFixed(3)}, twin bias ${(twinFit.x[j] - full.x[j]).toFixed(3)}, Fisher ${(1 / Math.sqrt(seq.information[j])).toFixed(3)}, phi ${seq.dispersion[j].toFixed(3)})`;
+  const se = `se ${seq.se[j].toFixed(3)} (twin ${def.se[j].toFixed(3)}, bias ${def.twin.bias[j].toFixed(3)}; whole ${seWhole[j].toFixed(3)}, ${(twinFit.x[j] - full.x[j]).toFixed(3)}; Fisher ${(1 / Math.sqrt(seq.information[j])).toFixed(3)}, phi ${seq.dispersion[j].toFixed(3)})`;
   console.log(
     `  ${l.id.padEnd(14)} theta ${l.theta.toFixed(2).padStart(6)}  ${se}  s ${l.sharpness.toFixed(2)}  delta ${l.positionBias
       .slice(0, 4)
@@ -84,5 +89,7 @@ for (const l of [...b.llms].sort((p, q) => q.theta - p.theta)) {
       .join(' ')}`,
   );
 }
-console.log(`twin: ${twinFit.passes} passes, ${twinFit.seconds.toFixed(1)} s`);
+console.log(
+  `twin from the fit's end: ${def.twin.passes} passes, ${def.twin.seconds.toFixed(1)} s; as a whole fit of the twin bank: ${twinFit.passes} passes, ${twinFit.seconds.toFixed(1)} s`,
+);
 console.log(`globals: w0 ${b.globals.w0.toFixed(3)}, kappa ${b.globals.kappa.toFixed(3)}; layout kMax ${L.kMax}`);

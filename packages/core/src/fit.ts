@@ -18,7 +18,7 @@ import {
 import { itemSweep } from './fit/itemSweep.js';
 import { minimizeLbfgs } from './fit/lbfgs.js';
 import { minimizeNewton } from './fit/newton.js';
-import type { OptimizeProgress, OptimizeResult, OptimizerName } from './fit/optimizer.js';
+import type { OptimizeOptions, OptimizeProgress, OptimizeResult, OptimizerName } from './fit/optimizer.js';
 import { thetaStandardErrors } from './fit/standardErrors.js';
 import { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
 import { standardizeInto } from './internal/standardized.js';
@@ -120,17 +120,18 @@ export interface FitOptions {
   standardErrors?: boolean;
   /**
    * How the SEs of a fleet fit are computed (scoring, fixItems, always uses 'fisher').
-   * 'quasi' (default): thetaStandardErrors' 'quasi' SE. 'twin': also refit the fit's noise-free twin
-   * (the model's own predictions) from the estimate, and take as the bias term max(prior term,
-   * TWIN_BIAS_SCALE b^2) with b the twin's bias (fit/twinBias.ts), the prior term with the fleet's
-   * sharpness spread by the unbiased moment (StandardErrorOptions.spread 'measured'). Soft
-   * option-level families only (LLM-NRM, NRM); others fall back to 'quasi'. One more fit from the
-   * converged point, stopped at 0.1 SE. Measured (BENCHMARKS.md, bench/core/coverage.js --se twin): 93-97%
-   * coverage at 6, 20, 41 and 200 items on both standard seed sets, where 'quasi' gives 98.4% at 20
-   * and 88.5-90.4% at 200; about a third more CPU for `llm-nrm fit` at 189 x 2,000, so not the default.
+   * 'twin' (default): refit the fit's noise-free twin (the model's own predictions) from the
+   * estimate, and take as the bias term max(prior term, TWIN_BIAS_SCALE b^2) with b the twin's bias
+   * (fit/twinBias.ts), the prior term with the fleet's sharpness spread by the unbiased moment
+   * (StandardErrorOptions.spread 'measured'). Soft option-level families only (LLM-NRM, NRM); others
+   * get 'quasi'. 'quasi': thetaStandardErrors' 'quasi' SE alone. The twin is one more L-BFGS run from
+   * the fit's end on the fit's objective, preconditioner and memory, stopped at 0.1 SE. Measured
+   * (BENCHMARKS.md, "Cheap twin, default SEs"; bench/core/coverage.js --se twin): 93-97% coverage
+   * at 6, 20, 41 and 200 items on both standard seed sets, where 'quasi' gives 98.4% at 20 and
+   * 88.5-90.4% at 200; the twin adds about 10% to the CPU of `llm-nrm fit` at 189 x 2,000.
    */
   seMode?: SeMode;
-  /** Deprecated: `seMode: 'twin'`. */
+  /** Deprecated: `seMode` (true: 'twin'; false: 'quasi'). */
   twinBias?: boolean;
   /** Warm start: a parameter vector of the same layout. */
   init?: Float64Array;
@@ -152,10 +153,11 @@ export interface FitResult {
   layout: Layout;
   x: Float64Array;
   /**
-   * Standard error of theta per LLM: thetaStandardErrors' 'quasi' SE, the MAP's mean squared error
-   * from the profiled expected information, the responses' measured dispersion and the priors' bias
-   * ('fisher' under fixItems, as scoring's other modes; NaN where not computed; Infinity where theta
-   * is not identified by the LLM's cells and the priors).
+   * Standard error of theta per LLM (`seMode`: by default 'twin', thetaStandardErrors' 'quasi' SE
+   * with the twin's bias term: the MAP's mean squared error from the profiled expected information,
+   * the responses' measured dispersion and the priors' and the fleet's bias; 'fisher' under
+   * fixItems, as scoring's other modes; NaN where not computed; Infinity where theta is not
+   * identified by the LLM's cells and the priors).
    */
   se: Float64Array;
   /** The SE mode that ran ('fisher' under fixItems; absent without SEs). */
@@ -262,6 +264,8 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     ...(options.now ? { now: options.now } : {}),
   };
   let res: OptimizeResult;
+  // L-BFGS fleet fits: the twin's refit from the fit's end (its objective, preconditioner and memory).
+  let warmTwin: ((tb: ResponseBank, distanceTolerance: number) => OptimizeResult) | null = null;
   let itemRestart: FitResult['itemRestart'];
   let ran: OptimizerName | 'newton' = optimizer;
   if (optimizer === 'adam') {
@@ -307,7 +311,13 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
           })
         : null;
     const refreshOf = (pc: BlockPreconditioner) => (identification === 'standardize' ? (x: Float64Array) => pc.refresh(toModel(x)) : pc.refresh);
-    const lbfgs = (start: Float64Array, maxIterations = options.maxIterations ?? 1000, pc = pc0, sweep = makeSweep(pc)): OptimizeResult =>
+    const lbfgs = (
+      start: Float64Array,
+      maxIterations = options.maxIterations ?? 1000,
+      pc = pc0,
+      sweep = makeSweep(pc),
+      more: OptimizeOptions = {},
+    ): OptimizeResult =>
       minimizeLbfgs(sweep ? sweep.wrap : objective, start, {
         ...common,
         ...(sweep && sweeps ? { blockStep: sweep.step } : {}),
@@ -319,9 +329,12 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         distanceTolerance: options.distanceTolerance ?? DISTANCE_TOLERANCE,
         toleranceDistance: options.toleranceDistance ?? family.toleranceDistance ?? Infinity,
         ...(degenerate ? { stop: degenerate } : {}),
+        ...more,
       });
     const sweep0 = makeSweep(pc0);
     res = lbfgs(x0, undefined, pc0, sweep0);
+    // The preconditioner whose blocks the run ended with (the twin's first; null after a gate restart's own).
+    let lastPc: BlockPreconditioner | null = pc0;
     if (sweep0 !== null && res.converged && restartItems) {
       // Item multi-start (fit/itemSweep.ts restart): each item refitted from its start value given
       // the fitted LLMs; items whose loss is lower there move, and L-BFGS continues from them.
@@ -355,13 +368,38 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
       const { iterations, passes, blockPasses, seconds, trace, traceSeconds, tracePasses } = appendRun(res, second);
       res = { ...(better ? second : res), iterations, passes, blockPasses, seconds, trace, traceSeconds, tracePasses };
       if (better) res.reason = `${second.reason} (after a gate restart)`;
+      lastPc = better ? null : pc0;
     }
+    const fitRes = res;
+    const endPc = lastPc;
+    // seMode 'twin''s refit on this objective, retargeted to the twin bank's q (see below).
+    warmTwin = (tb, distanceTolerance) => {
+      // The preconditioner: the fit's last blocks, kept for the whole twin (no refresh). Their
+      // Gauss-Newton part Q (diag p - p p^T) reads the targets only through each cell's mass
+      // Q = sum_k q_k, which the twin keeps (q is replaced by the model's p, mass 1, where the
+      // bank's cells have mass 1: simulated and loaded banks alike); the gate-difficulty term
+      // dL/db_i times the Hessian of b_i (core's families/llmNrm/curvature.ts GB, engine-wasm's
+      // assembly/curvature.ts gbi) reads the residual Q p - q: the fit's at its optimum, 0 for the
+      // twin at x0. So the blocks are not exactly the twin's; they only precondition, and the twin
+      // moves from x0 only by its bias. Measured on six fleets (6 to 2,000 items, BENCHMARKS.md
+      // "Cheap twin"): 153 passes, against 175 with a refresh of the twin's own blocks every 10
+      // iterations; the biases within 0.16 SE of a twin run to 0.001 SE (0.19 with the refreshes).
+      // After a gate restart that won (its blocks are not kept; two of the six fleets) the twin
+      // refreshes its own blocks as a fit does.
+      const pc = endPc ?? blockPreconditioner(tb, family, objective0, priors, { engine });
+      return lbfgs(fitRes.x, options.maxIterations ?? 1000, pc, null, {
+        distanceTolerance,
+        ...(endPc !== null ? { refreshed: true, refreshEvery: Infinity } : {}),
+        onProgress: options.onProgress ? (p) => options.onProgress!({ ...p, phase: 'twin' }) : undefined,
+        ...(fitRes.lbfgsMemory ? { startMemory: fitRes.lbfgsMemory } : {}),
+      });
+    };
   }
   x0 = toModel(res.x);
   const twinMode =
     options.standardErrors !== false &&
     !options.fixItems &&
-    (options.seMode ?? (options.twinBias === true ? 'twin' : 'quasi')) === 'twin' &&
+    (options.seMode ?? (options.twinBias === false ? 'quasi' : 'twin')) === 'twin' &&
     family.optionLevel &&
     !family.hardened;
   // SEs from each LLM's own block at the final point; under standardisation the scale is fixed by
@@ -383,12 +421,33 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   let twin: FitResult['twin'];
   if (seParts !== null && twinMode) {
     const t0 = (options.now ?? Date.now)();
-    const { twinBias: _off, seMode: _mode, onProgress: _p, ...rest } = options;
+    const tb = twinBank(fitBank, layout, x0);
     // Stopped at 0.1 SE (TWIN_DISTANCE): at 100 x 200 (seed 200100) the twin's thetas then differ
     // from a run to the fit's 0.01 by at most 0.015 SE, in 33 passes instead of 54.
-    const tw = fit(twinBank(fitBank, layout, x0), { ...rest, init: x0, standardErrors: false, distanceTolerance: TWIN_DISTANCE });
-    se = twinBiasSe(seParts.se, seParts.priorVariance, x0.subarray(0, J), tw.x.subarray(0, J), TWIN_BIAS_SCALE);
-    twin = { passes: tw.passes, seconds: ((options.now ?? Date.now)() - t0) / 1000, bias: Float64Array.from(tw.x.subarray(0, J), (t, j) => t - x0[j]!) };
+    let twinX: Float64Array;
+    let twinPasses: number;
+    const retarget = built.objective.retarget;
+    if (warmTwin !== null && retarget !== undefined) {
+      // From the fit's end: its objective retargeted to the twin's q (no new objective: engine-wasm
+      // would copy q into its lanes and attach a kernel), its last preconditioner blocks and its
+      // L-BFGS memory (the twin's Hessian at x0 is the fit's but for the residual terms).
+      retarget.call(built.objective, tb.q);
+      try {
+        const tw = warmTwin(tb, TWIN_DISTANCE);
+        twinX = toModel(tw.x);
+        twinPasses = tw.passes;
+      } finally {
+        retarget.call(built.objective, fitBank.q);
+      }
+    } else {
+      // Adam, Newton, engines without retarget: a whole fit of the twin bank from x0.
+      const { twinBias: _off, seMode: _mode, onProgress: _p, ...rest } = options;
+      const tw = fit(tb, { ...rest, init: x0, standardErrors: false, distanceTolerance: TWIN_DISTANCE });
+      twinX = tw.x;
+      twinPasses = tw.passes;
+    }
+    se = twinBiasSe(seParts.se, seParts.priorVariance, x0.subarray(0, J), twinX.subarray(0, J), TWIN_BIAS_SCALE);
+    twin = { passes: twinPasses, seconds: ((options.now ?? Date.now)() - t0) / 1000, bias: Float64Array.from(twinX.subarray(0, J), (t, j) => t - x0[j]!) };
   }
   const seMode: FitResult['seMode'] = seParts === null ? undefined : options.fixItems ? 'fisher' : twinMode ? 'twin' : 'quasi';
   return {

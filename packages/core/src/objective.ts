@@ -74,6 +74,12 @@ export interface Objective {
   /** True where `lossAndGrad` fills `scope.itemLoss` (LLM-NRM on the ts and wasm engines). */
   readonly itemLosses?: boolean;
   lossAndGrad(x: Float64Array, g: Float64Array, scope?: EvalScope): number;
+  /**
+   * Optional: replace the bank's targets q (the same cells, `bank.q`'s length and layout) in place;
+   * later passes fit them. Cheaper than a new objective (fit's 'twin' SE mode refits the model's
+   * own predictions on the fit's objective).
+   */
+  retarget?(q: Float32Array): void;
 }
 
 export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5, gateSd: 2, gateW0: 0, gateKappa: 1, sharpnessCentre: 'zero' };

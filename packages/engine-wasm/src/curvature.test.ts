@@ -401,7 +401,7 @@ describe('standard errors on the wasm curvature', () => {
     disposeLater.push(w);
     let crossCalls = 0;
     const engine = watchedCurvature(w, (opts) => opts?.cross === true && crossCalls++);
-    const r = fit(bank, { engine });
+    const r = fit(bank, { engine, seMode: 'quasi' });
     expect(crossCalls).toBe(1);
     const ts = thetaStandardErrors(r.family, r.bank, r.layout, r.x, freeMask(r.layout), r.priors, 0, { profileItems: true, errorModel: 'quasi' });
     for (let j = 0; j < r.layout.nModels; j++) expect(Math.abs(r.se[j]! - ts.se[j]!) / ts.se[j]!).toBeLessThanOrEqual(1e-9);

@@ -81,11 +81,14 @@ describe('llm-nrm fit', () => {
     expect(ab.out).toContain('LLM-NRM (without sharpness, fallback) leaderboard');
   });
 
-  it("--se twin: the same thetas, the twin mode's SEs, recorded in the bundle; a mode not known is a usage error", async () => {
+  it("--se twin (the default) and --se quasi: the same thetas, each mode's SEs, recorded in the bundle; a mode not known is a usage error", async () => {
     const quasi = join(tmp.dir, 'b-quasi.json');
     const twin = join(tmp.dir, 'b-twin.json');
-    expect((await runCli(['fit', file, '-o', quasi, '-q'])).code).toBe(0);
-    expect((await runCli(['fit', file, '--se', 'twin', '-o', twin, '-q'])).code).toBe(0);
+    const named = join(tmp.dir, 'b-twin-named.json');
+    expect((await runCli(['fit', file, '--se', 'quasi', '-o', quasi, '-q'])).code).toBe(0);
+    expect((await runCli(['fit', file, '-o', twin, '-q'])).code).toBe(0);
+    expect((await runCli(['fit', file, '--se', 'twin', '-o', named, '-q'])).code).toBe(0);
+    expect(parseBundle(readFileSync(named, 'utf8')).llms.map((l) => l.se)).toEqual(parseBundle(readFileSync(twin, 'utf8')).llms.map((l) => l.se));
     const a = parseBundle(readFileSync(quasi, 'utf8'));
     const b = parseBundle(readFileSync(twin, 'utf8'));
     expect(a.fit.seMode).toBe('quasi');

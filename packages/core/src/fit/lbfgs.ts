@@ -40,9 +40,10 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   let xNew = new Float64Array(n);
   let gNew = new Float64Array(n);
   let dir = new Float64Array(n);
-  const S: Float64Array[] = [];
-  const Y: Float64Array[] = [];
-  const rhoHist: number[] = [];
+  const warm = opts.startMemory;
+  const S: Float64Array[] = warm ? warm.s.slice(-m) : [];
+  const Y: Float64Array[] = warm ? warm.y.slice(-m) : [];
+  const rhoHist: number[] = warm ? warm.rho.slice(-m) : [];
   const spare: Float64Array[] = [];
   const alpha = new Float64Array(m);
   let passes = 0;
@@ -59,7 +60,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   let it = 0;
   let reason = 'max-iterations';
   let converged = false;
-  let gamma = 1;
+  let gamma = warm?.gamma ?? 1;
   const pc = opts.preconditioner;
   const refreshEvery = opts.refreshEvery ?? 10;
   let pcOut = pc ? new Float64Array(n) : dir;
@@ -76,7 +77,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   const fTrace = [f];
   let lastStep = 1;
   for (; it < maxIt; it++) {
-    if (pc && it % refreshEvery === 0) {
+    if (pc && it % refreshEvery === 0 && !(it === 0 && opts.refreshed === true)) {
       pc.refresh(x);
       passes++;
       if (opts.blockStep) {
@@ -270,7 +271,22 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       break;
     }
   }
-  return { x, loss: f, iterations: it, passes, blockPasses, converged, reason, distance, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
+  const lbfgsMemory = { s: S, y: Y, rho: rhoHist, gamma };
+  return {
+    x,
+    loss: f,
+    iterations: it,
+    passes,
+    blockPasses,
+    converged,
+    reason,
+    distance,
+    trace,
+    traceSeconds,
+    tracePasses,
+    seconds: (now() - t0) / 1000,
+    lbfgsMemory,
+  };
 }
 
 /**

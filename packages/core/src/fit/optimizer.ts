@@ -54,6 +54,13 @@ export interface OptimizeOptions {
     applyPair?(v1: Float64Array, out1: Float64Array, v2: Float64Array, out2: Float64Array): void;
   };
   refreshEvery?: number;
+  /** L-BFGS: the preconditioner is already refreshed near x0 (a warm start): no refresh at iteration 0. */
+  refreshed?: boolean;
+  /**
+   * L-BFGS: start from these curvature pairs (a previous run's `lbfgsMemory`, on the same
+   * parameters) instead of an empty memory. Taken over: the run reuses and changes its arrays.
+   */
+  startMemory?: LbfgsMemory;
   /**
    * Run after each preconditioner refresh (L-BFGS): a step on part of the parameters that moves x
    * in place and leaves the loss and gradient there (fit's item sweep, fit/itemSweep.ts).
@@ -77,6 +84,14 @@ export interface OptimizeOptions {
   now?: () => number;
 }
 
+/** L-BFGS's memory: the curvature pairs s, y (oldest first), their 1 / s'y, and the scale gamma of the newest. */
+export interface LbfgsMemory {
+  s: Float64Array[];
+  y: Float64Array[];
+  rho: number[];
+  gamma: number;
+}
+
 export interface OptimizeResult {
   x: Float64Array;
   loss: number;
@@ -97,4 +112,6 @@ export interface OptimizeResult {
   /** Passes over the data at each trace entry. */
   tracePasses: number[];
   seconds: number;
+  /** L-BFGS: its memory at the end (for `startMemory` of a run from here). */
+  lbfgsMemory?: LbfgsMemory;
 }

@@ -54,10 +54,11 @@ describe("the fit's noise-free twin", () => {
     expect(out[1]).toBeCloseTo(Math.sqrt(0.25 - 0.09 + 2 * 0.0625), 15);
   });
 
-  it("seMode 'twin': the 'measured' spread's SEs with max(prior, 2 b^2), the thetas unchanged; not under scoring or nrm-hard", () => {
+  it("seMode 'twin' (the default): the 'measured' spread's SEs with max(prior, 2 b^2), the thetas unchanged; not under scoring or nrm-hard", () => {
     const g = simulateFleet({ models: 30, items: 40, seed: 5 });
-    const on = fit(g.bank, { seMode: 'twin' });
-    const off = fit(g.bank);
+    const on = fit(g.bank);
+    const off = fit(g.bank, { seMode: 'quasi' });
+    expect(Array.from(fit(g.bank, { seMode: 'twin' }).se)).toEqual(Array.from(on.se));
     expect(off.twin).toBeUndefined();
     expect(off.seMode).toBe('quasi');
     expect(on.seMode).toBe('twin');
@@ -78,11 +79,25 @@ describe("the fit's noise-free twin", () => {
       if (want[j]! > parts.se[j]! * (1 + 1e-9)) raised++;
     }
     expect(raised).toBeGreaterThan(0);
-    // The deprecated flag is the same mode.
+    // The deprecated flag names the same modes.
     expect(Array.from(fit(g.bank, { twinBias: true }).se)).toEqual(Array.from(on.se));
+    expect(Array.from(fit(g.bank, { twinBias: false }).se)).toEqual(Array.from(off.se));
     expect(fit(g.bank, { model: 'nrm-hard', seMode: 'twin' }).twin).toBeUndefined();
     const scored = fit(g.bank, { init: on.x, fixItems: true, seMode: 'twin' });
     expect(scored.twin).toBeUndefined();
     expect(scored.seMode).toBe('fisher');
+  });
+
+  it("the twin from the fit's end (objective, preconditioner, memory) lands within 0.2 SE of the twin bank's own fit to 0.001 SE; Adam fits refit the twin bank whole", () => {
+    for (const seed of [5, 6]) {
+      const g = simulateFleet({ models: 40, items: 60, seed });
+      const r = fit(g.bank, { seMode: 'twin' });
+      const tight = fit(twinBank(r.bank, r.layout, r.x), { init: r.x, standardErrors: false, distanceTolerance: 0.001 });
+      for (let j = 0; j < 40; j++) expect(Math.abs(tight.x[j]! - r.x[j]! - r.twin!.bias[j]!) / r.se[j]!).toBeLessThan(0.2);
+    }
+    const g = simulateFleet({ models: 12, items: 20, seed: 3 });
+    const adam = fit(g.bank, { optimizer: 'adam', steps: 100, seMode: 'twin' });
+    expect(adam.seMode).toBe('twin');
+    expect(adam.twin!.passes).toBe(adam.passes); // a whole Adam run of the twin bank, as many steps
   });
 });

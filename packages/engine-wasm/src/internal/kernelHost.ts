@@ -162,6 +162,8 @@ export class LlmNrmKernel {
   };
   private readonly hdr: Int32Array;
   private readonly hdrF: Float32Array;
+  private readonly q4: Float32Array;
+  private readonly bank: ResponseBank;
 
   constructor(bank: ResponseBank, layout: LlmNrmLayout, variant: KernelVariant, options: KernelLayoutOptions = {}) {
     this.variant = variant;
@@ -352,22 +354,16 @@ export class LlmNrmKernel {
 
     // Data: q interleaved by group, [group][entry][lane], zero where unobserved or past the last row;
     // mask[group][column] has bit `lane` set where that cell is observed.
-    const q4 = new Float32Array(buf, p.q4, G * width * 4);
+    this.q4 = new Float32Array(buf, p.q4, G * width * 4);
+    this.bank = bank;
     const mask = new Uint8Array(buf, p.mask, G * C);
-    const { q, observed, colOffsets } = bank;
+    const { observed, colOffsets } = bank;
     for (let j = 0; j < J; j++) {
       const g = j >> 2;
       const lane = j & 3;
-      const rowQ = j * width;
-      const base = g * width * 4 + lane;
-      for (let col = 0; col < C; col++) {
-        if (observed[j * C + col] === 0) continue;
-        mask[g * C + col]! |= 1 << lane;
-        const co = colOffsets[col]!;
-        const K = colOffsets[col + 1]! - co;
-        for (let k = 0; k < K; k++) q4[base + (co + k) * 4] = q[rowQ + co + k]!;
-      }
+      for (let col = 0; col < C; col++) if (observed[j * C + col] !== 0) mask[g * C + col]! |= 1 << lane;
     }
+    this.setTargets(bank.q);
     new Int32Array(buf, p.colItem, C).set(bank.colItem);
     new Int32Array(buf, p.colOffsets, C + 1).set(bank.colOffsets);
     new Int32Array(buf, p.itemOffsets, I + 1).set(bank.itemOffsets);
@@ -397,6 +393,30 @@ export class LlmNrmKernel {
       throw new Error(`engine-wasm: f32 curvature scratch is ${this.exports.curv4ScratchBytes()} bytes, host assumed ${CURV4_SCRATCH_BYTES}`);
     if (this.exports.curvScratchBytes() !== CURV_SCRATCH_BYTES)
       throw new Error(`engine-wasm: curvature scratch is ${this.exports.curvScratchBytes()} bytes, host assumed ${CURV_SCRATCH_BYTES}`);
+  }
+
+  /**
+   * The targets q (the bank's layout, `bank.q`) into the kernel's lanes: the constructor's data, and
+   * a retarget (the objective's `retarget`: new targets on the same cells). The mask and the zero
+   * lanes of unobserved cells stay as they are.
+   */
+  setTargets(q: Float32Array): void {
+    const { observed, colOffsets } = this.bank;
+    const J = this.bank.models.length;
+    const C = this.bank.colItem.length;
+    const width = colOffsets[C]!;
+    if (q.length !== this.bank.q.length) throw new LlmNrmError('INVALID_OPTION', `retarget: q has ${q.length} entries, the bank ${this.bank.q.length}`);
+    const q4 = this.q4;
+    for (let j = 0; j < J; j++) {
+      const rowQ = j * width;
+      const base = (j >> 2) * width * 4 + (j & 3);
+      for (let col = 0; col < C; col++) {
+        if (observed[j * C + col] === 0) continue;
+        const co = colOffsets[col]!;
+        const K = colOffsets[col + 1]! - co;
+        for (let k = 0; k < K; k++) q4[base + (co + k) * 4] = q[rowQ + co + k]!;
+      }
+    }
   }
 
   /** The curvature's rows pass reads every `stride`-th column of each row (1: every cell). */

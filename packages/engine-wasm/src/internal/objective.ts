@@ -352,6 +352,7 @@ export function createWasmObjective(
     free,
     lossAndGrad,
     curvature,
+    retarget: (q) => kernel.setTargets(q),
     // f32 cell terms summed in f64: measured 8e-9 relative to the f64 kernel at 189 x 2,000 and at
     // paper scale (BENCHMARKS.md); below 1e-6 relative, L-BFGS judges steps by the gradient.
     lossNoise: 1e-8,

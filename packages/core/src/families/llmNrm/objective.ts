@@ -1,4 +1,5 @@
 import type { ResponseBank } from '../../bank.js';
+import { LlmNrmError } from '../../errors.js';
 import { computeDifficulties, difficultyBackward } from '../../difficulty.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
 import { llmNrmFreeMask } from './layout.js';
@@ -18,7 +19,8 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
   const { sharpness: useS, position: usePos, fallback: useFb } = layout.parts;
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
-  const { q, observed, colItem, colOffsets, itemOffsets, colPosition } = bank;
+  const { observed, colItem, colOffsets, itemOffsets, colPosition } = bank;
+  let targets = bank.q;
   const b = new Float64Array(I);
   const aux = new Float64Array(3 * I);
   const wts = new Float64Array(layout.sumK);
@@ -30,6 +32,7 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
   const Cc = layout.c;
 
   function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
+    const q = targets;
     const r0 = scope.rowStart ?? 0;
     const r1 = scope.rowEnd ?? J;
     const tp = scope.thetaPrior === false ? 0 : 1;
@@ -151,5 +154,9 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
     finishItemLosses(layout, bank.itemOffsets, x, prec.item, scope);
     return finishLlmNrmPass(layout, x, g, free, prec, loss, scope);
   }
-  return { layout, free, itemLosses: true, lossAndGrad };
+  const retarget = (q: Float32Array): void => {
+    if (q.length !== bank.q.length) throw new LlmNrmError('INVALID_OPTION', `retarget: q has ${q.length} entries, the bank ${bank.q.length}`);
+    targets = q;
+  };
+  return { layout, free, itemLosses: true, lossAndGrad, retarget };
 }
