@@ -64,6 +64,54 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
     }
     for (let k = 0; k < K; k++) out[k]! /= sum;
   };
+  // dv_k along w, from v_k = (1 - G) s z_k + G rho_k (z_k = a_k theta + c_k + delta_k):
+  //   dv_k = (1 - G) (ds z_k + s dz_k) + dG (rho_k - s z_k) + G drho_k,  dz_k = a_k dtheta + ddelta_k,
+  //   ds = sigmoid(sbar) dsbar,  dG = G (1 - G) (dw0 - dkappa (theta - b_i) - kappa dtheta),
+  //   dkappa = sigmoid(kbar) dkbar.
+  // Parts that are off leave their coordinates out of the logits, so their derivative is 0 here too.
+  const K0 = layout.kMax;
+  const wDelta = new Float64Array(K0);
+  const wRho = new Float64Array(K0);
+  const along = (j: number, idx: Int32Array, w: Float64Array): ((c: number, dv: Float64Array) => void) | null => {
+    let wTh = 0;
+    let wS = 0;
+    let wW0 = 0;
+    let wKb = 0;
+    wDelta.fill(0);
+    wRho.fill(0);
+    const dOff = layout.delta + j * K0;
+    const rOff = layout.rho + j * K0;
+    for (let a = 0; a < idx.length; a++) {
+      const t = idx[a]!;
+      if (t === layout.theta + j) wTh += w[a]!;
+      else if (t === layout.sbar + j) wS += w[a]!;
+      else if (t >= dOff && t < dOff + K0) wDelta[t - dOff]! += w[a]!;
+      else if (t >= rOff && t < rOff + K0) wRho[t - rOff]! += w[a]!;
+      else if (t === layout.w0) wW0 += w[a]!;
+      else if (t === layout.kbar) wKb += w[a]!;
+      else return null;
+    }
+    const th = x[layout.theta + j]!;
+    const s = useS ? rowS(j) : 1;
+    const ds = useS ? sigmoid(x[layout.sbar + j]!) * wS : 0;
+    const dKappa = sigmoid(x[layout.kbar]!) * wKb;
+    return (col: number, dv: Float64Array): void => {
+      const i = bank.colItem[col]!;
+      const io = bank.itemOffsets[i]!;
+      const co = bank.colOffsets[col]!;
+      const K = bank.colOffsets[col + 1]! - co;
+      const G = useFb ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
+      const dG = useFb ? G * (1 - G) * (wW0 - dKappa * (th - b[i]!) - kappa * wTh) : 0;
+      for (let k = 0; k < K; k++) {
+        const p = bank.colPosition === null ? k : bank.colPosition[co + k]!;
+        const a = x[layout.a + io + k]!;
+        const z = a * th + x[layout.c + io + k]! + (usePos ? x[layout.delta + j * K0 + p]! : 0);
+        const dz = a * wTh + (usePos ? wDelta[p]! : 0);
+        const rho = useFb ? x[layout.rho + j * K0 + p]! : 0;
+        dv[k] = (1 - G) * (ds * z + s * dz) + dG * (rho - s * z) + (useFb ? G * wRho[p]! : 0);
+      }
+    };
+  };
   const tmp = new Float64Array(bank.kMax);
-  return { layout, cell, logits, pKey: (j, c) => (cell(j, c, tmp), tmp[bank.key[bank.colItem[c]!]!]!) };
+  return { layout, cell, logits, along, pKey: (j, c) => (cell(j, c, tmp), tmp[bank.key[bank.colItem[c]!]!]!) };
 }
