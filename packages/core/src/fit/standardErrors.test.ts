@@ -43,7 +43,7 @@ describe('theta standard errors', () => {
     ['without position', { position: false }],
     ['without fallback', { fallback: false }],
     ['nrm', { sharpness: false, position: false, fallback: false }],
-  ])("the predictor's analytic logit derivative along a direction is central differences' (%s)", (_, parts) => {
+  ])("the predictor's analytic logit derivative along a direction is central differences', its p cell's bits (%s)", (_, parts) => {
     const f = simulateFleet({ models: 6, items: 15, seed: 5, rotations: 2 });
     const family = getFamily('llm-nrm', parts);
     const L = family.layout(f.bank);
@@ -52,12 +52,16 @@ describe('theta standard errors', () => {
     const v1 = new Float64Array(f.bank.kMax);
     const v2 = new Float64Array(f.bank.kMax);
     const dv = new Float64Array(f.bank.kMax);
+    const p1 = new Float64Array(f.bank.kMax);
+    const p2 = new Float64Array(f.bank.kMax);
     let worst = 0;
+    let sameP = true;
     for (let j = 0; j < 6; j++) {
       // Every LLM parameter of j and both globals, with weights of both signs.
       const idx = Int32Array.from([...family.llmIndices(L, j), (L as { w0: number }).w0, (L as { kbar: number }).kbar]);
       const w = Float64Array.from(idx, (_t, a) => Math.sin(1.7 * a + j) * (1 + (a % 3)));
-      const along = family.predictor(f.bank, L, x).along!(j, idx, w)!;
+      const base = family.predictor(f.bank, L, x);
+      const along = base.along!(j, idx, w)!;
       const h = 1e-5;
       const xp = Float64Array.from(x);
       const xm = Float64Array.from(x);
@@ -71,11 +75,14 @@ describe('theta standard errors', () => {
         const K = f.bank.colOffsets[c + 1]! - f.bank.colOffsets[c]!;
         up.logits!(j, c, v1);
         down.logits!(j, c, v2);
-        along(c, dv);
+        along(c, p1, dv);
+        base.cell(j, c, p2);
+        for (let k = 0; k < K; k++) sameP &&= Object.is(p1[k], p2[k]);
         for (let k = 0; k < K; k++) worst = Math.max(worst, Math.abs(dv[k]! - (v1[k]! - v2[k]!) / (2 * h)) / (1 + Math.abs(dv[k]!)));
       }
     }
     expect(worst).toBeLessThan(1e-7);
+    expect(sameP).toBe(true);
     // A direction over an item's parameter is not covered: the caller takes differences.
     expect(family.predictor(f.bank, L, x).along!(0, Int32Array.from([L.a]), Float64Array.from([1]))).toBeNull();
   });

@@ -503,13 +503,13 @@ function directionalDispersion(
       const co = colOffsets[c]!;
       const K = colOffsets[c + 1]! - co;
       const o = j * width + co;
-      base.cell(j, c, p0);
       if (along !== null) {
-        along(c, dv);
+        along(c, p0, dv);
         let mean = 0;
         for (let k = 0; k < K; k++) mean += p0[k]! * dv[k]!;
         for (let k = 0; k < K; k++) dv[k]! -= mean;
       } else {
+        base.cell(j, c, p0);
         up!.cell(j, c, pp);
         down!.cell(j, c, pm);
         for (let k = 0; k < K; k++) dv[k] = (Math.log(Math.max(pp[k]!, 1e-300)) - Math.log(Math.max(pm[k]!, 1e-300))) / (2 * step);

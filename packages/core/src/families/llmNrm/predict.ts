@@ -72,7 +72,7 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
   const K0 = layout.kMax;
   const wDelta = new Float64Array(K0);
   const wRho = new Float64Array(K0);
-  const along = (j: number, idx: Int32Array, w: Float64Array): ((c: number, dv: Float64Array) => void) | null => {
+  const along = (j: number, idx: Int32Array, w: Float64Array): ((c: number, p: Float64Array, dv: Float64Array) => void) | null => {
     let wTh = 0;
     let wS = 0;
     let wW0 = 0;
@@ -95,21 +95,32 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
     const s = useS ? rowS(j) : 1;
     const ds = useS ? sigmoid(x[layout.sbar + j]!) * wS : 0;
     const dKappa = sigmoid(x[layout.kbar]!) * wKb;
-    return (col: number, dv: Float64Array): void => {
+    // One cell: p as `cell` computes it (the same operations, so the same bits) and dv, sharing G and z.
+    return (col: number, out: Float64Array, dv: Float64Array): void => {
       const i = bank.colItem[col]!;
       const io = bank.itemOffsets[i]!;
       const co = bank.colOffsets[col]!;
       const K = bank.colOffsets[col + 1]! - co;
       const G = useFb ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
       const dG = useFb ? G * (1 - G) * (wW0 - dKappa * (th - b[i]!) - kappa * wTh) : 0;
+      let m = -Infinity;
       for (let k = 0; k < K; k++) {
         const p = bank.colPosition === null ? k : bank.colPosition[co + k]!;
         const a = x[layout.a + io + k]!;
         const z = a * th + x[layout.c + io + k]! + (usePos ? x[layout.delta + j * K0 + p]! : 0);
         const dz = a * wTh + (usePos ? wDelta[p]! : 0);
         const rho = useFb ? x[layout.rho + j * K0 + p]! : 0;
+        const v = (1 - G) * s * z + G * rho;
+        out[k] = v;
+        if (v > m) m = v;
         dv[k] = (1 - G) * (ds * z + s * dz) + dG * (rho - s * z) + (useFb ? G * wRho[p]! : 0);
       }
+      let sum = 0;
+      for (let k = 0; k < K; k++) {
+        out[k] = Math.exp(out[k]! - m);
+        sum += out[k]!;
+      }
+      for (let k = 0; k < K; k++) out[k]! /= sum;
     };
   };
   const tmp = new Float64Array(bank.kMax);
