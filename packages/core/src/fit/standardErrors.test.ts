@@ -88,11 +88,12 @@ describe('theta standard errors', () => {
   });
 
   it.each([
-    ['all parts', {}],
-    ['without fallback', { fallback: false }],
-    ['nrm', { sharpness: false, position: false, fallback: false }],
-  ])("'quasi' SEs with the analytic derivative equal those by central differences to 1e-8 (%s)", (_, parts) => {
-    const f = simulateFleet({ models: 20, items: 30, seed: 4, noise: 0.3 });
+    ['all parts', {}, 1],
+    ['all parts, every item under 2 rotations', {}, 2],
+    ['without fallback', { fallback: false }, 1],
+    ['nrm', { sharpness: false, position: false, fallback: false }, 1],
+  ])("'quasi' SEs with the analytic derivative equal those by central differences to 1e-8 (%s)", (_, parts, rotations) => {
+    const f = simulateFleet({ models: 20, items: 30, seed: 4, noise: 0.3, rotations });
     const r = fit(f.bank, { standardErrors: false, parts });
     // The same family with a predictor that has no `along`: the dispersion's central differences.
     const fam = r.family;
