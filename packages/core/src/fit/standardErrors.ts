@@ -182,8 +182,9 @@ interface Direction {
  * (Nychka's argument for penalised fits: with Sigma = S^-1 this is the Bayesian [A^-1]_tt). We use
  *  - phi_j: the ratio of the observed to the multinomial score variance along w (per cell
  *    (sum_k (Q p_k - q_k) d_k)^2 over Q var_p(d), d_k = d log p_k / dw, from the logits' analytic
- *    derivative along w, or central differences of the family's predictor), pooled over the fleet and shrunk per LLM; 1 for hard cells and binary
- *    families, whose one draw per cell is the exact data model;
+ *    derivative along w, or central differences of the family's predictor), pooled over the fleet
+ *    and shrunk per LLM; 1 for hard cells and binary families, whose one draw per cell is the exact
+ *    data model;
  *  - rho_g Sigma = S^-1 per prior group g (sharpness, position, fallback), rho_g the fleet's spread in
  *    prior SDs: the mean over LLMs of z^2 + precision x posterior variance (an empirical-Bayes moment;
  *    it falls back to 1, the prior, where the data say nothing).
@@ -437,8 +438,8 @@ export function thetaStandardErrors(
  * phi_j: observed over multinomial score variance of LLM j's cells along its direction w, pooled over
  * `rows` and shrunk per LLM (DISPERSION_PSEUDO_CELLS). d_k = d log p_k / dw from the predictor's
  * analytic derivative of the logits along w (`Predictor.along`), or by central differences of the
- * family's predictor where it has none (the score of the cross-entropy along w is sum_k (Q p_k - q_k) d_k:
- * the softmax's normaliser cancels because sum_k (Q p_k - q_k) = 0).
+ * family's predictor where it has none (the score of the cross-entropy along w is
+ * sum_k (Q p_k - q_k) d_k: the softmax's normaliser cancels because sum_k (Q p_k - q_k) = 0).
  */
 function directionalDispersion(
   family: ModelFamily,
@@ -483,7 +484,7 @@ function directionalDispersion(
     if (!(wmax > 0) || !Number.isFinite(wmax)) continue;
     // d log p_k / dw = dv_k - sum_m p_m dv_m from the logits' analytic derivative along w where the
     // family gives one (one predictor cell per cell instead of three and 2K logs; the SEs move by
-    // the central differences' truncation error, about 1e-9 relative: standardErrors.test.ts),
+    // the central differences' truncation error, below 1e-9 relative: standardErrors.test.ts),
     // else central differences of the predictor.
     const along = base.along?.(j, d.idx, d.w) ?? null;
     const step = 1e-4 / wmax;
