@@ -1,6 +1,6 @@
 import yargs from 'yargs';
 import { isLlmNrmError } from '@llm-nrm/core';
-import { commands } from './commands/index.js';
+import { commandsFor } from './commands/index.js';
 import { setInvocation, toolVersion } from './provenance.js';
 
 /** Thrown from yargs' `.fail` so a usage error stops parsing before any command handler runs. */
@@ -42,7 +42,7 @@ export async function main(argvIn: string[]): Promise<number> {
       }
       throw new UsageError([msg || err?.message || 'invalid usage', hint].filter(Boolean).join('. '));
     });
-  for (const c of commands) cli.command(c as never);
+  for (const c of await commandsFor(argv)) cli.command(c as never);
   try {
     await cli.parseAsync();
   } catch (e) {

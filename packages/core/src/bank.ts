@@ -447,7 +447,7 @@ function assembleBank(
   // them) and columns are sorted by id (numbers within ids by value: sim/2 before sim/10).
   const modelMap = new Int32Array(modelsIn.length).fill(-1);
   const models: string[] = [];
-  for (const i of sortedIndices(modelsIn.length, (a, b) => naturalCompare(modelsIn[a]!, modelsIn[b]!))) {
+  for (const i of naturalOrder(modelsIn)) {
     if (modelSeen[i]) {
       modelMap[i] = models.length;
       models.push(modelsIn[i]!);
@@ -455,7 +455,7 @@ function assembleBank(
   }
   const itemMap = new Int32Array(itemsIn.length).fill(-1);
   const items: ItemSpec[] = [];
-  const itemOrder = fixedItems ? itemsIn.map((_, i) => i) : sortedIndices(itemsIn.length, (a, b) => naturalCompare(itemsIn[a]!.id, itemsIn[b]!.id));
+  const itemOrder = fixedItems ? itemsIn.map((_, i) => i) : naturalOrder(itemsIn.map((it) => it.id));
   for (const i of itemOrder) {
     if (fixedItems || itemSeen[i]) {
       itemMap[i] = items.length;
@@ -552,18 +552,43 @@ function sortedIndices(n: number, compare: (a: number, b: number) => number): nu
  * code units: locale-free, so every machine sorts alike.
  */
 export function naturalCompare(a: string, b: string): number {
-  const re = /(\d+)|(\D+)/g;
-  const pa = a.match(re) ?? [];
-  const pb = b.match(re) ?? [];
+  return compareNaturalKeys(naturalKey(a), naturalKey(b), a, b);
+}
+
+/**
+ * Indices of `ids` in naturalCompare's order (a stable sort), each id split into its runs once
+ * instead of twice per comparison (the regex split was most of the bank's sort: 15-35 ms for
+ * 2,000 items, 0.3 s for 31,554).
+ */
+export function naturalOrder(ids: readonly string[]): number[] {
+  const keys = ids.map(naturalKey);
+  return sortedIndices(ids.length, (a, b) => compareNaturalKeys(keys[a]!, keys[b]!, ids[a]!, ids[b]!));
+}
+
+/** An id's runs of digits and of non-digits; for a digit run, its value's digits without leading zeros. */
+interface NaturalKey {
+  parts: string[];
+  digits: boolean[];
+  stripped: string[];
+}
+
+function naturalKey(s: string): NaturalKey {
+  const parts = s.match(/(\d+)|(\D+)/g) ?? [];
+  const digits = parts.map((x) => /^\d/.test(x));
+  const stripped = parts.map((x, i) => (digits[i] ? x.replace(/^0+(?=\d)/, '') : x));
+  return { parts, digits, stripped };
+}
+
+function compareNaturalKeys(ka: NaturalKey, kb: NaturalKey, a: string, b: string): number {
+  const pa = ka.parts;
+  const pb = kb.parts;
   for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
     const x = pa[i]!;
     const y = pb[i]!;
     if (x === y) continue;
-    const dx = /^\d/.test(x);
-    const dy = /^\d/.test(y);
-    if (dx && dy) {
-      const nx = x.replace(/^0+(?=\d)/, '');
-      const ny = y.replace(/^0+(?=\d)/, '');
+    if (ka.digits[i] && kb.digits[i]) {
+      const nx = ka.stripped[i]!;
+      const ny = kb.stripped[i]!;
       if (nx.length !== ny.length) return nx.length - ny.length;
       if (nx !== ny) return nx < ny ? -1 : 1;
       if (x.length !== y.length) return x.length - y.length;

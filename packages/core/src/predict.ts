@@ -20,6 +20,15 @@ export interface Predictor {
    * probabilities are not a softmax over option logits (binary families).
    */
   readonly logits: ((j: number, c: number, v: Float64Array, dv?: Float64Array, theta?: number) => void) | null;
+  /**
+   * Option-level families, optional: the derivative of LLM j's logits along a direction w over the
+   * parameters `idx` (LLM j's own and the globals), dv_k = sum_a w_a dv_k/dx_idx[a], analytically;
+   * returns a function writing, for a cell (j, c), p[0..K) (`cell`'s, bit for bit) and dv[0..K),
+   * valid until the next call of `along`. null where the direction moves a parameter it does not
+   * cover (callers then take differences of `cell`). The SEs' dispersion uses it in place of two
+   * predictors by central differences (fit/standardErrors.ts).
+   */
+  readonly along?: (j: number, idx: Int32Array, w: Float64Array) => ((c: number, p: Float64Array, dv: Float64Array) => void) | null;
 }
 
 /**

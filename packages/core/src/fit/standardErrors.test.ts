@@ -37,6 +37,85 @@ describe('theta standard errors', () => {
     }
   });
 
+  it.each([
+    ['all parts', {}],
+    ['without sharpness', { sharpness: false }],
+    ['without position', { position: false }],
+    ['without fallback', { fallback: false }],
+    ['nrm', { sharpness: false, position: false, fallback: false }],
+  ])("the predictor's analytic logit derivative along a direction is central differences', its p cell's bits (%s)", (_, parts) => {
+    const f = simulateFleet({ models: 6, items: 15, seed: 5, rotations: 2 });
+    const family = getFamily('llm-nrm', parts);
+    const L = family.layout(f.bank);
+    const x = Float64Array.from(f.truth);
+    const nC = f.bank.colItem.length;
+    const v1 = new Float64Array(f.bank.kMax);
+    const v2 = new Float64Array(f.bank.kMax);
+    const dv = new Float64Array(f.bank.kMax);
+    const p1 = new Float64Array(f.bank.kMax);
+    const p2 = new Float64Array(f.bank.kMax);
+    let worst = 0;
+    let sameP = true;
+    for (let j = 0; j < 6; j++) {
+      // Every LLM parameter of j and both globals, with weights of both signs.
+      const idx = Int32Array.from([...family.llmIndices(L, j), (L as { w0: number }).w0, (L as { kbar: number }).kbar]);
+      const w = Float64Array.from(idx, (_t, a) => Math.sin(1.7 * a + j) * (1 + (a % 3)));
+      const base = family.predictor(f.bank, L, x);
+      const along = base.along!(j, idx, w)!;
+      const h = 1e-5;
+      const xp = Float64Array.from(x);
+      const xm = Float64Array.from(x);
+      idx.forEach((t, a) => {
+        xp[t]! += h * w[a]!;
+        xm[t]! -= h * w[a]!;
+      });
+      const up = family.predictor(f.bank, L, xp);
+      const down = family.predictor(f.bank, L, xm);
+      for (let c = 0; c < nC; c++) {
+        const K = f.bank.colOffsets[c + 1]! - f.bank.colOffsets[c]!;
+        up.logits!(j, c, v1);
+        down.logits!(j, c, v2);
+        along(c, p1, dv);
+        base.cell(j, c, p2);
+        for (let k = 0; k < K; k++) sameP &&= Object.is(p1[k], p2[k]);
+        for (let k = 0; k < K; k++) worst = Math.max(worst, Math.abs(dv[k]! - (v1[k]! - v2[k]!) / (2 * h)) / (1 + Math.abs(dv[k]!)));
+      }
+    }
+    expect(worst).toBeLessThan(1e-7);
+    expect(sameP).toBe(true);
+    // A direction over an item's parameter is not covered: the caller takes differences.
+    expect(family.predictor(f.bank, L, x).along!(0, Int32Array.from([L.a]), Float64Array.from([1]))).toBeNull();
+  });
+
+  it.each([
+    ['all parts', {}, 1],
+    ['all parts, every item under 2 rotations', {}, 2],
+    ['without fallback', { fallback: false }, 1],
+    ['nrm', { sharpness: false, position: false, fallback: false }, 1],
+  ])("'quasi' SEs with the analytic derivative equal those by central differences to 1e-8 (%s)", (_, parts, rotations) => {
+    const f = simulateFleet({ models: 20, items: 30, seed: 4, noise: 0.3, rotations });
+    const r = fit(f.bank, { standardErrors: false, parts });
+    // The same family with a predictor that has no `along`: the dispersion's central differences.
+    const fam = r.family;
+    const differences = {
+      ...fam,
+      predictor: (...a: Parameters<typeof fam.predictor>) => {
+        const p = fam.predictor(...a);
+        return { layout: p.layout, cell: p.cell, pKey: p.pKey, logits: p.logits };
+      },
+    };
+    const opts = { profileItems: true, errorModel: 'quasi' as const };
+    const a = thetaStandardErrors(fam, r.bank, r.layout, r.x, freeMask(r.layout), r.priors, 0, opts);
+    const b = thetaStandardErrors(differences, r.bank, r.layout, r.x, freeMask(r.layout), r.priors, 0, opts);
+    for (let j = 0; j < 20; j++) {
+      expect(Number.isFinite(a.se[j]!)).toBe(true);
+      expect(Math.abs(a.se[j]! / b.se[j]! - 1)).toBeLessThan(1e-8);
+      expect(Math.abs(a.dispersion[j]! / b.dispersion[j]! - 1)).toBeLessThan(1e-8);
+    }
+    // Not the same computation: the two differ somewhere (else this test would compare one path with itself).
+    expect(Array.from(a.dispersion).some((v, j) => v !== b.dispersion[j])).toBe(true);
+  });
+
   it('measures the dispersion of soft responses (about noise^2) and keeps one draw (phi 1) for hard ones', () => {
     const phiAt = (noise: number, hard: number) => {
       const f = simulateFleet({ models: 30, items: 40, seed: 3, noise, hard });

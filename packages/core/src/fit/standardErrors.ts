@@ -4,6 +4,7 @@ import type { ModelFamily } from '../families/family.js';
 import { cholesky, cholSolve } from '../internal/cholesky.js';
 import type { Layout } from '../layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../objective.js';
+import type { Predictor } from '../predict.js';
 
 function itemPrecision(priors: Priors): number {
   const sd = priors.itemSd ?? DEFAULT_PRIORS.itemSd;
@@ -180,9 +181,10 @@ interface Direction {
  * J = phi H the responses' score covariance and Sigma the spread of the true nuisance values
  * (Nychka's argument for penalised fits: with Sigma = S^-1 this is the Bayesian [A^-1]_tt). We use
  *  - phi_j: the ratio of the observed to the multinomial score variance along w (per cell
- *    (sum_k (Q p_k - q_k) d_k)^2 over Q var_p(d), d_k = d log p_k / dw, by central differences of the
- *    family's predictor), pooled over the fleet and shrunk per LLM; 1 for hard cells and binary
- *    families, whose one draw per cell is the exact data model;
+ *    (sum_k (Q p_k - q_k) d_k)^2 over Q var_p(d), d_k = d log p_k / dw, from the logits' analytic
+ *    derivative along w, or central differences of the family's predictor), pooled over the fleet
+ *    and shrunk per LLM; 1 for hard cells and binary families, whose one draw per cell is the exact
+ *    data model;
  *  - rho_g Sigma = S^-1 per prior group g (sharpness, position, fallback), rho_g the fleet's spread in
  *    prior SDs: the mean over LLMs of z^2 + precision x posterior variance (an empirical-Bayes moment;
  *    it falls back to 1, the prior, where the data say nothing).
@@ -434,9 +436,10 @@ export function thetaStandardErrors(
 
 /**
  * phi_j: observed over multinomial score variance of LLM j's cells along its direction w, pooled over
- * `rows` and shrunk per LLM (DISPERSION_PSEUDO_CELLS). d_k = d log p_k / dw by central differences
- * of the family's predictor (the score of the cross-entropy along w is sum_k (Q p_k - q_k) d_k:
- * the softmax's normaliser cancels because sum_k (Q p_k - q_k) = 0).
+ * `rows` and shrunk per LLM (DISPERSION_PSEUDO_CELLS). d_k = d log p_k / dw from the predictor's
+ * analytic derivative of the logits along w (`Predictor.along`), or by central differences of the
+ * family's predictor where it has none (the score of the cross-entropy along w is
+ * sum_k (Q p_k - q_k) d_k: the softmax's normaliser cancels because sum_k (Q p_k - q_k) = 0).
  */
 function directionalDispersion(
   family: ModelFamily,
@@ -459,6 +462,7 @@ function directionalDispersion(
   const p0 = new Float64Array(bank.kMax);
   const pp = new Float64Array(bank.kMax);
   const pm = new Float64Array(bank.kMax);
+  const dv = new Float64Array(bank.kMax);
   // The directions move LLM parameters and globals only, never the items: the item difficulties
   // (the gate's b_i, a function of a_i, c_i) are computed once, not twice per LLM.
   const difficulties = family.difficulties(bank, layout, x);
@@ -478,29 +482,46 @@ function directionalDispersion(
     let wmax = 0;
     for (let a = 0; a < d.w.length; a++) wmax = Math.max(wmax, Math.abs(d.w[a]!));
     if (!(wmax > 0) || !Number.isFinite(wmax)) continue;
+    // d log p_k / dw = dv_k - sum_m p_m dv_m from the logits' analytic derivative along w where the
+    // family gives one (one predictor cell per cell instead of three and 2K logs; the SEs move by
+    // the central differences' truncation error, below 1e-9 relative: standardErrors.test.ts),
+    // else central differences of the predictor.
+    const along = base.along?.(j, d.idx, d.w) ?? null;
     const step = 1e-4 / wmax;
-    for (let a = 0; a < d.idx.length; a++) {
-      xp[d.idx[a]!]! += step * d.w[a]!;
-      xm[d.idx[a]!]! -= step * d.w[a]!;
+    let up: Predictor | undefined;
+    let down: Predictor | undefined;
+    if (along === null) {
+      for (let a = 0; a < d.idx.length; a++) {
+        xp[d.idx[a]!]! += step * d.w[a]!;
+        xm[d.idx[a]!]! -= step * d.w[a]!;
+      }
+      up = family.predictor(bank, layout, xp, undefined, difficulties);
+      down = family.predictor(bank, layout, xm, undefined, difficulties);
     }
-    const up = family.predictor(bank, layout, xp, undefined, difficulties);
-    const down = family.predictor(bank, layout, xm, undefined, difficulties);
     touched.length = 0;
     for (let c = 0; c < nC; c++) {
       if (observed[j * nC + c] === 0) continue;
       const co = colOffsets[c]!;
       const K = colOffsets[c + 1]! - co;
       const o = j * width + co;
-      base.cell(j, c, p0);
-      up.cell(j, c, pp);
-      down.cell(j, c, pm);
+      if (along !== null) {
+        along(c, p0, dv);
+        let mean = 0;
+        for (let k = 0; k < K; k++) mean += p0[k]! * dv[k]!;
+        for (let k = 0; k < K; k++) dv[k]! -= mean;
+      } else {
+        base.cell(j, c, p0);
+        up!.cell(j, c, pp);
+        down!.cell(j, c, pm);
+        for (let k = 0; k < K; k++) dv[k] = (Math.log(Math.max(pp[k]!, 1e-300)) - Math.log(Math.max(pm[k]!, 1e-300))) / (2 * step);
+      }
       let Q = 0;
       let s = 0;
       let m1 = 0;
       let m2 = 0;
       for (let k = 0; k < K; k++) Q += q[o + k]!;
       for (let k = 0; k < K; k++) {
-        const dk = (Math.log(Math.max(pp[k]!, 1e-300)) - Math.log(Math.max(pm[k]!, 1e-300))) / (2 * step);
+        const dk = dv[k]!;
         s += (Q * p0[k]! - q[o + k]!) * dk;
         m1 += p0[k]! * dk;
         m2 += p0[k]! * dk * dk;
@@ -521,10 +542,11 @@ function directionalDispersion(
       num[j]! += itemScore[i]! * itemScore[i]!;
       itemScore[i] = 0;
     }
-    for (let a = 0; a < d.idx.length; a++) {
-      xp[d.idx[a]!] = x[d.idx[a]!]!;
-      xm[d.idx[a]!] = x[d.idx[a]!]!;
-    }
+    if (along === null)
+      for (let a = 0; a < d.idx.length; a++) {
+        xp[d.idx[a]!] = x[d.idx[a]!]!;
+        xm[d.idx[a]!] = x[d.idx[a]!]!;
+      }
     numAll += num[j]!;
     denAll += den[j]!;
   }

@@ -64,6 +64,72 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
     }
     for (let k = 0; k < K; k++) out[k]! /= sum;
   };
+  // dv_k along w, from v_k = (1 - G) s z_k + G rho_k (z_k = a_k theta + c_k + delta_k):
+  //   dv_k = (1 - G) (ds z_k + s dz_k) + dG (rho_k - s z_k) + G drho_k,  dz_k = a_k dtheta + ddelta_k,
+  //   ds = sigmoid(sbar) dsbar,  dG = G (1 - G) (dw0 - dkappa (theta - b_i) - kappa dtheta),
+  //   dkappa = sigmoid(kbar) dkbar.
+  // Parts that are off leave their coordinates out of the logits, so their derivative is 0 here too.
+  const K0 = layout.kMax;
+  const wDelta = new Float64Array(K0);
+  const wRho = new Float64Array(K0);
+  const along = (j: number, idx: Int32Array, w: Float64Array): ((c: number, p: Float64Array, dv: Float64Array) => void) | null => {
+    let wTh = 0;
+    let wS = 0;
+    let wW0 = 0;
+    let wKb = 0;
+    wDelta.fill(0);
+    wRho.fill(0);
+    const dOff = layout.delta + j * K0;
+    const rOff = layout.rho + j * K0;
+    for (let a = 0; a < idx.length; a++) {
+      const t = idx[a]!;
+      if (t === layout.theta + j) wTh += w[a]!;
+      else if (t === layout.sbar + j) wS += w[a]!;
+      else if (t >= dOff && t < dOff + K0) wDelta[t - dOff]! += w[a]!;
+      else if (t >= rOff && t < rOff + K0) wRho[t - rOff]! += w[a]!;
+      else if (t === layout.w0) wW0 += w[a]!;
+      else if (t === layout.kbar) wKb += w[a]!;
+      else return null;
+    }
+    const th = x[layout.theta + j]!;
+    const s = useS ? rowS(j) : 1;
+    const ds = useS ? sigmoid(x[layout.sbar + j]!) * wS : 0;
+    const dKappa = sigmoid(x[layout.kbar]!) * wKb;
+    // One cell: p as `cell` computes it (the same operations, so the same bits) and dv, sharing G and
+    // z. The bank's and layout's arrays and offsets are read once here, not per option (the SEs
+    // walk every cell: 6 million at paper scale).
+    const { colItem, itemOffsets, colOffsets, colPosition } = bank;
+    const aOff = layout.a;
+    const cOff = layout.c;
+    return (col: number, out: Float64Array, dv: Float64Array): void => {
+      const i = colItem[col]!;
+      const io = itemOffsets[i]!;
+      const co = colOffsets[col]!;
+      const K = colOffsets[col + 1]! - co;
+      const G = useFb ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
+      const dG = useFb ? G * (1 - G) * (wW0 - dKappa * (th - b[i]!) - kappa * wTh) : 0;
+      const omg = 1 - G;
+      const os = omg * s;
+      let m = -Infinity;
+      for (let k = 0; k < K; k++) {
+        const p = colPosition === null ? k : colPosition[co + k]!;
+        const a = x[aOff + io + k]!;
+        const z = a * th + x[cOff + io + k]! + (usePos ? x[dOff + p]! : 0);
+        const dz = a * wTh + (usePos ? wDelta[p]! : 0);
+        const rho = useFb ? x[rOff + p]! : 0;
+        const v = os * z + G * rho;
+        out[k] = v;
+        if (v > m) m = v;
+        dv[k] = omg * (ds * z + s * dz) + dG * (rho - s * z) + (useFb ? G * wRho[p]! : 0);
+      }
+      let sum = 0;
+      for (let k = 0; k < K; k++) {
+        out[k] = Math.exp(out[k]! - m);
+        sum += out[k]!;
+      }
+      for (let k = 0; k < K; k++) out[k]! /= sum;
+    };
+  };
   const tmp = new Float64Array(bank.kMax);
-  return { layout, cell, logits, pKey: (j, c) => (cell(j, c, tmp), tmp[bank.key[bank.colItem[c]!]!]!) };
+  return { layout, cell, logits, along, pKey: (j, c) => (cell(j, c, tmp), tmp[bank.key[bank.colItem[c]!]!]!) };
 }
