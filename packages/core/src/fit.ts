@@ -128,7 +128,9 @@ export interface FitOptions {
    * the fit's end on the fit's objective, preconditioner and memory, stopped at 0.1 SE. Measured
    * (BENCHMARKS.md, "Cheap twin, default SEs"; bench/core/coverage.js --se twin): 93-97% coverage
    * at 6, 20, 41 and 200 items on both standard seed sets, where 'quasi' gives 98.4% at 20 and
-   * 88.5-90.4% at 200; the twin adds about 10% to the CPU of `llm-nrm fit` at 189 x 2,000.
+   * 88.5-90.4% at 200; the twin adds about 10% to the CPU of `llm-nrm fit` at 189 x 2,000 and about
+   * a third of the fit's CPU at 189 x 31,554 (216 passes beside the fit's 340; engine-wasm's
+   * BENCHMARKS.md, "refreshwasm").
    */
   seMode?: SeMode;
   /** Deprecated: `seMode` (true: 'twin'; false: 'quasi'). */

@@ -155,7 +155,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       })
       .option('se', {
         describe:
-          "Standard errors of theta: 'twin' (the priors' bias and the responses' measured dispersion, and the bias the fleet shares through its items, from a refit of the fit's noise-free twin from the converged point; LLM-NRM and NRM, other models get 'quasi') or 'quasi' (without the twin). In simulation 'twin' intervals cover 93-97% of true thetas from 6 to 200 items, where 'quasi' covers 88-90% at 200 items and up to 98% at 20; the twin adds about 10% CPU on a 189 x 2,000 fleet (packages/core/BENCHMARKS.md)",
+          "Standard errors of theta: 'twin' (the priors' bias and the responses' measured dispersion, and the bias the fleet shares through its items, from a refit of the fit's noise-free twin from the converged point; LLM-NRM and NRM, other models get 'quasi') or 'quasi' (without the twin). In simulation 'twin' intervals cover 93-97% of true thetas from 6 to 200 items, where 'quasi' covers 88-90% at 200 items and up to 98% at 20; the twin adds about 10% CPU on a 189 x 2,000 fleet and about a third at 189 x 31,554 (packages/core/BENCHMARKS.md, packages/engine-wasm/BENCHMARKS.md)",
         choices: SE_MODES as readonly SeMode[],
         default: 'twin' as SeMode,
       })
@@ -168,7 +168,10 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       .example('$0 fit responses.parquet --model 2pl -o bundle-2pl.json', 'a binary 2PL on correctness')
       .example('$0 fit responses.jsonl --engine tfjs -o b.json', 'loss and gradient on TensorFlow.js (the GPU with @tensorflow/tfjs-node-gpu)')
       .example('$0 fit lm-eval-out/ -o bundle.json --skip-invalid', 'harness output directly, going past damaged records (listed on stderr)')
-      .example('$0 fit responses.jsonl --se quasi -o b.json', "SEs without the twin's refit (its bias term: about 10% of the CPU at 189 x 2,000)")
+      .example(
+        '$0 fit responses.jsonl --se quasi -o b.json',
+        "SEs without the twin's refit (its bias term: about 10% of the CPU at 189 x 2,000, a third at 189 x 31,554)",
+      )
       .example('$0 fit responses.jsonl --no-position --optimizer adam --steps 2500 -o b.json --json', "an ablation, the paper's Adam recipe, JSON summary")
       .epilogue(
         "The bundle holds every item's option slopes and intercepts (a, c) and difficulty, every LLM's theta with its " +
