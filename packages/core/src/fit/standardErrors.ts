@@ -221,7 +221,9 @@ export function thetaStandardErrors(
   let itemDf = 0;
   let llmItem: Float64Array[] | undefined;
   let llmItemGlobals: Float64Array[] | undefined;
-  let globals = curv.globals;
+  // The LLM blocks (curv.llm, llmGlobals, globals) are read only after the item corrections: an
+  // engine may sum them in the corrections' pass, which walks the same cells (engine-wasm).
+  let netGlobals: ((globals: Float64Array) => Float64Array) | undefined;
   if (profileItems) {
     const inv = curv.itemGN!.map(inverseSpd);
     // Effective parameters the items use: 2K - lamItem tr(D_i^-1) each (the prior's share taken off).
@@ -237,7 +239,7 @@ export function thetaStandardErrors(
     const G = curv.itemGlobals;
     const nG0 = curv.globalIndices?.length ?? 0;
     let itemZ: Float64Array[] | undefined;
-    if (G !== undefined && globals !== undefined && nG0 > 0) {
+    if (G !== undefined && curv.globalIndices !== undefined && nG0 > 0) {
       itemZ = G.map((Gi, i) => {
         const D = inv[i]!;
         const n2 = Math.round(Math.sqrt(D.length));
@@ -250,24 +252,29 @@ export function thetaStandardErrors(
           }
         return Z;
       });
-      const Hg = Float64Array.from(globals);
-      G.forEach((Gi, i) => {
-        const Z = itemZ![i]!;
-        const n2 = Z.length / nG0;
-        for (let g = 0; g < nG0; g++)
-          for (let h = 0; h < nG0; h++) {
-            let acc = 0;
-            for (let a = 0; a < n2; a++) acc += Gi[a * nG0 + g]! * Z[a * nG0 + h]!;
-            Hg[g * nG0 + h]! -= acc;
-          }
-      });
-      globals = Hg;
+      const Zs = itemZ;
+      netGlobals = (globals) => {
+        const Hg = Float64Array.from(globals);
+        G.forEach((Gi, i) => {
+          const Z = Zs[i]!;
+          const n2 = Z.length / nG0;
+          for (let g = 0; g < nG0; g++)
+            for (let h = 0; h < nG0; h++) {
+              let acc = 0;
+              for (let a = 0; a < n2; a++) acc += Gi[a * nG0 + g]! * Z[a * nG0 + h]!;
+              Hg[g * nG0 + h]! -= acc;
+            }
+        });
+        return Hg;
+      };
     }
     const second = at(x, llmFree, itemZ ? { itemInverse: inv, itemZ, correctionOnly: true } : { itemInverse: inv, correctionOnly: true });
     llmItem = second.llmItem;
     llmItemGlobals = second.llmItemGlobals;
   }
   const { llm } = curv;
+  let globals = curv.globals;
+  if (netGlobals !== undefined && globals !== undefined) globals = netGlobals(globals);
   // Global parameters (the gate's w0, kbar) estimated with the fleet: theta_j is profiled over them
   // too, with their information from every cell. Without this, a gate that the fit made a step
   // (kappa in the hundreds, as on a 4 x 6 fleet) lends theta the step's huge, spurious precision.
