@@ -523,24 +523,28 @@ function directionalDispersion(
       const co = colOffsets[c]!;
       const K = colOffsets[c + 1]! - co;
       const o = j * width + co;
+      // The cell's target mass Q beside p.dv (the same sums in the same order as two loops), and
+      // d log p_k = dv_k - p.dv taken in the scores' loop (x - 0 is x for the differences' dv).
+      let Q = 0;
+      let mean = 0;
       if (along !== null) {
         along(c, p0, dv);
-        let mean = 0;
-        for (let k = 0; k < K; k++) mean += p0[k]! * dv[k]!;
-        for (let k = 0; k < K; k++) dv[k]! -= mean;
+        for (let k = 0; k < K; k++) {
+          mean += p0[k]! * dv[k]!;
+          Q += q[o + k]!;
+        }
       } else {
         base.cell(j, c, p0);
         up!.cell(j, c, pp);
         down!.cell(j, c, pm);
         for (let k = 0; k < K; k++) dv[k] = (Math.log(Math.max(pp[k]!, 1e-300)) - Math.log(Math.max(pm[k]!, 1e-300))) / (2 * step);
+        for (let k = 0; k < K; k++) Q += q[o + k]!;
       }
-      let Q = 0;
       let s = 0;
       let m1 = 0;
       let m2 = 0;
-      for (let k = 0; k < K; k++) Q += q[o + k]!;
       for (let k = 0; k < K; k++) {
-        const dk = dv[k]!;
+        const dk = dv[k]! - mean;
         s += (Q * p0[k]! - q[o + k]!) * dk;
         m1 += p0[k]! * dk;
         m2 += p0[k]! * dk * dk;
