@@ -346,6 +346,7 @@ export function createWasmObjective(
     };
     const get = (): ReturnType<typeof rowBlocks> => {
       if (blocks === null) {
+        if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed before its LLM blocks were read');
         if (pending === me) pending = null;
         runPasses(xs, true, cross, true, false);
         blocks = rowBlocks(xs, cross);
