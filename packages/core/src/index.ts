@@ -55,6 +55,7 @@ export {
   llmNrmCorrectionInputs,
   llmNrmCorrectionsFromSums,
   llmNrmCurvatureFromSums,
+  llmNrmRowBlocksFromSums,
   type LlmNrmCorrectionInputs,
   type LlmNrmCurvatureSums,
 } from './families/llmNrm/curvature.js';

@@ -16,7 +16,7 @@
 
 import { curv4ScratchBytes, curvItems4, curvRows4 } from './curvature4';
 import { sigmoid, softplus } from './simd';
-import { CV_B, CV_CORR, CV_CROSS, CV_EG, CV_GB, CV_HG, CV_HH, CV_HL, CV_HX, CV_ICOL, CV_ICOL_OFF, CV_IG, CV_ITEMS_PER_BLOCK, CV_ROW, CV_ROW_STRIDE, CV_S0, CV_S1, CV_S2, CV_SCRATCH, CV_SCRATCH4, CV_SIMD, CV_SQ, CV_U0, CV_U1, CV_X, H_C, H_COL_ITEM, H_COL_OFFSETS, H_COL_POS, H_FLAGS, H_GROUPS_PER_BLOCK, H_ITEMS, H_ITEM_OFFSETS, H_KMAX, H_MASK, H_Q4, H_ROWS, H_WIDTH, L_A, L_C, L_DELTA, L_KBAR, L_RHO, L_W0 } from './header';
+import { CV_B, CV_BZ, CV_CM, CV_CORR, CV_CROSS, CV_EG, CV_GB, CV_HG, CV_HH, CV_HL, CV_HX, CV_ICOL, CV_ICOL_OFF, CV_IG, CV_ITEMS_PER_BLOCK, CV_ROW, CV_ROW_STRIDE, CV_S0, CV_S1, CV_S2, CV_SCRATCH, CV_SCRATCH4, CV_SIMD, CV_SQ, CV_U0, CV_U1, CV_X, H_C, H_COL_ITEM, H_COL_OFFSETS, H_COL_POS, H_FLAGS, H_GROUPS_PER_BLOCK, H_ITEMS, H_ITEM_OFFSETS, H_KMAX, H_MASK, H_Q4, H_ROWS, H_WIDTH, L_A, L_C, L_DELTA, L_KBAR, L_RHO, L_W0 } from './header';
 
 const USE_S: i32 = 1;
 const USE_POS: i32 = 2;
@@ -97,6 +97,159 @@ function forward(h: usize, j: i32, col: i32, K: i32, io: i32, co: i32, i: i32, s
   return Q;
 }
 
+// The gate globals' 2 x 2 partial of the rows pass's current block (rowsCell adds to it; the pass
+// that runs it, curvRows or the fused corrections pass, resets and stores it).
+let rowHg0: f64 = 0;
+let rowHg1: f64 = 0;
+let rowHg01: f64 = 0;
+
+// One cell's rows-pass sums (after `forward`: p, z, positions in sc): the LLM's P x P block into HL
+// (upper triangle), with `cross` its LLM-globals block into HX, and the globals' partial. Shared by
+// curvRows and curvCorrRows (which runs it beside the corrections on the same forward), so both
+// give the same bits.
+@inline function rowsCell(
+  HL: usize,
+  HX: usize,
+  u: usize,
+  sc: usize,
+  P: i32,
+  kMax: i32,
+  K: i32,
+  io: i32,
+  xA: usize,
+  xr: usize,
+  Q: f64,
+  G: f64,
+  tb: f64,
+  s: f64,
+  ds: f64,
+  kappa: f64,
+  dkappa: f64,
+  useS: bool,
+  usePos: bool,
+  useFb: bool,
+  cross: bool,
+): void {
+  const omg = 1 - G;
+  const gg = G * omg;
+  memory.fill(u, 0, <usize>P << 3);
+  let ug0: f64 = 0;
+  let ug1: f64 = 0;
+  let gq0: f64 = 0;
+  let gq1: f64 = 0;
+  let gq01: f64 = 0;
+  for (let k = 0; k < K; k++) {
+    const ko = <usize>k << 3;
+    const ps = load<i32>(sc + SC_POS + (<usize>k << 2));
+    const zk = load<f64>(sc + SC_Z + ko);
+    const pk = load<f64>(sc + SC_P + ko);
+    const rho = useFb ? load<f64>(xr + (<usize>ps << 3)) : 0;
+    const dvdG = rho - s * zk;
+    const jt = omg * s * load<f64>(xA + (<usize>(io + k) << 3)) - dvdG * kappa * gg;
+    const js = useS ? omg * zk * ds : 0;
+    const jd = usePos ? omg * s : 0;
+    const jr = useFb ? G : 0;
+    const i2 = 2 + ps;
+    const i3 = 2 + kMax + ps;
+    addf64(u, pk * jt);
+    addf64(u + 8, pk * js);
+    addf64(u + (<usize>i2 << 3), pk * jd);
+    addf64(u + (<usize>i3 << 3), pk * jr);
+    // sum_k p_k J_k J_k^T over (theta, sbar, delta_pos, rho_pos), upper triangle.
+    const wq = pk * Q;
+    addf64(HL, wq * jt * jt);
+    addf64(HL + 8, wq * jt * js);
+    addf64(HL + (<usize>(P + 1) << 3), wq * js * js);
+    addf64(HL + (<usize>i2 << 3), wq * jt * jd);
+    addf64(HL + (<usize>(P + i2) << 3), wq * js * jd);
+    addf64(HL + (<usize>(i2 * P + i2) << 3), wq * jd * jd);
+    addf64(HL + (<usize>i3 << 3), wq * jt * jr);
+    addf64(HL + (<usize>(P + i3) << 3), wq * js * jr);
+    addf64(HL + (<usize>(i2 * P + i3) << 3), wq * jd * jr);
+    addf64(HL + (<usize>(i3 * P + i3) << 3), wq * jr * jr);
+    if (useFb) {
+      // dv/dw0 = dvdG G (1 - G); dv/dkbar = -(theta - b) dvdG G (1 - G) kappa'.
+      const jw = dvdG * gg;
+      const jk = -tb * dvdG * gg * dkappa;
+      gq0 += pk * jw * jw;
+      gq1 += pk * jk * jk;
+      gq01 += pk * jw * jk;
+      ug0 += pk * jw;
+      ug1 += pk * jk;
+      if (cross) {
+        // The LLM-globals block: sum_k Q p_k J_k (jw, jk)^T (then - Q u (ug0, ug1)^T below).
+        const a0 = wq * jw;
+        const a1 = wq * jk;
+        addf64(HX, a0 * jt);
+        addf64(HX + 8, a1 * jt);
+        addf64(HX + 16, a0 * js);
+        addf64(HX + 24, a1 * js);
+        addf64(HX + (<usize>(2 * i2) << 3), a0 * jd);
+        addf64(HX + (<usize>(2 * i2 + 1) << 3), a1 * jd);
+        addf64(HX + (<usize>(2 * i3) << 3), a0 * jr);
+        addf64(HX + (<usize>(2 * i3 + 1) << 3), a1 * jr);
+      }
+    }
+  }
+  if (cross) {
+    const qg0 = Q * ug0;
+    const qg1 = Q * ug1;
+    addf64(HX, -load<f64>(u) * qg0);
+    addf64(HX + 8, -load<f64>(u) * qg1);
+    addf64(HX + 16, -load<f64>(u, 8) * qg0);
+    addf64(HX + 24, -load<f64>(u, 8) * qg1);
+    for (let k = 0; k < K; k++) {
+      const ps = load<i32>(sc + SC_POS + (<usize>k << 2));
+      const i2 = 2 + ps;
+      const i3 = 2 + kMax + ps;
+      const ud = load<f64>(u + (<usize>i2 << 3));
+      const ur = load<f64>(u + (<usize>i3 << 3));
+      addf64(HX + (<usize>(2 * i2) << 3), -ud * qg0);
+      addf64(HX + (<usize>(2 * i2 + 1) << 3), -ud * qg1);
+      addf64(HX + (<usize>(2 * i3) << 3), -ur * qg0);
+      addf64(HX + (<usize>(2 * i3 + 1) << 3), -ur * qg1);
+    }
+  }
+  // - Q u u^T over the touched indices (upper triangle): theta, sbar and, per option, its
+  // position's delta and rho. Positions are distinct within a cell (a permutation).
+  const ut = u;
+  const u0 = load<f64>(ut) * Q;
+  const u1 = load<f64>(ut, 8) * Q;
+  // Rows 0 and 1 against everything touched.
+  addf64(HL, -u0 * load<f64>(ut));
+  addf64(HL + 8, -u0 * load<f64>(ut, 8));
+  addf64(HL + (<usize>(P + 1) << 3), -u1 * load<f64>(ut, 8));
+  for (let k = 0; k < K; k++) {
+    const ps = load<i32>(sc + SC_POS + (<usize>k << 2));
+    const i2 = 2 + ps;
+    const i3 = 2 + kMax + ps;
+    const ud = load<f64>(ut + (<usize>i2 << 3));
+    const ur = load<f64>(ut + (<usize>i3 << 3));
+    addf64(HL + (<usize>i2 << 3), -u0 * ud);
+    addf64(HL + (<usize>i3 << 3), -u0 * ur);
+    addf64(HL + (<usize>(P + i2) << 3), -u1 * ud);
+    addf64(HL + (<usize>(P + i3) << 3), -u1 * ur);
+    const udQ = ud * Q;
+    const urQ = ur * Q;
+    for (let l = 0; l < K; l++) {
+      const pl = load<i32>(sc + SC_POS + (<usize>l << 2));
+      const l2 = 2 + pl;
+      const l3 = 2 + kMax + pl;
+      const vd = load<f64>(ut + (<usize>l2 << 3));
+      const vr = load<f64>(ut + (<usize>l3 << 3));
+      // (i2, l2) and (i2, l3), (i3, l3) where the column index is not below the row's.
+      if (l2 >= i2) addf64(HL + (<usize>(i2 * P + l2) << 3), -udQ * vd);
+      addf64(HL + (<usize>(i2 * P + l3) << 3), -udQ * vr);
+      if (l3 >= i3) addf64(HL + (<usize>(i3 * P + l3) << 3), -urQ * vr);
+    }
+  }
+  if (useFb) {
+    rowHg0 += Q * (gq0 - ug0 * ug0);
+    rowHg1 += Q * (gq1 - ug1 * ug1);
+    rowHg01 += Q * (gq01 - ug0 * ug1);
+  }
+}
+
 /** Curvature scratch bytes per block, for the host's layout. */
 export function curvScratchBytes(): i32 {
   return <i32>CURV_SCRATCH;
@@ -141,9 +294,9 @@ export function curvRows(h: usize, blk: i32): void {
   const xA = x + (<usize>hi(h, L_A) << 3);
   const rhoB = x + (<usize>hi(h, L_RHO) << 3);
   const cross = useFb && hi(h, CV_CROSS) != 0;
-  let hg0: f64 = 0;
-  let hg1: f64 = 0;
-  let hg01: f64 = 0;
+  rowHg0 = 0;
+  rowHg1 = 0;
+  rowHg01 = 0;
   // A row's block is a sum over thousands of cells (31,554 at paper scale), far more than its
   // 2 + 2 kMax parameters need for a preconditioner: every stride-th column (a fixed, per-row
   // offset subset), the sums scaled by stride. The items pass keeps every cell (189 per item).
@@ -168,125 +321,8 @@ export function curvRows(h: usize, blk: i32): void {
       const K = load<i32>(colOffsets + (<usize>(col + 1) << 2)) - co;
       const Q = forward(h, j, col, K, io, co, i, sc, th, s);
       const G = cellG;
-      const omg = 1 - G;
-      const gg = G * omg;
       const tb = useFb ? th - f64at(bB, i) : 0;
-      memory.fill(u, 0, <usize>P << 3);
-      let ug0: f64 = 0;
-      let ug1: f64 = 0;
-      let gq0: f64 = 0;
-      let gq1: f64 = 0;
-      let gq01: f64 = 0;
-      for (let k = 0; k < K; k++) {
-        const ko = <usize>k << 3;
-        const ps = load<i32>(sc + SC_POS + (<usize>k << 2));
-        const zk = load<f64>(sc + SC_Z + ko);
-        const pk = load<f64>(sc + SC_P + ko);
-        const rho = useFb ? load<f64>(xr + (<usize>ps << 3)) : 0;
-        const dvdG = rho - s * zk;
-        const jt = omg * s * load<f64>(xA + (<usize>(io + k) << 3)) - dvdG * kappa * gg;
-        const js = useS ? omg * zk * ds : 0;
-        const jd = usePos ? omg * s : 0;
-        const jr = useFb ? G : 0;
-        const i2 = 2 + ps;
-        const i3 = 2 + kMax + ps;
-        addf64(u, pk * jt);
-        addf64(u + 8, pk * js);
-        addf64(u + (<usize>i2 << 3), pk * jd);
-        addf64(u + (<usize>i3 << 3), pk * jr);
-        // sum_k p_k J_k J_k^T over (theta, sbar, delta_pos, rho_pos), upper triangle.
-        const wq = pk * Q;
-        addf64(HL, wq * jt * jt);
-        addf64(HL + 8, wq * jt * js);
-        addf64(HL + (<usize>(P + 1) << 3), wq * js * js);
-        addf64(HL + (<usize>i2 << 3), wq * jt * jd);
-        addf64(HL + (<usize>(P + i2) << 3), wq * js * jd);
-        addf64(HL + (<usize>(i2 * P + i2) << 3), wq * jd * jd);
-        addf64(HL + (<usize>i3 << 3), wq * jt * jr);
-        addf64(HL + (<usize>(P + i3) << 3), wq * js * jr);
-        addf64(HL + (<usize>(i2 * P + i3) << 3), wq * jd * jr);
-        addf64(HL + (<usize>(i3 * P + i3) << 3), wq * jr * jr);
-        if (useFb) {
-          // dv/dw0 = dvdG G (1 - G); dv/dkbar = -(theta - b) dvdG G (1 - G) kappa'.
-          const jw = dvdG * gg;
-          const jk = -tb * dvdG * gg * dkappa;
-          gq0 += pk * jw * jw;
-          gq1 += pk * jk * jk;
-          gq01 += pk * jw * jk;
-          ug0 += pk * jw;
-          ug1 += pk * jk;
-          if (cross) {
-            // The LLM-globals block: sum_k Q p_k J_k (jw, jk)^T (then - Q u (ug0, ug1)^T below).
-            const a0 = wq * jw;
-            const a1 = wq * jk;
-            addf64(HX, a0 * jt);
-            addf64(HX + 8, a1 * jt);
-            addf64(HX + 16, a0 * js);
-            addf64(HX + 24, a1 * js);
-            addf64(HX + (<usize>(2 * i2) << 3), a0 * jd);
-            addf64(HX + (<usize>(2 * i2 + 1) << 3), a1 * jd);
-            addf64(HX + (<usize>(2 * i3) << 3), a0 * jr);
-            addf64(HX + (<usize>(2 * i3 + 1) << 3), a1 * jr);
-          }
-        }
-      }
-      if (cross) {
-        const qg0 = Q * ug0;
-        const qg1 = Q * ug1;
-        addf64(HX, -load<f64>(u) * qg0);
-        addf64(HX + 8, -load<f64>(u) * qg1);
-        addf64(HX + 16, -load<f64>(u, 8) * qg0);
-        addf64(HX + 24, -load<f64>(u, 8) * qg1);
-        for (let k = 0; k < K; k++) {
-          const ps = load<i32>(sc + SC_POS + (<usize>k << 2));
-          const i2 = 2 + ps;
-          const i3 = 2 + kMax + ps;
-          const ud = load<f64>(u + (<usize>i2 << 3));
-          const ur = load<f64>(u + (<usize>i3 << 3));
-          addf64(HX + (<usize>(2 * i2) << 3), -ud * qg0);
-          addf64(HX + (<usize>(2 * i2 + 1) << 3), -ud * qg1);
-          addf64(HX + (<usize>(2 * i3) << 3), -ur * qg0);
-          addf64(HX + (<usize>(2 * i3 + 1) << 3), -ur * qg1);
-        }
-      }
-      // - Q u u^T over the touched indices (upper triangle): theta, sbar and, per option, its
-      // position's delta and rho. Positions are distinct within a cell (a permutation).
-      const ut = u;
-      const u0 = load<f64>(ut) * Q;
-      const u1 = load<f64>(ut, 8) * Q;
-      // Rows 0 and 1 against everything touched.
-      addf64(HL, -u0 * load<f64>(ut));
-      addf64(HL + 8, -u0 * load<f64>(ut, 8));
-      addf64(HL + (<usize>(P + 1) << 3), -u1 * load<f64>(ut, 8));
-      for (let k = 0; k < K; k++) {
-        const ps = load<i32>(sc + SC_POS + (<usize>k << 2));
-        const i2 = 2 + ps;
-        const i3 = 2 + kMax + ps;
-        const ud = load<f64>(ut + (<usize>i2 << 3));
-        const ur = load<f64>(ut + (<usize>i3 << 3));
-        addf64(HL + (<usize>i2 << 3), -u0 * ud);
-        addf64(HL + (<usize>i3 << 3), -u0 * ur);
-        addf64(HL + (<usize>(P + i2) << 3), -u1 * ud);
-        addf64(HL + (<usize>(P + i3) << 3), -u1 * ur);
-        const udQ = ud * Q;
-        const urQ = ur * Q;
-        for (let l = 0; l < K; l++) {
-          const pl = load<i32>(sc + SC_POS + (<usize>l << 2));
-          const l2 = 2 + pl;
-          const l3 = 2 + kMax + pl;
-          const vd = load<f64>(ut + (<usize>l2 << 3));
-          const vr = load<f64>(ut + (<usize>l3 << 3));
-          // (i2, l2) and (i2, l3), (i3, l3) where the column index is not below the row's.
-          if (l2 >= i2) addf64(HL + (<usize>(i2 * P + l2) << 3), -udQ * vd);
-          addf64(HL + (<usize>(i2 * P + l3) << 3), -udQ * vr);
-          if (l3 >= i3) addf64(HL + (<usize>(i3 * P + l3) << 3), -urQ * vr);
-        }
-      }
-      if (useFb) {
-        hg0 += Q * (gq0 - ug0 * ug0);
-        hg1 += Q * (gq1 - ug1 * ug1);
-        hg01 += Q * (gq01 - ug0 * ug1);
-      }
+      rowsCell(HL, HX, u, sc, P, kMax, K, io, xA, xr, Q, G, tb, s, ds, kappa, dkappa, useS, usePos, useFb, cross);
     }
     if (stride > 1) {
       const sf = <f64>stride;
@@ -297,15 +333,20 @@ export function curvRows(h: usize, blk: i32): void {
     }
   }
   if (stride > 1) {
-    hg0 *= <f64>stride;
-    hg1 *= <f64>stride;
-    hg01 *= <f64>stride;
+    rowHg0 *= <f64>stride;
+    rowHg1 *= <f64>stride;
+    rowHg01 *= <f64>stride;
   }
+  storeRowHg(h, blk);
+}
+
+// The block's globals partial (rowHg*) into CV_HG.
+function storeRowHg(h: usize, blk: i32): void {
   const hg = hp(h, CV_HG) + (<usize>blk << 5);
-  store<f64>(hg, hg0);
-  store<f64>(hg, hg01, 8);
-  store<f64>(hg, hg01, 16);
-  store<f64>(hg, hg1, 24);
+  store<f64>(hg, rowHg0);
+  store<f64>(hg, rowHg01, 8);
+  store<f64>(hg, rowHg01, 16);
+  store<f64>(hg, rowHg1, 24);
 }
 
 /**
@@ -471,11 +512,15 @@ export function curvItems(h: usize, blk: i32): void {
 }
 
 // The standard errors' item corrections (core's llmNrmItemCorrections / cellItemCorrection, f64):
-// per LLM row, sum over its cells of B D^-1 B^T (P x P, into CV_HL, mirrored) and with itemZ B Z
-// (P x 2, into CV_HX), for banks with one cell per (LLM, item) pair. The per-item inputs reuse the
+// per LLM row, sum over its cells of B D^-1 B^T (P x P, into CV_CM, mirrored) and with itemZ B Z
+// (P x 2, into CV_BZ), for banks with one cell per (LLM, item) pair. The per-item inputs reuse the
 // first pass's buffers (read by then): D_aa, D_ac + D_ca, D_cc (K x K, full) in CV_S0, CV_S1, CV_S2;
 // m = D^-1 t in CV_U1 (the a half) and CV_U0 (the c half); t.m in CV_HH; t.Z in CV_EG; Z in CV_IG.
 const CORR_Z: i32 = 2;
+// With the rows pass's sums too (CV_HL, CV_HX, CV_HG, as curvRows at stride 1): the SEs' first
+// pass then leaves them to this one, which walks the same cells with the same forward (one softmax
+// per cell instead of two; the same operations per sum, so the same bits).
+const CORR_ROWS: i32 = 4;
 // Scratch of the corrections (in the f32 passes' region, CURV4 bytes a block): per option jt, js,
 // f, eps, then N (K x K) and five K-vectors (gam, eta, V, N jt, N js).
 const SR_JT: usize = 0;
@@ -505,6 +550,8 @@ export function curvCorrRows(h: usize, blk: i32): void {
   const usePos = (flags & USE_POS) != 0;
   const useFb = (flags & USE_FB) != 0;
   const withZ = (hi(h, CV_CORR) & CORR_Z) != 0;
+  const rows = (hi(h, CV_CORR) & CORR_ROWS) != 0;
+  const cross = rows && useFb && hi(h, CV_CROSS) != 0;
   const P = 2 + 2 * kMax;
   const rowsPerBlock = hi(h, H_GROUPS_PER_BLOCK) << 2;
   const r0 = blk * rowsPerBlock;
@@ -518,20 +565,30 @@ export function curvCorrRows(h: usize, blk: i32): void {
   const maskB = hp(h, H_MASK);
   const sqB = hp(h, CV_SQ);
   const kappa = useFb ? softplus(f64at(x, hi(h, L_KBAR))) : 0;
+  const dkappa = sigmoid(f64at(x, hi(h, L_KBAR)));
   passW0 = useFb ? f64at(x, hi(h, L_W0)) : 0;
   passKappa = kappa;
   const xA = x + (<usize>hi(h, L_A) << 3);
   const rhoB = x + (<usize>hi(h, L_RHO) << 3);
+  const bB = hp(h, CV_B);
+  const u = sc + SC_U;
+  rowHg0 = 0;
+  rowHg1 = 0;
+  rowHg01 = 0;
   const JT = sr + SR_JT;
   const JS = sr + SR_JS;
   const F = sr + SR_F;
   const EPS = sr + SR_EPS;
   const p = sc + SC_P;
   for (let j = r0; j < r1; j++) {
-    const Cm = hp(h, CV_HL) + <usize>j * <usize>(P * P) * 8;
+    const Cm = hp(h, CV_CM) + <usize>j * <usize>(P * P) * 8;
     memory.fill(Cm, 0, <usize>(P * P) << 3);
-    const bz = hp(h, CV_HX) + <usize>j * <usize>(2 * P) * 8;
+    const bz = hp(h, CV_BZ) + <usize>j * <usize>(2 * P) * 8;
     if (withZ) memory.fill(bz, 0, <usize>(2 * P) << 3);
+    const HL = hp(h, CV_HL) + <usize>j * <usize>(P * P) * 8;
+    if (rows) memory.fill(HL, 0, <usize>(P * P) << 3);
+    const HX = hp(h, CV_HX) + <usize>j * <usize>(2 * P) * 8;
+    if (cross) memory.fill(HX, 0, <usize>(2 * P) << 3);
     const row = hp(h, CV_ROW) + (<usize>j << 5);
     const th = load<f64>(row);
     const s = load<f64>(row, 8);
@@ -547,6 +604,7 @@ export function curvCorrRows(h: usize, blk: i32): void {
       const K = load<i32>(colOffsets + (<usize>(col + 1) << 2)) - co;
       const Q = forward(h, j, col, K, io, co, i, sc, th, s);
       const G = cellG;
+      if (rows) rowsCell(HL, HX, u, sc, P, kMax, K, io, xA, xr, Q, G, useFb ? th - f64at(bB, i) : 0, s, ds, kappa, dkappa, useS, usePos, useFb, cross);
       const omg = 1 - G;
       const gg = G * omg;
       let u0: f64 = 0;
@@ -583,6 +641,7 @@ export function curvCorrRows(h: usize, blk: i32): void {
     }
     for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) st(Cm, c * P + r, ld(Cm, r * P + c));
   }
+  if (rows) storeRowHg(h, blk);
 }
 
 // One cell's B D^-1 B^T (and B Z) into C (upper triangle) and bz: core's cellItemCorrection.

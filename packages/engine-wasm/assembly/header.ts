@@ -91,8 +91,11 @@ export const CV_EG: i32 = 67;
 export const CV_SIMD: i32 = 68;
 /** Per-block scratch of these passes (CURV4_SCRATCH bytes a block). */
 export const CV_SCRATCH4: i32 = 69;
-/** i32: nonzero: the rows pass computes the SEs' item corrections instead (curvCorrRows; bit 2: with itemZ). */
+/** i32: nonzero: the rows pass computes the SEs' item corrections instead (curvCorrRows; bit 2: with itemZ; bit 4: the rows pass's own sums too). */
 export const CV_CORR: i32 = 70;
+/** The item corrections' sums (curvCorrRows): per row its P x P B D^-1 B^T, and with itemZ its P x 2 B Z. */
+export const CV_CM: i32 = 71;
+export const CV_BZ: i32 = 75;
 
 // Layout offsets (i32): theta, sbar, a, c, delta, rho, w0, kbar.
 export const L_A: i32 = 58;

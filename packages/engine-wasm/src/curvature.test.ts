@@ -324,6 +324,56 @@ describe("the SEs' first pass (cross) on the kernel", () => {
     }
   });
 
+  it("with blocksUnused the first pass's LLM blocks come from the corrections' pass (or, read first, a rows pass of their own): the same bits as without, and the corrections unchanged", () => {
+    const same = (a: readonly Float64Array[] | undefined, b: readonly Float64Array[] | undefined, what: string): void => {
+      expect(b?.length, what).toBe(a?.length);
+      for (let t = 0; t < (a?.length ?? 0); t++) expect(Array.from(b![t]!), `${what} ${t}`).toEqual(Array.from(a![t]!));
+    };
+    for (const parts of PART_SETS) {
+      const { bank } = simulateFleet({ models: 11, items: 30, seed: 12, missing: 0.2, optionWeights: { 2: 1, 4: 1, 7: 1 } });
+      const layout = llmNrmLayout(bank, parts);
+      const free = freeMask(layout).fill(1);
+      const x = randomPoint(layout, randomSource(19));
+      const name = JSON.stringify(parts);
+      for (const threads of [1, 2]) {
+        const pool = threads > 1 ? wasmThreadPool(threads) : undefined;
+        if (pool) disposeLater.push(pool);
+        const o = wasmLlmNrmObjective(bank, layout, {}, { groupsPerBlock: 1, ...(pool ? { pool } : {}) });
+        const ref = wasmLlmNrmObjective(bank, layout, {}, { groupsPerBlock: 1 });
+        disposeLater.push(o, ref);
+        // Without blocksUnused (another objective, so that its sums are not left in o's memory):
+        // the rows pass runs in the first call (no deferral).
+        const full = ref.curvature(x, free, { cross: true });
+        const inv = full.itemGN!.map((D) => inverseSpd(D));
+        const opts = { itemInverse: inv, correctionOnly: true };
+        const corr = ref.curvature(x, free, opts);
+        // Deferred, filled by the corrections' pass; o's rows sums hold another point's before it.
+        o.curvature(randomPoint(layout, randomSource(22)), free, { cross: true });
+        const fused = o.curvature(x, free, { cross: true, blocksUnused: true });
+        same(full.itemGN, fused.itemGN, `${name}: item GN`);
+        const fusedCorr = o.curvature(x, free, opts);
+        same(corr.llmItem, fusedCorr.llmItem, `${name}: corrections beside the rows sums`);
+        // A refresh in between overwrites the kernel's sums: the blocks were copied out.
+        o.curvature(randomPoint(layout, randomSource(20)), free);
+        same(full.llm, fused.llm, `${name}, ${threads} threads: LLM blocks from the corrections' pass`);
+        same(full.llmGlobals, fused.llmGlobals, `${name}: LLM-globals blocks`);
+        expect(Array.from(fused.globals ?? []), name).toEqual(Array.from(full.globals ?? []));
+        // Read before any corrections' pass (and at another x in between): a rows pass of its own.
+        const early = o.curvature(x, free, { cross: true, blocksUnused: true });
+        o.curvature(randomPoint(layout, randomSource(21)), free);
+        same(full.llm, early.llm, `${name}: LLM blocks read first`);
+        same(full.llmGlobals, early.llmGlobals, `${name}: LLM-globals blocks read first`);
+        expect(Array.from(early.globals ?? []), name).toEqual(Array.from(full.globals ?? []));
+        // The corrections' pass at another x leaves a deferral alone (its own rows pass then).
+        const other = o.curvature(x, free, { cross: true, blocksUnused: true });
+        const x2 = Float64Array.from(x);
+        x2[layout.theta]! += 0.25;
+        o.curvature(x2, free, opts);
+        same(full.llm, other.llm, `${name}: LLM blocks after corrections at another x`);
+      }
+    }
+  });
+
   it('every cell counts in the cross pass even where the preconditioner samples rows (curvatureRowCells), and the sampling stays on for the next refresh', () => {
     const { bank } = simulateFleet({ models: 12, items: 300, seed: 8, missing: 0.1 });
     const layout = llmNrmLayout(bank, ALL_PARTS);

@@ -6,7 +6,9 @@ import { getFamily } from '../families/registry.js';
 import { fit } from '../fit.js';
 import { freeMask } from '../families/registry.js';
 import { simulateFleet } from '../simulate.js';
-import { thetaStandardErrors } from './standardErrors.js';
+import { cholesky, cholSolve } from '../internal/cholesky.js';
+import { randomSource } from '../random.js';
+import { inverseSpd, thetaStandardErrors } from './standardErrors.js';
 import { twinBank } from './twinBias.js';
 
 describe('theta standard errors', () => {
@@ -207,5 +209,42 @@ describe('theta standard errors', () => {
     const o = thetaStandardErrors(family, f.bank, L, x, freeMask(L), {}, 0, { profileItems: true, errorModel: 'quasi' });
     expect(o.se[2]).toBe(Infinity);
     for (const j of [0, 1, 3, 4, 5]) expect(Number.isFinite(o.se[j]!)).toBe(true);
+  });
+});
+
+describe('inverseSpd', () => {
+  it('equals cholSolve of every unit vector bit for bit (its forward solve skips the leading zeros), SPD and jittered blocks of 1 to 12', () => {
+    const rng = randomSource(77);
+    let jittered = 0;
+    for (let n = 1; n <= 12; n++)
+      for (let rep = 0; rep < 20; rep++) {
+        // B B^T + d I: positive definite for d > 0; d < 0 sometimes indefinite (cholesky's jitter).
+        const B = Float64Array.from({ length: n * n }, () => rng.uniform() - 0.5);
+        const d = rep % 4 === 3 ? -0.5 : 1e-3 * rep;
+        const H = new Float64Array(n * n);
+        for (let r = 0; r < n; r++)
+          for (let c = 0; c < n; c++) {
+            let acc = r === c ? d : 0;
+            for (let k = 0; k < n; k++) acc += B[r * n + k]! * B[c * n + k]!;
+            H[r * n + c] = acc;
+          }
+        const L = cholesky(H, n);
+        // cholesky shifted the diagonal (an indefinite H): (L L^T)_rr above H_rr.
+        let shift = 0;
+        for (let r = 0; r < n; r++) {
+          let acc = 0;
+          for (let k = 0; k <= r; k++) acc += L[r * n + k]! * L[r * n + k]!;
+          shift = Math.max(shift, acc - H[r * n + r]!);
+        }
+        if (shift > 1e-9) jittered++;
+        const got = inverseSpd(H);
+        for (let c = 0; c < n; c++) {
+          const e = new Float64Array(n);
+          e[c] = 1;
+          cholSolve(L, n, e);
+          for (let r = 0; r < n; r++) expect(Object.is(got[r * n + c], e[r]), `n ${n}, rep ${rep}, (${r}, ${c})`).toBe(true);
+        }
+      }
+    expect(jittered).toBeGreaterThan(0);
   });
 });

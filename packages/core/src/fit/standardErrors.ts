@@ -90,9 +90,21 @@ export function inverseSpd(H: Float64Array): Float64Array {
   const out = new Float64Array(n * n);
   const e = new Float64Array(n);
   for (let c = 0; c < n; c++) {
+    // cholSolve(L, n, e_c) with its forward solve started at row c (the SEs invert one block per
+    // item, 31,554 at paper scale): rows above c stay +0, and below it their products only
+    // subtract zeros from a sum still at +0 or 1, so skipping them leaves the same bits.
     e.fill(0);
-    e[c] = 1;
-    cholSolve(L, n, e);
+    e[c] = 1 / L[c * n + c]!;
+    for (let i = c + 1; i < n; i++) {
+      let s = 0;
+      for (let k = c; k < i; k++) s -= L[i * n + k]! * e[k]!;
+      e[i] = s / L[i * n + i]!;
+    }
+    for (let i = n - 1; i >= 0; i--) {
+      let s = e[i]!;
+      for (let k = i + 1; k < n; k++) s -= L[k * n + i]! * e[k]!;
+      e[i] = s / L[i * n + i]!;
+    }
     for (let r = 0; r < n; r++) out[r * n + c] = e[r]!;
   }
   return out;
@@ -221,7 +233,9 @@ export function thetaStandardErrors(
   let itemDf = 0;
   let llmItem: Float64Array[] | undefined;
   let llmItemGlobals: Float64Array[] | undefined;
-  let globals = curv.globals;
+  // The LLM blocks (curv.llm, llmGlobals, globals) are read only after the item corrections: an
+  // engine may sum them in the corrections' pass, which walks the same cells (engine-wasm).
+  let netGlobals: ((globals: Float64Array) => Float64Array) | undefined;
   if (profileItems) {
     const inv = curv.itemGN!.map(inverseSpd);
     // Effective parameters the items use: 2K - lamItem tr(D_i^-1) each (the prior's share taken off).
@@ -237,7 +251,7 @@ export function thetaStandardErrors(
     const G = curv.itemGlobals;
     const nG0 = curv.globalIndices?.length ?? 0;
     let itemZ: Float64Array[] | undefined;
-    if (G !== undefined && globals !== undefined && nG0 > 0) {
+    if (G !== undefined && curv.globalIndices !== undefined && nG0 > 0) {
       itemZ = G.map((Gi, i) => {
         const D = inv[i]!;
         const n2 = Math.round(Math.sqrt(D.length));
@@ -250,24 +264,29 @@ export function thetaStandardErrors(
           }
         return Z;
       });
-      const Hg = Float64Array.from(globals);
-      G.forEach((Gi, i) => {
-        const Z = itemZ![i]!;
-        const n2 = Z.length / nG0;
-        for (let g = 0; g < nG0; g++)
-          for (let h = 0; h < nG0; h++) {
-            let acc = 0;
-            for (let a = 0; a < n2; a++) acc += Gi[a * nG0 + g]! * Z[a * nG0 + h]!;
-            Hg[g * nG0 + h]! -= acc;
-          }
-      });
-      globals = Hg;
+      const Zs = itemZ;
+      netGlobals = (globals) => {
+        const Hg = Float64Array.from(globals);
+        G.forEach((Gi, i) => {
+          const Z = Zs[i]!;
+          const n2 = Z.length / nG0;
+          for (let g = 0; g < nG0; g++)
+            for (let h = 0; h < nG0; h++) {
+              let acc = 0;
+              for (let a = 0; a < n2; a++) acc += Gi[a * nG0 + g]! * Z[a * nG0 + h]!;
+              Hg[g * nG0 + h]! -= acc;
+            }
+        });
+        return Hg;
+      };
     }
     const second = at(x, llmFree, itemZ ? { itemInverse: inv, itemZ, correctionOnly: true } : { itemInverse: inv, correctionOnly: true });
     llmItem = second.llmItem;
     llmItemGlobals = second.llmItemGlobals;
   }
   const { llm } = curv;
+  let globals = curv.globals;
+  if (netGlobals !== undefined && globals !== undefined) globals = netGlobals(globals);
   // Global parameters (the gate's w0, kbar) estimated with the fleet: theta_j is profiled over them
   // too, with their information from every cell. Without this, a gate that the fit made a step
   // (kappa in the hundreds, as on a 4 x 6 fleet) lends theta the step's huge, spurious precision.
@@ -504,24 +523,28 @@ function directionalDispersion(
       const co = colOffsets[c]!;
       const K = colOffsets[c + 1]! - co;
       const o = j * width + co;
+      // The cell's target mass Q beside p.dv (the same sums in the same order as two loops), and
+      // d log p_k = dv_k - p.dv taken in the scores' loop (x - 0 is x for the differences' dv).
+      let Q = 0;
+      let mean = 0;
       if (along !== null) {
         along(c, p0, dv);
-        let mean = 0;
-        for (let k = 0; k < K; k++) mean += p0[k]! * dv[k]!;
-        for (let k = 0; k < K; k++) dv[k]! -= mean;
+        for (let k = 0; k < K; k++) {
+          mean += p0[k]! * dv[k]!;
+          Q += q[o + k]!;
+        }
       } else {
         base.cell(j, c, p0);
         up!.cell(j, c, pp);
         down!.cell(j, c, pm);
         for (let k = 0; k < K; k++) dv[k] = (Math.log(Math.max(pp[k]!, 1e-300)) - Math.log(Math.max(pm[k]!, 1e-300))) / (2 * step);
+        for (let k = 0; k < K; k++) Q += q[o + k]!;
       }
-      let Q = 0;
       let s = 0;
       let m1 = 0;
       let m2 = 0;
-      for (let k = 0; k < K; k++) Q += q[o + k]!;
       for (let k = 0; k < K; k++) {
-        const dk = dv[k]!;
+        const dk = dv[k]! - mean;
         s += (Q * p0[k]! - q[o + k]!) * dk;
         m1 += p0[k]! * dk;
         m2 += p0[k]! * dk * dk;

@@ -86,6 +86,8 @@ const H = {
   CV_SCRATCH4: 69,
   // The SEs' item corrections (assembly/curvature.ts curvCorrRows).
   CV_CORR: 70,
+  CV_CM: 71,
+  CV_BZ: 75,
 } as const;
 const HEADER_SLOTS = 76;
 /** Curvature scratch bytes per block (assembly/curvature.ts CURV_SCRATCH, checked against its export). */
@@ -159,6 +161,9 @@ export class LlmNrmKernel {
     hx: Float64Array;
     ig: Float64Array;
     eg: Float64Array;
+    /** The SEs' item corrections (`setCurvatureCorrections`): per row B D^-1 B^T (P x P) and with itemZ B Z (P x 2). */
+    cm: Float64Array;
+    bz: Float64Array;
   };
   private readonly hdr: Int32Array;
   private readonly hdrF: Float32Array;
@@ -245,6 +250,8 @@ export class LlmNrmKernel {
       cvIG: alloc(4 * sumK * 8),
       cvEG: alloc(2 * I * 8),
       cvScratch4: alloc(Math.max(nB, nIB) * CURV4_SCRATCH_BYTES),
+      cvCM: alloc(J * P * P * 8),
+      cvBZ: alloc(J * 2 * P * 8),
     };
     this.bytes = at;
     const pages = Math.ceil(at / PAGE);
@@ -316,6 +323,8 @@ export class LlmNrmKernel {
       [H.CV_IG, p.cvIG],
       [H.CV_EG, p.cvEG],
       [H.CV_SCRATCH4, p.cvScratch4],
+      [H.CV_CM, p.cvCM],
+      [H.CV_BZ, p.cvBZ],
       [H.CV_ITEMS_PER_BLOCK, ipb],
       [H.L_THETA, layout.theta],
       [H.L_A, layout.a],
@@ -350,6 +359,8 @@ export class LlmNrmKernel {
       hx: new Float64Array(buf, p.cvHX, J * 2 * P),
       ig: new Float64Array(buf, p.cvIG, 4 * sumK),
       eg: new Float64Array(buf, p.cvEG, 2 * I),
+      cm: new Float64Array(buf, p.cvCM, J * P * P),
+      bz: new Float64Array(buf, p.cvBZ, J * 2 * P),
     };
 
     // Data: q interleaved by group, [group][entry][lane], zero where unobserved or past the last row;
@@ -434,9 +445,13 @@ export class LlmNrmKernel {
     this.hdr[H.CV_SIMD] = (rows ? 1 : 0) | (items ? 2 : 0);
   }
 
-  /** Whether the next rows pass computes the SEs' item corrections (curvCorrRows), with or without itemZ. */
-  setCurvatureCorrections(on: boolean, withZ: boolean): void {
-    this.hdr[H.CV_CORR] = on ? 1 | (withZ ? 2 : 0) : 0;
+  /**
+   * Whether the next rows pass computes the SEs' item corrections (curvCorrRows, into cv.cm and
+   * cv.bz), with or without itemZ, and with `rows` the rows pass's own sums beside them (cv.hl, cv.hg
+   * and under `setCurvatureCross` cv.hx, as a stride-1 rows pass).
+   */
+  setCurvatureCorrections(on: boolean, withZ: boolean, rows = false): void {
+    this.hdr[H.CV_CORR] = on ? 1 | (withZ ? 2 : 0) | (rows ? 4 : 0) : 0;
   }
 
   /** Whether the next curvature passes also sum the SEs' cross blocks (cv.hx, cv.ig, cv.eg; gate layouts only). */

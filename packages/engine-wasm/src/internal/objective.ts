@@ -15,6 +15,7 @@ import {
   llmNrmCorrectionInputs,
   llmNrmCorrectionsFromSums,
   llmNrmCurvatureFromSums,
+  llmNrmRowBlocksFromSums,
   sigmoid,
   softplus,
   type CurvatureAt,
@@ -239,6 +240,8 @@ export function createWasmObjective(
   }
 
   let tsCurvature: ((x: Float64Array, free: Uint8Array, opts?: CurvatureOptions) => CurvatureAt) | null = null;
+  // The SEs' first pass whose rows sums wait for the corrections' pass (deferRows), if any.
+  let pending: Pending | null = null;
   const cv = kernel.cv;
   const cvB = new Float64Array(I);
   const precision = options.curvaturePrecision ?? 'f32';
@@ -254,35 +257,18 @@ export function createWasmObjective(
     }
     if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
     if (x.length !== layout.size) throw new LlmNrmError('INVALID_OPTION', `curvature: x has ${x.length} parameters, the layout ${layout.size}`);
-    // The SEs' first pass (cross): its blocks from every cell, and the cross sums with them.
+    // The SEs' first pass (cross): its blocks from every cell, and the cross sums with them. Its
+    // LLM blocks (llm, llmGlobals, globals) are read only after the item corrections
+    // (thetaStandardErrors), so their rows pass is deferred to the corrections' pass, which walks
+    // the same cells with the same forward; read earlier (or without that pass), they get a rows
+    // pass of their own (`deferRows`).
     const cross = opts.cross === true && useFb;
-    const stride = kernel.curvatureRowStride;
-    if (opts.cross === true) kernel.setCurvatureRowStride(1);
-    kernel.setCurvatureCross(cross);
-    const simd = precision !== 'f64' && opts.cross !== true;
-    kernel.setCurvatureSimd(simd, simd && precision === 'f32');
-    try {
-      if (useFb) computeDifficulties(bank, x, A, Cc, cvB, aux, wts);
-      // The f32 lanes read the loss kernel's parameters (every pass rewrites what it reads).
-      if (simd) paramsIn(x, 0, J, cvB);
-      cv.x.set(x);
-      cv.b.set(cvB);
-      setRows(x);
-      for (const [task, n] of [
-        [TASK.CURV_ROWS, kernel.blocks],
-        [TASK.CURV_ITEMS, kernel.itemBlocks],
-      ] as const) {
-        if (held.pool !== null) held.pool.run(held.id, kernel.header, 0, n, kernel.exports, task);
-        else for (let blk = 0; blk < n; blk++) runTask(kernel.exports, task, kernel.header, blk);
-      }
-    } finally {
-      kernel.setCurvatureRowStride(stride);
-      kernel.setCurvatureCross(false);
-      kernel.setCurvatureSimd(false, false);
-    }
+    const defer = opts.cross === true && opts.blocksUnused === true;
+    pending = null;
+    runPasses(x, opts.cross === true, cross, !defer);
     // The globals' partials, added in block order.
     const globals = new Float64Array(4);
-    for (let blk = 0; blk < kernel.blocks; blk++) for (let t = 0; t < 4; t++) globals[t]! += cv.hg[4 * blk + t]!;
+    if (!defer) for (let blk = 0; blk < kernel.blocks; blk++) for (let t = 0; t < 4; t++) globals[t]! += cv.hg[4 * blk + t]!;
     const at = llmNrmCurvatureFromSums(
       bank,
       layout,
@@ -305,6 +291,74 @@ export function createWasmObjective(
     );
     // The preconditioner's solves (L-BFGS's two a iteration) on the pool's threads, core's bits.
     if (held.solves !== null && opts.cross !== true && opts.blocksUnused !== true) held.solves.install(at.blocks, layout.size);
+    return defer ? deferRows(at, x, cross) : at;
+  }
+
+  // The curvature passes at x: the rows pass (unless `rows` is false) and the items pass; `all`: every
+  // column of a row (the SEs), `cross`: with the cross sums.
+  function runPasses(x: Float64Array, all: boolean, cross: boolean, rows: boolean, items = true): void {
+    const stride = kernel.curvatureRowStride;
+    if (all) kernel.setCurvatureRowStride(1);
+    kernel.setCurvatureCross(cross);
+    const simd = precision !== 'f64' && !all;
+    kernel.setCurvatureSimd(simd, simd && precision === 'f32');
+    try {
+      if (useFb) computeDifficulties(bank, x, A, Cc, cvB, aux, wts);
+      // The f32 lanes read the loss kernel's parameters (every pass rewrites what it reads).
+      if (simd) paramsIn(x, 0, J, cvB);
+      cv.x.set(x);
+      cv.b.set(cvB);
+      setRows(x);
+      for (const [task, n] of [
+        [TASK.CURV_ROWS, rows ? kernel.blocks : 0],
+        [TASK.CURV_ITEMS, items ? kernel.itemBlocks : 0],
+      ] as const) {
+        if (n === 0) continue;
+        if (held.pool !== null) held.pool.run(held.id, kernel.header, 0, n, kernel.exports, task);
+        else for (let blk = 0; blk < n; blk++) runTask(kernel.exports, task, kernel.header, blk);
+      }
+    } finally {
+      kernel.setCurvatureRowStride(stride);
+      kernel.setCurvatureCross(false);
+      kernel.setCurvatureSimd(false, false);
+    }
+  }
+
+  // The LLM blocks from the rows sums in cv (hl, hg and with `cross` hx), copied out.
+  function rowBlocks(x: Float64Array, cross: boolean): { llm: Float64Array[]; globals: Float64Array; llmGlobals?: Float64Array[] } {
+    const globals = new Float64Array(4);
+    for (let blk = 0; blk < kernel.blocks; blk++) for (let t = 0; t < 4; t++) globals[t]! += cv.hg[4 * blk + t]!;
+    return llmNrmRowBlocksFromSums(layout, x, priors, { llm: cv.hl, globals, ...(cross ? { llmGlobals: cv.hx } : {}) });
+  }
+
+  // The SEs' first pass without its rows pass: `at`'s llm (and with `cross` llmGlobals, globals)
+  // become getters, filled by the corrections' pass at the same x (`pending`) or, read before it,
+  // by a rows pass of their own. Either way the same sums, the same bits.
+  function deferRows(at: CurvatureAt, x: Float64Array, cross: boolean): CurvatureAt {
+    const xs = Float64Array.from(x);
+    let blocks: ReturnType<typeof rowBlocks> | null = null;
+    const me: Pending = {
+      x: xs,
+      cross,
+      fill: () => {
+        blocks = rowBlocks(xs, cross);
+      },
+    };
+    const get = (): ReturnType<typeof rowBlocks> => {
+      if (blocks === null) {
+        if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed before its LLM blocks were read');
+        if (pending === me) pending = null;
+        runPasses(xs, true, cross, true, false);
+        blocks = rowBlocks(xs, cross);
+      }
+      return blocks;
+    };
+    pending = me;
+    Object.defineProperty(at, 'llm', { get: () => get().llm, enumerable: true, configurable: true });
+    if (cross) {
+      Object.defineProperty(at, 'llmGlobals', { get: () => get().llmGlobals, enumerable: true, configurable: true });
+      Object.defineProperty(at, 'globals', { get: () => get().globals, enumerable: true, configurable: true });
+    }
     return at;
   }
 
@@ -327,14 +381,20 @@ export function createWasmObjective(
     cv.x.set(x);
     cv.b.set(cvB);
     setRows(x);
-    kernel.setCurvatureCorrections(true, inputs.z !== null);
+    // The first pass's deferred rows sums at this x, in this pass (deferRows).
+    const fuse = pending !== null && sameValues(pending.x, x) ? pending : null;
+    pending = null;
+    kernel.setCurvatureCorrections(true, inputs.z !== null, fuse !== null);
+    kernel.setCurvatureCross(fuse?.cross === true);
     try {
       if (held.pool !== null) held.pool.run(held.id, kernel.header, 0, kernel.blocks, kernel.exports, TASK.CURV_ROWS);
       else for (let blk = 0; blk < kernel.blocks; blk++) runTask(kernel.exports, TASK.CURV_ROWS, kernel.header, blk);
     } finally {
       kernel.setCurvatureCorrections(false, false);
+      kernel.setCurvatureCross(false);
     }
-    return llmNrmCorrectionsFromSums(layout, cv.hl, inputs.z !== null ? cv.hx : null);
+    fuse?.fill();
+    return llmNrmCorrectionsFromSums(layout, cv.cm, inputs.z !== null ? cv.bz : null);
   }
 
   // theta, s = softplus(sbar) and ds/dsbar per row, for the curvature passes.
@@ -367,4 +427,17 @@ export function createWasmObjective(
   };
   if (threaded) registry?.register(objective, held, objective);
   return objective;
+}
+
+/** A first SE pass whose rows sums the corrections' pass at the same x computes (objective.ts deferRows). */
+interface Pending {
+  x: Float64Array;
+  cross: boolean;
+  fill(): void;
+}
+
+function sameValues(a: Float64Array, b: Float64Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let t = 0; t < a.length; t++) if (!Object.is(a[t], b[t])) return false;
+  return true;
 }

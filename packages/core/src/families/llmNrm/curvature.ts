@@ -623,6 +623,40 @@ export interface LlmNrmCurvatureSums {
  * `cross` (sums.cross where the gate is on), the same cross blocks, globals and item GN blocks.
  * `itemInverse` and `itemZ` (the SEs' second pass) stay with llmNrmCurvature.
  */
+/**
+ * The LLM blocks of the standard errors' first pass from an engine's rows sums (llmNrmCurvatureFromSums'
+ * `llm`, `llmGlobals` and `globals`, the same operations): for an engine that sums an LLM's rows in a
+ * later pass (engine-wasm runs them with the item corrections, which walk the same cells). `llm`
+ * holds each LLM's upper triangle at j P^2, `globals` the gate's 2 x 2 sums, `llmGlobals` (gate and
+ * `cross` only) the P x 2 cross blocks at 2 P j.
+ */
+export function llmNrmRowBlocksFromSums(
+  L: LlmNrmLayout,
+  x: Float64Array,
+  priors: Priors,
+  sums: { llm: Float64Array; globals: Float64Array; llmGlobals?: Float64Array },
+): { llm: Float64Array[]; globals: Float64Array; llmGlobals?: Float64Array[] } {
+  const { llm: lamLlm, sharpness: lamS, gate: lamGate } = priorPrecisions(priors);
+  const J = L.nModels;
+  const P = 2 + 2 * L.kMax;
+  const llm: Float64Array[] = [];
+  for (let j = 0; j < J; j++) {
+    const HL = sums.llm.slice(j * P * P, (j + 1) * P * P);
+    const sb = x[L.sbar + j]!;
+    finishLlmHessian(HL, L, lamS, lamLlm, L.parts.sharpness ? softplus(sb) : 1, sigmoid(sb));
+    llm.push(HL);
+  }
+  const globals = Float64Array.from(sums.globals);
+  if (L.parts.fallback) {
+    globals[0]! += lamGate;
+    globals[3]! += lamGate;
+  }
+  if (sums.llmGlobals === undefined) return { llm, globals };
+  const llmGlobals: Float64Array[] = [];
+  for (let j = 0; j < J; j++) llmGlobals.push(sums.llmGlobals.slice(2 * P * j, 2 * P * (j + 1)));
+  return { llm, globals, llmGlobals };
+}
+
 export function llmNrmCurvatureFromSums(
   bank: ResponseBank,
   L: LlmNrmLayout,
