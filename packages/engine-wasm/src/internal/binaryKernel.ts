@@ -6,6 +6,7 @@
 // imported from JavaScript's Math: the same bits as core's tsBinaryKernel (binaryKernel.test.ts).
 import type { BinaryCells, BinaryKernel } from '@llm-nrm/core';
 import { binaryKernelModule } from './module.js';
+import { PAGE, bumpAllocator } from './memoryLayout.js';
 
 /** Header slots (i32) shared with assembly/binary.ts. */
 const H = {
@@ -42,8 +43,6 @@ const H = {
 } as const;
 const HEADER_SLOTS = 32;
 /** The module has no data, but leave its first page alone (as the LLM-NRM kernel's host does). */
-const BASE = 65536;
-const PAGE = 65536;
 
 interface BinaryKernelExports {
   HEADER_SLOTS: WebAssembly.Global;
@@ -81,12 +80,8 @@ export function wasmBinaryKernel(cells: BinaryCells, options: WasmBinaryKernelOp
   const n = cells.cellItem.length;
   const m = cells.cmRow.length;
   // Byte offsets, each 8-aligned: header, then f64, i32 and u8 arrays.
-  let top = BASE;
-  const take = (bytes: number): number => {
-    const at = top;
-    top += Math.ceil(bytes / 8) * 8;
-    return at;
-  };
+  const mem = bumpAllocator(8);
+  const take = mem.alloc;
   const header = take(HEADER_SLOTS * 4);
   const off: Record<keyof typeof H, number> = {
     J: 0,
@@ -120,7 +115,7 @@ export function wasmBinaryKernel(cells: BinaryCells, options: WasmBinaryKernelOp
     CELL_Y: take(n),
     CM_Y: take(m),
   };
-  const memory = new WebAssembly.Memory({ initial: Math.ceil(top / PAGE) });
+  const memory = new WebAssembly.Memory({ initial: Math.ceil(mem.end / PAGE) });
   const instance = new WebAssembly.Instance(module, {
     env: { memory },
     Math: { exp: Math.exp, log: Math.log, log1p: Math.log1p },

@@ -7,6 +7,7 @@
 // 45 CPU ms of the main thread while the workers waited (packages/engine-wasm/BENCHMARKS.md, "paper60b").
 import type { BlockApplier, CurvatureAt } from '@llm-nrm/core';
 import { TASK, kernelModule, type KernelExports } from './module.js';
+import { PAGE, bumpAllocator } from './memoryLayout.js';
 import type { BlockPool } from './pool.js';
 
 type Blocks = CurvatureAt['blocks'];
@@ -14,8 +15,6 @@ type Blocks = CurvatureAt['blocks'];
 /** Header slots (i32) shared with assembly/blockApply.ts. */
 const BA = { TASKS: 0, PAIR: 1, MAXP: 2, TASK_START: 3, OFF: 4, LO: 5, IX: 6, BK: 7, CAP: 8, V1: 9, V2: 10, OUT1: 11, OUT2: 12, SCRATCH: 13 } as const;
 const HEADER_SLOTS = 16;
-const BASE = 65536;
-const PAGE = 65536;
 /** Tasks a solve is cut into (consecutive blocks of about equal triangle entries), for balance. */
 const TASKS = 32;
 
@@ -122,12 +121,8 @@ export class BlockApplyHost {
 
   /** The memory laid out for these sizes (the last one where it is large enough: a fit's refreshes all have the same). */
   private layout(B: number, nIx: number, nTri: number, maxP: number, n: number, T: number): Layout {
-    let at = BASE;
-    const alloc = (bytes: number): number => {
-      const p = at;
-      at += Math.ceil(bytes / 16) * 16;
-      return p;
-    };
+    const mem = bumpAllocator(16);
+    const alloc = mem.alloc;
     const p = {
       header: alloc(HEADER_SLOTS * 4),
       starts: alloc((T + 1) * 4),
@@ -142,6 +137,7 @@ export class BlockApplyHost {
       out2: alloc(n * 8),
       scratch: alloc(T * 2 * maxP * 8),
     };
+    const at = mem.end;
     let L = this.at;
     if (L === null || L.bytes < at) {
       if (L !== null) this.pool.detach(L.id);

@@ -5,6 +5,7 @@
 // whichever thread ran which block.
 import { LlmNrmError, MAX_OPTIONS, type LlmNrmLayout, type ResponseBank } from '@llm-nrm/core';
 import { kernelModule, type KernelExports, type KernelVariant } from './module.js';
+import { PAGE, bumpAllocator } from './memoryLayout.js';
 
 /** Header slots (i32) shared with assembly/kernel.ts. */
 const H = {
@@ -94,9 +95,6 @@ const HEADER_SLOTS = 76;
 const CURV_SCRATCH_BYTES = 2 * MAX_OPTIONS * 8 + MAX_OPTIONS * 4 + (2 + 2 * MAX_OPTIONS) * 8;
 /** Scratch bytes per block of the f32-lane curvature passes (assembly/curvature4.ts CURV4_SCRATCH, checked against its export). */
 const CURV4_SCRATCH_BYTES = 2 * MAX_OPTIONS * 16 + MAX_OPTIONS * 4 + 16 + (2 + 2 * MAX_OPTIONS) * 16 + (2 + 2 * MAX_OPTIONS) ** 2 * 16;
-/** Bytes kept free below the header (the module has no data, but leave the first page alone). */
-const BASE = 65536;
-const PAGE = 65536;
 const MAX_PAGES = 65536;
 /** Scratch bytes per block (assembly/kernel.ts SCRATCH_BYTES, checked against its export). */
 const SCRATCH_BYTES = 2 * MAX_OPTIONS * 16 + 96 + 2 * MAX_OPTIONS * 16 + 2 * MAX_OPTIONS * 32;
@@ -198,12 +196,8 @@ export class LlmNrmKernel {
     this.blocks = nB;
 
     // Byte layout, every array 16-aligned.
-    let at = BASE;
-    const alloc = (bytes: number): number => {
-      const p = at;
-      at += Math.ceil(bytes / 16) * 16;
-      return p;
-    };
+    const mem = bumpAllocator(16);
+    const alloc = mem.alloc;
     const p = {
       header: alloc(HEADER_SLOTS * 4),
       q4: alloc(G * width * 16),
@@ -253,6 +247,7 @@ export class LlmNrmKernel {
       cvCM: alloc(J * P * P * 8),
       cvBZ: alloc(J * 2 * P * 8),
     };
+    const at = mem.end;
     this.bytes = at;
     const pages = Math.ceil(at / PAGE);
     if (pages > MAX_PAGES) {
