@@ -619,11 +619,6 @@ export interface LlmNrmCurvatureSums {
 }
 
 /**
- * The curvature from cell sums an engine computed: the same blocks as llmNrmCurvature and, with
- * `cross` (sums.cross where the gate is on), the same cross blocks, globals and item GN blocks.
- * `itemInverse` and `itemZ` (the SEs' second pass) stay with llmNrmCurvature.
- */
-/**
  * The LLM blocks of the standard errors' first pass from an engine's rows sums (llmNrmCurvatureFromSums'
  * `llm`, `llmGlobals` and `globals`, the same operations): for an engine that sums an LLM's rows in a
  * later pass (engine-wasm runs them with the item corrections, which walk the same cells). `llm`
@@ -657,6 +652,11 @@ export function llmNrmRowBlocksFromSums(
   return { llm, globals, llmGlobals };
 }
 
+/**
+ * The curvature from cell sums an engine computed: the same blocks as llmNrmCurvature and, with
+ * `cross` (sums.cross where the gate is on), the same cross blocks, globals and item GN blocks.
+ * `itemInverse` and `itemZ` (the SEs' second pass) stay with llmNrmCurvature.
+ */
 export function llmNrmCurvatureFromSums(
   bank: ResponseBank,
   L: LlmNrmLayout,
@@ -672,26 +672,29 @@ export function llmNrmCurvatureFromSums(
     throw new LlmNrmError('INVALID_OPTION', 'llmNrmCurvatureFromSums: itemInverse and itemZ need llmNrmCurvature, cross the sums of the cross blocks');
   }
   const blocksUnused = opts.blocksUnused === true;
-  const { item: lamItem, llm: lamLlm, sharpness: lamS, gate: lamGate } = priorPrecisions(priors);
+  const { item: lamItem } = priorPrecisions(priors);
   const J = L.nModels;
   const I = L.nItems;
-  const P = 2 + 2 * L.kMax;
   const aux = new Float64Array(3 * I);
   const wts = new Float64Array(L.sumK);
   if (useFb) computeDifficulties(bank, x, L.a, L.c, new Float64Array(I), aux, wts);
   const blocks = new Blocks(L.size);
-  const llm: Float64Array[] = [];
-  for (let j = 0; j < J; j++) {
-    const HL = sums.llm.slice(j * P * P, (j + 1) * P * P);
-    const sb = x[L.sbar + j]!;
-    finishLlmHessian(HL, L, lamS, lamLlm, L.parts.sharpness ? softplus(sb) : 1, sigmoid(sb));
-    llm.push(Float64Array.from(HL));
-    if (blocksUnused) continue;
-    HL[0]! += 1;
-    blocks.add(llmNrmParamIndices(L, j), HL, free, 0, useFb ? LLM_STEP_CAP : Infinity);
+  const withCross = cross && useFb ? sums.cross! : null;
+  // The LLM blocks and the gate globals' 2 x 2 with their priors.
+  const rows = llmNrmRowBlocksFromSums(L, x, priors, {
+    llm: sums.llm,
+    globals: sums.globals,
+    ...(withCross !== null ? { llmGlobals: withCross.llmGlobals } : {}),
+  });
+  const llm = rows.llm;
+  if (!blocksUnused) {
+    for (let j = 0; j < J; j++) {
+      const HL = Float64Array.from(llm[j]!);
+      HL[0]! += 1;
+      blocks.add(llmNrmParamIndices(L, j), HL, free, 0, useFb ? LLM_STEP_CAP : Infinity);
+    }
   }
   const sq = itemSquareOffsets(bank);
-  const withCross = cross && useFb ? sums.cross! : null;
   const itemGlobals: Float64Array[] = [];
   const itemGN: Float64Array[] = [];
   addItemBlocks(
@@ -709,19 +712,10 @@ export function llmNrmCurvatureFromSums(
     itemGN,
     blocksUnused,
   );
-  // The gate globals' priors, as in llmNrmCurvature.
-  const Hg = Float64Array.from(sums.globals);
-  if (useFb) {
-    Hg[0]! += lamGate;
-    Hg[3]! += lamGate;
-  }
+  const Hg = rows.globals;
   if (!blocksUnused) blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
   const out: CurvatureAt = { blocks, llm };
-  if (withCross !== null) {
-    const llmGlobals: Float64Array[] = [];
-    for (let j = 0; j < J; j++) llmGlobals.push(withCross.llmGlobals.slice(2 * P * j, 2 * P * (j + 1)));
-    Object.assign(out, { llmGlobals, globals: Hg, globalIndices: [L.w0, L.kbar], itemGlobals });
-  }
+  if (withCross !== null) Object.assign(out, { llmGlobals: rows.llmGlobals, globals: Hg, globalIndices: [L.w0, L.kbar], itemGlobals });
   if (cross) out.itemGN = itemGN;
   return out;
 }
