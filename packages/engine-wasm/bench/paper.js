@@ -7,7 +7,7 @@
 // block solves) and the standard errors (by default seMode 'twin': the twin's refit included, and
 // printed apart: its passes, seconds and CPU), wall and main-thread CPU.
 //   /usr/bin/time -v node bench/paper.js [--items 31554] [--seed 1] [--threads 2] [--se false]
-//     [--curvature-precision f32|f64] [--sweeps true] [--sweep-rounds 1] [--sweep-from 30] [--restart true] [--trace out.json] [--save x.bin]
+//     [--se-mode twin|quasi] [--curvature-precision f32|f64] [--sweeps true] [--sweep-rounds 1] [--sweep-from 30] [--restart true] [--trace out.json] [--save x.bin]
 //     [--pass-stats true]
 // --sweeps / --restart turn on core's opt-in item sweeps and item restart (fit/itemSweep.ts).
 // --pass-stats: also the fit's passes on average (wall ms, process CPU ms, the tasks the pool's
@@ -102,6 +102,8 @@ if (opt('sweeps', null) !== null) extra.itemSweeps = opt('sweeps') !== 'false';
 if (opt('sweep-rounds', null) !== null) extra.sweepRounds = Number(opt('sweep-rounds'));
 if (opt('sweep-from', null) !== null) extra.sweepFrom = Number(opt('sweep-from'));
 if (opt('restart', null) !== null) extra.itemRestart = opt('restart') !== 'false';
+// --se-mode quasi: the SEs without the twin (FitOptions.seMode; the default is core's, 'twin').
+if (opt('se-mode', null) !== null) extra.seMode = opt('se-mode');
 t = performance.now();
 const cpu0 = process.cpuUsage();
 let fitPhase = { cpu: { user: 0, system: 0 }, ...phase };
