@@ -550,7 +550,13 @@ function addItemBlocks(
       const hh = HH[i]!;
       for (let r = 0; r < P2; r++) {
         const cEnd = lower ? r + 1 : P2;
-        for (let c = 0; c < cEnd; c++) H[r * P2 + c]! += uu[r]! * t[c]! + t[r]! * uu[c]! + hh * t[r]! * t[c]!;
+        // Row r's factors read once (V8 reloads them per entry: H might alias uu and t); hh t_r
+        // is the left product of hh t_r t_c as written before, so the same bits.
+        const ur = uu[r]!;
+        const tr = t[r]!;
+        const htr = hh * tr;
+        const row = r * P2;
+        for (let c = 0; c < cEnd; c++) H[row + c]! += ur * t[c]! + tr * uu[c]! + htr * t[c]!;
       }
       if (withCross !== null) {
         const { IG, EG } = withCross;
