@@ -29,7 +29,7 @@ import {
 import { LlmNrmKernel, type KernelLayoutOptions } from './kernelHost.js';
 import { TASK, kernelModule, runTask, sharedMemorySupported } from './module.js';
 import { BlockApplyHost } from './blockApplyHost.js';
-import { BlockPool, type PoolPlatform } from './pool.js';
+import { BlockPool, FLAG_SLOTS, type PoolPlatform } from './pool.js';
 
 export interface WasmObjectiveOptions extends KernelLayoutOptions {
   /**
@@ -267,7 +267,7 @@ export function createWasmObjective(
     pending = null;
     // The preconditioner's refresh on threads: its items pass overlaps core's assembly of the item
     // blocks (overlapItems); otherwise the passes first, then the assembly.
-    const overlap = held.pool !== null && opts.cross !== true && opts.blocksUnused !== true;
+    const overlap = held.pool !== null && opts.cross !== true && opts.blocksUnused !== true && kernel.itemBlocks <= FLAG_SLOTS;
     if (overlap) {
       const at = overlapItems(x, (itemsReady) => fromSums(x, freeAt, opts, false, false, itemsReady));
       held.solves?.install(at.blocks, layout.size);
