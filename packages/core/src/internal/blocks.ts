@@ -51,7 +51,7 @@ export class Blocks {
     return v;
   }
 
-  private indexView(indices: readonly number[]): Int32Array {
+  private indexView(indices: ArrayLike<number>): Int32Array {
     const n = indices.length;
     if (this.ixUsed + n > this.ixSlab.length) {
       this.ixSlab = new Int32Array(Math.max(SLAB >> 1, n));
@@ -66,7 +66,12 @@ export class Blocks {
   /** Where set (`setApplier`), apply and applyPair run there; `add` drops it (the blocks changed). */
   private applier: BlockApplier | null = null;
 
-  add(indices: number[], H: Float64Array, free: Uint8Array, ridge: number, cap = Infinity): void {
+  /**
+   * Factorise block H (P x P over `indices`, in place: fixed rows made identity, the ridge added)
+   * and keep its factor. Only H's diagonal and lower triangle are read (an assembly may leave the
+   * upper one unset).
+   */
+  add(indices: ArrayLike<number>, H: Float64Array, free: Uint8Array, ridge: number, cap = Infinity): void {
     this.applier = null;
     this.cap.push(cap);
     const P = indices.length;

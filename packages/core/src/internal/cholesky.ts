@@ -16,21 +16,67 @@ export function choleskyInto(H: Float64Array, P: number, L: Float64Array): Float
   for (let r = 0; r < P; r++) scale = Math.max(scale, Math.abs(H[r * P + r]!));
   scale = scale || 1;
   for (;;) {
-    // A failed try's entries are all rewritten before they are read (row i reads only entries of
-    // rows <= i, columns < the one it writes), and nothing above the diagonal is written.
+    // Rows i and i + 1 side by side: each entry L[i, j] = (H[i, j] - sum_k L[i, k] L[j, k]) / L[j, j]
+    // is still one chain of subtractions in k = 0, 1, ... (the bits of the row-by-row loop), but two
+    // independent chains now share each L[j, k] read and overlap their latencies: about a quarter
+    // less time on the refresh's 31,554 item blocks at paper scale. Only the lower triangle of H is
+    // read, and nothing above the diagonal of L is written. A failed try's entries are all
+    // rewritten before they are read (row i reads only entries of rows <= i, columns < the one it writes).
+    // Off the diagonal `+ 0` is kept from the row-by-row loop's `H + (i === j ? jitter : 0)`: it
+    // turns a -0 entry into +0.
     let ok = true;
-    for (let i = 0; i < P && ok; i++) {
-      for (let j = 0; j <= i; j++) {
-        let s = H[i * P + j]! + (i === j ? jitter : 0);
-        for (let k = 0; k < j; k++) s -= L[i * P + k]! * L[j * P + k]!;
-        if (i === j) {
-          if (!(s > 0)) {
-            ok = false;
-            break;
-          }
-          L[i * P + i] = Math.sqrt(s);
-        } else L[i * P + j] = s / L[j * P + j]!;
+    let i = 0;
+    for (; i + 1 < P; i += 2) {
+      const ri = i * P;
+      const ri1 = ri + P;
+      for (let j = 0; j < i; j++) {
+        const rj = j * P;
+        let s = H[ri + j]! + 0;
+        let s1 = H[ri1 + j]! + 0;
+        for (let k = 0; k < j; k++) {
+          const ljk = L[rj + k]!;
+          s -= L[ri + k]! * ljk;
+          s1 -= L[ri1 + k]! * ljk;
+        }
+        const d = L[rj + j]!;
+        L[ri + j] = s / d;
+        L[ri1 + j] = s1 / d;
       }
+      let s = H[ri + i]! + jitter;
+      let s1 = H[ri1 + i]! + 0;
+      for (let k = 0; k < i; k++) {
+        const lik = L[ri + k]!;
+        s -= lik * lik;
+        s1 -= L[ri1 + k]! * lik;
+      }
+      if (!(s > 0)) {
+        ok = false;
+        break;
+      }
+      const d = Math.sqrt(s);
+      L[ri + i] = d;
+      L[ri1 + i] = s1 / d;
+      let s2 = H[ri1 + i + 1]! + jitter;
+      for (let k = 0; k <= i; k++) s2 -= L[ri1 + k]! * L[ri1 + k]!;
+      if (!(s2 > 0)) {
+        ok = false;
+        break;
+      }
+      L[ri1 + i + 1] = Math.sqrt(s2);
+    }
+    if (ok && i < P) {
+      // The last row of an odd P on its own.
+      const ri = i * P;
+      for (let j = 0; j < i; j++) {
+        const rj = j * P;
+        let s = H[ri + j]! + 0;
+        for (let k = 0; k < j; k++) s -= L[ri + k]! * L[rj + k]!;
+        L[ri + j] = s / L[rj + j]!;
+      }
+      let s = H[ri + i]! + jitter;
+      for (let k = 0; k < i; k++) s -= L[ri + k]! * L[ri + k]!;
+      if (s > 0) L[ri + i] = Math.sqrt(s);
+      else ok = false;
     }
     if (ok) return L;
     // Indefinite (the b-curvature term) or singular: shift by a growing multiple of the scale.

@@ -139,6 +139,8 @@ export class LlmNrmKernel {
   readonly outScalars: Float64Array;
   /** Item blocks of the curvature's items pass (fixed by the bank, like `blocks`). */
   readonly itemBlocks: number;
+  /** Items per item block (the last may have fewer): block b sums items [b itemsPerBlock, (b + 1) itemsPerBlock). */
+  readonly itemsPerBlock: number;
   /** Tasks of the threaded reduction (`setReduce`, the pool's REDUCE task): item-gradient slices, then the per-item sums. */
   readonly reduceTasks: number;
   /** The curvature passes' inputs and cell sums (see curvatureSums). */
@@ -184,6 +186,7 @@ export class LlmNrmKernel {
     const ipb = Math.max(1, Math.ceil(I / TARGET_BLOCKS));
     const nIB = Math.ceil(I / ipb);
     this.itemBlocks = nIB;
+    this.itemsPerBlock = ipb;
     this.reduceTasks = REDUCE_SLICES + 1;
     const P = 2 + 2 * kMax;
     const sq = new Int32Array(I + 1);

@@ -29,7 +29,7 @@ import {
 import { LlmNrmKernel, type KernelLayoutOptions } from './kernelHost.js';
 import { TASK, kernelModule, runTask, sharedMemorySupported } from './module.js';
 import { BlockApplyHost } from './blockApplyHost.js';
-import { BlockPool, type PoolPlatform } from './pool.js';
+import { BlockPool, FLAG_SLOTS, type PoolPlatform } from './pool.js';
 
 export interface WasmObjectiveOptions extends KernelLayoutOptions {
   /**
@@ -265,7 +265,30 @@ export function createWasmObjective(
     const cross = opts.cross === true && useFb;
     const defer = opts.cross === true && opts.blocksUnused === true;
     pending = null;
+    // The preconditioner's refresh on threads: its items pass overlaps core's assembly of the item
+    // blocks (overlapItems); otherwise the passes first, then the assembly.
+    const overlap = held.pool !== null && opts.cross !== true && opts.blocksUnused !== true && kernel.itemBlocks <= FLAG_SLOTS;
+    if (overlap) {
+      const at = overlapItems(x, (itemsReady) => fromSums(x, freeAt, opts, false, false, itemsReady));
+      held.solves?.install(at.blocks, layout.size);
+      return at;
+    }
     runPasses(x, opts.cross === true, cross, !defer);
+    const at = fromSums(x, freeAt, opts, cross, defer);
+    // The preconditioner's solves (L-BFGS's two a iteration) on the pool's threads, core's bits.
+    if (held.solves !== null && opts.cross !== true && opts.blocksUnused !== true) held.solves.install(at.blocks, layout.size);
+    return defer ? deferRows(at, x, cross) : at;
+  }
+
+  // core's blocks from the cell sums in cv at x (the passes run, or with itemsReady running).
+  function fromSums(
+    x: Float64Array,
+    freeAt: Uint8Array,
+    opts: CurvatureOptions,
+    cross: boolean,
+    defer: boolean,
+    itemsReady?: (i: number) => number,
+  ): CurvatureAt {
     // The globals' partials, added in block order.
     const globals = new Float64Array(4);
     if (!defer) for (let blk = 0; blk < kernel.blocks; blk++) for (let t = 0; t < 4; t++) globals[t]! += cv.hg[4 * blk + t]!;
@@ -286,18 +309,73 @@ export function createWasmObjective(
         gb: cv.gb,
         globals,
         ...(cross ? { cross: { llmGlobals: cv.hx, ig: cv.ig, eg: cv.eg } } : {}),
+        // runPasses' difficulties at this x (one computeDifficulties a refresh, not two).
+        ...(useFb ? { difficulty: { aux, w: wts } } : {}),
+        ...(itemsReady !== undefined ? { itemsReady } : {}),
       },
       opts,
     );
-    // The preconditioner's solves (L-BFGS's two a iteration) on the pool's threads, core's bits.
-    if (held.solves !== null && opts.cross !== true && opts.blocksUnused !== true) held.solves.install(at.blocks, layout.size);
-    return defer ? deferRows(at, x, cross) : at;
+    return at;
+  }
+
+  // The refresh's passes with its items pass left running on the pool: `assemble` gets
+  // itemsReady(i), which returns once item i's sums are final (the calling thread runs unclaimed
+  // item blocks while it waits) with how many items are. So the main thread assembles finished
+  // item blocks (core's TypeScript: the b-Hessian columns, the factorisations) while the workers
+  // sum the rest: at paper scale the assembly was as long as the passes, with the workers idle.
+  // Every item block writes only its items' sums, so the sums and the blocks are the bits of the
+  // passes run first.
+  function overlapItems<T>(x: Float64Array, assemble: (itemsReady: (i: number) => number) => T): T {
+    const pool = held.pool!;
+    const nIB = kernel.itemBlocks;
+    const ipb = kernel.itemsPerBlock;
+    const restore = setupPasses(x, false, false);
+    try {
+      pool.run(held.id, kernel.header, 0, kernel.blocks, kernel.exports, TASK.CURV_ROWS);
+      pool.begin(held.id, kernel.header, 0, nIB, kernel.exports, TASK.CURV_ITEMS);
+      try {
+        return assemble((i) => {
+          const blk = Math.floor(i / ipb);
+          pool.waitFor(blk);
+          let e = blk + 1;
+          while (e < nIB && pool.done(e)) e++;
+          return Math.min(I, e * ipb);
+        });
+      } finally {
+        pool.end();
+      }
+    } finally {
+      restore();
+    }
   }
 
   // The curvature passes at x: the rows pass (unless `rows` is false) and the items pass; `all`: every
   // column of a row (the SEs), `cross`: with the cross sums.
   function runPasses(x: Float64Array, all: boolean, cross: boolean, rows: boolean, items = true): void {
+    const restore = setupPasses(x, all, cross);
+    try {
+      for (const [task, n] of [
+        [TASK.CURV_ROWS, rows ? kernel.blocks : 0],
+        [TASK.CURV_ITEMS, items ? kernel.itemBlocks : 0],
+      ] as const) {
+        if (n === 0) continue;
+        if (held.pool !== null) held.pool.run(held.id, kernel.header, 0, n, kernel.exports, task);
+        else for (let blk = 0; blk < n; blk++) runTask(kernel.exports, task, kernel.header, blk);
+      }
+    } finally {
+      restore();
+    }
+  }
+
+  // The curvature passes' inputs at x and their settings (`all`: every column of a row, `cross`:
+  // with the cross sums); returns what puts the settings back.
+  function setupPasses(x: Float64Array, all: boolean, cross: boolean): () => void {
     const stride = kernel.curvatureRowStride;
+    const restore = (): void => {
+      kernel.setCurvatureRowStride(stride);
+      kernel.setCurvatureCross(false);
+      kernel.setCurvatureSimd(false, false);
+    };
     if (all) kernel.setCurvatureRowStride(1);
     kernel.setCurvatureCross(cross);
     const simd = precision !== 'f64' && !all;
@@ -309,19 +387,11 @@ export function createWasmObjective(
       cv.x.set(x);
       cv.b.set(cvB);
       setRows(x);
-      for (const [task, n] of [
-        [TASK.CURV_ROWS, rows ? kernel.blocks : 0],
-        [TASK.CURV_ITEMS, items ? kernel.itemBlocks : 0],
-      ] as const) {
-        if (n === 0) continue;
-        if (held.pool !== null) held.pool.run(held.id, kernel.header, 0, n, kernel.exports, task);
-        else for (let blk = 0; blk < n; blk++) runTask(kernel.exports, task, kernel.header, blk);
-      }
-    } finally {
-      kernel.setCurvatureRowStride(stride);
-      kernel.setCurvatureCross(false);
-      kernel.setCurvatureSimd(false, false);
+    } catch (e) {
+      restore();
+      throw e;
     }
+    return restore;
   }
 
   // The LLM blocks from the rows sums in cv (hl, hg and with `cross` hx), copied out.

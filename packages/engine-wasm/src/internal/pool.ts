@@ -11,8 +11,14 @@ import { LlmNrmError } from '@llm-nrm/core';
 import { TASK, runTask, type KernelExports, type Task } from './module.js';
 
 /** Control slots (Int32Array over a SharedArrayBuffer). */
-export const CTRL = { GEN: 0, NEXT: 1, DONE: 2, COUNT: 3, KERNEL: 4, HEADER: 5, FIRST: 6, ERROR: 7, TASK: 8 } as const;
-export const CTRL_SLOTS = 16;
+export const CTRL = { GEN: 0, NEXT: 1, DONE: 2, COUNT: 3, KERNEL: 4, HEADER: 5, FIRST: 6, ERROR: 7, TASK: 8, FLAGS: 16 } as const;
+/**
+ * Per-block done flags from CTRL.FLAGS on (the generation of the pass that finished block
+ * FIRST + t at FLAGS + t, for t < FLAG_SLOTS): what `begin`'s caller reads to use a block's results
+ * while the rest of the pass runs.
+ */
+export const FLAG_SLOTS = 64;
+export const CTRL_SLOTS = CTRL.FLAGS + FLAG_SLOTS;
 /** NEXT holds (generation tag << TAG_SHIFT) | next block index. */
 export const TAG_SHIFT = 20;
 const TAG_MASK = 0x7ff;
@@ -75,6 +81,7 @@ export class BlockPool {
    */
   run(id: number, header: number, b0: number, b1: number, local: KernelExports, task: Task = TASK.LOSS): void {
     this.checkOpen();
+    if (this.open !== null) throw new LlmNrmError('INVALID_OPTION', 'a pass begun on this pool is still open (end it first)');
     const n = b1 - b0;
     if (n <= 0) return;
     if (n === 1 || this.workers.length === 0) {
@@ -113,6 +120,88 @@ export class BlockPool {
       if (this.canBlock) Atomics.wait(c, CTRL.DONE, d, 1000);
     }
     if (Atomics.load(c, CTRL.ERROR) !== 0) {
+      throw new Error('engine-wasm: a worker failed while running a kernel block (its error went to stderr)');
+    }
+  }
+
+  /** The pass `begin` started and `end` has not closed: its block count and the caller's kernel. */
+  private open: { n: number; header: number; local: KernelExports; task: Task } | null = null;
+
+  /**
+   * Start blocks [b0, b1) (at most FLAG_SLOTS) of kernel `id` on the workers and return at once:
+   * the calling thread then runs blocks with `step`, asks `done` which ones are finished, and must
+   * close the pass with `end` before any other. Each block still writes only its own results, so
+   * they are the same as `run`'s whoever runs which; what the caller gains is to use the finished
+   * blocks' results (e.g. assemble from them) while the workers run the rest.
+   */
+  begin(id: number, header: number, b0: number, b1: number, local: KernelExports, task: Task): void {
+    this.checkOpen();
+    const n = b1 - b0;
+    if (n > FLAG_SLOTS) throw new LlmNrmError('INVALID_OPTION', `too many blocks for an overlapped pass: ${n}`);
+    const c = this.ctrl;
+    this.gen = (this.gen + 1) | 0;
+    const tag = this.gen & TAG_MASK;
+    c[CTRL.COUNT] = n;
+    c[CTRL.KERNEL] = id;
+    c[CTRL.HEADER] = header;
+    c[CTRL.FIRST] = b0;
+    c[CTRL.TASK] = task;
+    Atomics.store(c, CTRL.ERROR, 0);
+    Atomics.store(c, CTRL.DONE, 0);
+    Atomics.store(c, CTRL.NEXT, tag << TAG_SHIFT);
+    Atomics.store(c, CTRL.GEN, this.gen);
+    Atomics.notify(c, CTRL.GEN);
+    this.open = { n, header, local, task };
+    this.firstBlock = b0;
+    this.mine = 0;
+  }
+
+  private firstBlock = 0;
+  /** Blocks of the open pass the calling thread ran. */
+  private mine = 0;
+
+  /** Run the next unclaimed block of the open pass here; false when every block is claimed. */
+  step(): boolean {
+    const o = this.open!;
+    const c = this.ctrl;
+    for (;;) {
+      const v = Atomics.load(c, CTRL.NEXT);
+      const idx = v & INDEX_MASK;
+      if (idx >= o.n) return false;
+      if (Atomics.compareExchange(c, CTRL.NEXT, v, v + 1) !== v) continue;
+      runTask(o.local, o.task, o.header, this.firstBlock + idx);
+      Atomics.store(c, CTRL.FLAGS + idx, this.gen);
+      Atomics.add(c, CTRL.DONE, 1);
+      this.mine++;
+      return true;
+    }
+  }
+
+  /** Whether block b0 + t of the open pass is finished (its results readable). */
+  done(t: number): boolean {
+    return Atomics.load(this.ctrl, CTRL.FLAGS + t) === this.gen;
+  }
+
+  /** Until block b0 + t of the open pass is finished: run unclaimed blocks here, else wait. */
+  waitFor(t: number): void {
+    const c = this.ctrl;
+    while (!this.done(t)) {
+      if (this.step()) continue;
+      const d = Atomics.load(c, CTRL.DONE);
+      // The workers notify DONE after each block (their flag first).
+      if (!this.done(t) && this.canBlock) Atomics.wait(c, CTRL.DONE, d, 1000);
+    }
+  }
+
+  /** Close the open pass: run what is left here, wait for the workers' blocks, report their errors. */
+  end(): void {
+    const o = this.open;
+    if (o === null) return;
+    while (this.step());
+    for (let t = 0; t < o.n; t++) this.waitFor(t);
+    this.open = null;
+    this.workerBlocks += o.n - this.mine;
+    if (Atomics.load(this.ctrl, CTRL.ERROR) !== 0) {
       throw new Error('engine-wasm: a worker failed while running a kernel block (its error went to stderr)');
     }
   }

@@ -4,13 +4,14 @@
 // message. Between passes the worker waits with Atomics.waitAsync, so its event loop stays free
 // for attach/detach messages.
 import { TASK } from './module.js';
-import { CTRL, TAG_SHIFT } from './pool.js';
+import { CTRL, FLAG_SLOTS, TAG_SHIFT } from './pool.js';
 
 /** The environment-free part: `poolWorker(ctrlBuffer, listen)`. */
 export const WORKER_BODY = `
 function poolWorker(ctrlBuffer, listen) {
   const C = ${JSON.stringify(CTRL)};
   const TAG_SHIFT = ${TAG_SHIFT};
+  const FLAG_SLOTS = ${FLAG_SLOTS};
   const ctrl = new Int32Array(ctrlBuffer);
   const kernels = new Map();
   listen((m) => {
@@ -47,7 +48,12 @@ function poolWorker(ctrlBuffer, listen) {
         Atomics.store(ctrl, C.ERROR, 1);
         console.error(e);
       }
-      if (Atomics.add(ctrl, C.DONE, 1) + 1 === n) Atomics.notify(ctrl, C.DONE);
+      // The block's flag before DONE (an overlapped pass's caller reads the flags, pool.ts begin);
+      // DONE notified after each block, for a caller waiting on one.
+      const t = v & ((1 << TAG_SHIFT) - 1);
+      if (t < FLAG_SLOTS) Atomics.store(ctrl, C.FLAGS + t, gen);
+      Atomics.add(ctrl, C.DONE, 1);
+      Atomics.notify(ctrl, C.DONE);
     }
     wait();
   };

@@ -482,6 +482,7 @@ function addItemBlocks(
   withCross: { IG: Float64Array; EG: Float64Array; itemGlobals: Float64Array[] } | null,
   itemGN: Float64Array[],
   blocksUnused = false,
+  itemsReady?: (i: number) => number,
 ): void {
   const I = L.nItems;
   const useFb = L.parts.fallback;
@@ -498,19 +499,38 @@ function addItemBlocks(
   const g0Buf = new Float64Array(2 * kMx);
   const g1Buf = new Float64Array(2 * kMx);
   const fdScratch = difficultyGradScratch(kMx);
+  const ixBuf = new Int32Array(2 * kMx);
+  // Without `cross` nothing reads H but Blocks.add, whose factorisation reads only its lower
+  // triangle and diagonal: only those entries are assembled (each with the same operations in the
+  // same order as the full square, so the same bits), half the work of the copy, the gate's rank-2
+  // term and the b-Hessian's columns.
+  const lower = !cross;
+  let ready = itemsReady === undefined ? I : 0;
   for (let i = 0; i < I; i++) {
+    if (i >= ready) ready = itemsReady!(i);
     const io = itemOffsets[i]!;
     const K = itemOffsets[i + 1]! - io;
     const P2 = 2 * K;
     const H = Hbuf.subarray(0, P2 * P2);
     const base = sq[i]!;
-    for (let k = 0; k < K; k++) {
-      for (let l = 0; l < K; l++) {
-        const t = base + (k <= l ? k * K + l : l * K + k); // upper triangle accumulated
-        H[k * P2 + l] = S2[t]!; // a-a
-        H[k * P2 + K + l] = S1[t]!; // a-c
-        H[(K + k) * P2 + l] = S1[t]!; // c-a
-        H[(K + k) * P2 + K + l] = S0[t]!; // c-c
+    if (lower) {
+      // Rows r, columns c <= r: a-a (S2), then c-a (S1) and c-c (S0); the sums' upper triangle
+      // holds (min, max) at min K + max.
+      for (let k = 0; k < K; k++) for (let l = 0; l <= k; l++) H[k * P2 + l] = S2[base + l * K + k]!;
+      for (let k = 0; k < K; k++) {
+        const r = (K + k) * P2;
+        for (let l = 0; l < K; l++) H[r + l] = S1[base + (k <= l ? k * K + l : l * K + k)]!;
+        for (let l = 0; l <= k; l++) H[r + K + l] = S0[base + l * K + k]!;
+      }
+    } else {
+      for (let k = 0; k < K; k++) {
+        for (let l = 0; l < K; l++) {
+          const t = base + (k <= l ? k * K + l : l * K + k); // upper triangle accumulated
+          H[k * P2 + l] = S2[t]!; // a-a
+          H[k * P2 + K + l] = S1[t]!; // a-c
+          H[(K + k) * P2 + l] = S1[t]!; // c-a
+          H[(K + k) * P2 + K + l] = S0[t]!; // c-c
+        }
       }
     }
     if (useFb) {
@@ -529,7 +549,14 @@ function addItemBlocks(
       }
       const hh = HH[i]!;
       for (let r = 0; r < P2; r++) {
-        for (let c = 0; c < P2; c++) H[r * P2 + c]! += uu[r]! * t[c]! + t[r]! * uu[c]! + hh * t[r]! * t[c]!;
+        const cEnd = lower ? r + 1 : P2;
+        // Row r's factors read once (V8 reloads them per entry: H might alias uu and t); hh t_r
+        // is the left product of hh t_r t_c as written before, so the same bits.
+        const ur = uu[r]!;
+        const tr = t[r]!;
+        const htr = hh * tr;
+        const row = r * P2;
+        for (let c = 0; c < cEnd; c++) H[row + c]! += ur * t[c]! + tr * uu[c]! + htr * t[c]!;
       }
       if (withCross !== null) {
         const { IG, EG } = withCross;
@@ -569,10 +596,20 @@ function addItemBlocks(
           arr[kk] = old + hstep;
           difficultyGradColumn(av, cv, K, g, p, fd, g1);
           arr[kk] = old;
-          for (let r = 0; r < P2; r++) {
-            const hv = (gbi * (g1[r]! - g0[r]!)) / hstep;
-            H[r * P2 + p]! += 0.5 * hv;
-            H[p * P2 + r]! += 0.5 * hv;
+          if (lower) {
+            // Entry (r, c), r > c, takes column c's half (at p = c) before column r's (at p = r),
+            // as in the full loop below, and the diagonal both halves at p = r in the same order.
+            for (let r = 0; r < p; r++) H[p * P2 + r]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
+            const hp = (gbi * (g1[p]! - g0[p]!)) / hstep;
+            H[p * P2 + p]! += 0.5 * hp;
+            H[p * P2 + p]! += 0.5 * hp;
+            for (let r = p + 1; r < P2; r++) H[r * P2 + p]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
+          } else {
+            for (let r = 0; r < P2; r++) {
+              const hv = (gbi * (g1[r]! - g0[r]!)) / hstep;
+              H[r * P2 + p]! += 0.5 * hv;
+              H[p * P2 + r]! += 0.5 * hv;
+            }
           }
         }
       }
@@ -583,9 +620,11 @@ function addItemBlocks(
       itemGN.push(gn);
     }
     if (blocksUnused) continue;
-    const ix: number[] = [];
-    for (let k = 0; k < K; k++) ix.push(L.a + io + k);
-    for (let k = 0; k < K; k++) ix.push(L.c + io + k);
+    const ix = ixBuf.subarray(0, P2);
+    for (let k = 0; k < K; k++) {
+      ix[k] = L.a + io + k;
+      ix[K + k] = L.c + io + k;
+    }
     blocks.add(ix, H, free, lamItem, useFb ? ITEM_STEP_CAP : Infinity);
   }
 }
@@ -616,6 +655,17 @@ export interface LlmNrmCurvatureSums {
    * rows with (w0, kbar) before b_i's part (llmNrmCurvature's IG), and at 2 i the E sums (EG).
    */
   cross?: { llmGlobals: Float64Array; ig: Float64Array; eg: Float64Array };
+  /**
+   * With the gate: computeDifficulties' `aux` and `w` at this x, where the engine computed them
+   * for its passes (read, not kept); without them they are computed again here.
+   */
+  difficulty?: { aux: Float64Array; w: Float64Array };
+  /**
+   * Where the engine is still summing the items while the blocks are assembled: called before item
+   * i's sums are read, whenever i has reached the count it last returned (first with 0), it returns
+   * once item i's sums are final with how many items' are (more than i). Absent: all are.
+   */
+  itemsReady?: (i: number) => number;
 }
 
 /**
@@ -675,9 +725,15 @@ export function llmNrmCurvatureFromSums(
   const { item: lamItem } = priorPrecisions(priors);
   const J = L.nModels;
   const I = L.nItems;
-  const aux = new Float64Array(3 * I);
-  const wts = new Float64Array(L.sumK);
-  if (useFb) computeDifficulties(bank, x, L.a, L.c, new Float64Array(I), aux, wts);
+  let aux: Float64Array;
+  let wts: Float64Array;
+  if (useFb && sums.difficulty !== undefined) {
+    ({ aux, w: wts } = sums.difficulty);
+  } else {
+    aux = new Float64Array(3 * I);
+    wts = new Float64Array(L.sumK);
+    if (useFb) computeDifficulties(bank, x, L.a, L.c, new Float64Array(I), aux, wts);
+  }
   const blocks = new Blocks(L.size);
   const withCross = cross && useFb ? sums.cross! : null;
   // The LLM blocks and the gate globals' 2 x 2 with their priors.
@@ -711,6 +767,7 @@ export function llmNrmCurvatureFromSums(
     withCross !== null ? { IG: withCross.ig, EG: withCross.eg, itemGlobals } : null,
     itemGN,
     blocksUnused,
+    sums.itemsReady,
   );
   const Hg = rows.globals;
   if (!blocksUnused) blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
