@@ -90,19 +90,7 @@ export class BlockPool {
     }
     if (n > INDEX_MASK) throw new LlmNrmError('INVALID_OPTION', `too many blocks for one pass: ${n}`);
     const c = this.ctrl;
-    this.gen = (this.gen + 1) | 0;
-    const tag = this.gen & TAG_MASK;
-    // Parameters first, then NEXT (workers read them only after seeing NEXT's new tag), then GEN.
-    c[CTRL.COUNT] = n;
-    c[CTRL.KERNEL] = id;
-    c[CTRL.HEADER] = header;
-    c[CTRL.FIRST] = b0;
-    c[CTRL.TASK] = task;
-    Atomics.store(c, CTRL.ERROR, 0);
-    Atomics.store(c, CTRL.DONE, 0);
-    Atomics.store(c, CTRL.NEXT, tag << TAG_SHIFT);
-    Atomics.store(c, CTRL.GEN, this.gen);
-    Atomics.notify(c, CTRL.GEN);
+    this.publish(id, header, b0, n, task);
     let mine = 0;
     for (;;) {
       const v = Atomics.load(c, CTRL.NEXT);
@@ -124,6 +112,24 @@ export class BlockPool {
     }
   }
 
+  /** A new pass of n blocks from b0 for the workers: a new generation, its parameters, then its start. */
+  private publish(id: number, header: number, b0: number, n: number, task: Task): void {
+    const c = this.ctrl;
+    this.gen = (this.gen + 1) | 0;
+    const tag = this.gen & TAG_MASK;
+    // Parameters first, then NEXT (workers read them only after seeing NEXT's new tag), then GEN.
+    c[CTRL.COUNT] = n;
+    c[CTRL.KERNEL] = id;
+    c[CTRL.HEADER] = header;
+    c[CTRL.FIRST] = b0;
+    c[CTRL.TASK] = task;
+    Atomics.store(c, CTRL.ERROR, 0);
+    Atomics.store(c, CTRL.DONE, 0);
+    Atomics.store(c, CTRL.NEXT, tag << TAG_SHIFT);
+    Atomics.store(c, CTRL.GEN, this.gen);
+    Atomics.notify(c, CTRL.GEN);
+  }
+
   /** The pass `begin` started and `end` has not closed: its block count and the caller's kernel. */
   private open: { n: number; header: number; local: KernelExports; task: Task } | null = null;
 
@@ -138,19 +144,7 @@ export class BlockPool {
     this.checkOpen();
     const n = b1 - b0;
     if (n > FLAG_SLOTS) throw new LlmNrmError('INVALID_OPTION', `too many blocks for an overlapped pass: ${n}`);
-    const c = this.ctrl;
-    this.gen = (this.gen + 1) | 0;
-    const tag = this.gen & TAG_MASK;
-    c[CTRL.COUNT] = n;
-    c[CTRL.KERNEL] = id;
-    c[CTRL.HEADER] = header;
-    c[CTRL.FIRST] = b0;
-    c[CTRL.TASK] = task;
-    Atomics.store(c, CTRL.ERROR, 0);
-    Atomics.store(c, CTRL.DONE, 0);
-    Atomics.store(c, CTRL.NEXT, tag << TAG_SHIFT);
-    Atomics.store(c, CTRL.GEN, this.gen);
-    Atomics.notify(c, CTRL.GEN);
+    this.publish(id, header, b0, n, task);
     this.open = { n, header, local, task };
     this.firstBlock = b0;
     this.mine = 0;
