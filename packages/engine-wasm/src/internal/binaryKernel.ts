@@ -42,7 +42,6 @@ const H = {
   RM_TO_CM: 29,
 } as const;
 const HEADER_SLOTS = 32;
-/** The module has no data, but leave its first page alone (as the LLM-NRM kernel's host does). */
 
 interface BinaryKernelExports {
   HEADER_SLOTS: WebAssembly.Global;

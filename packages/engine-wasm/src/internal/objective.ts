@@ -268,13 +268,12 @@ export function createWasmObjective(
     // The preconditioner's refresh on threads: its items pass overlaps core's assembly of the item
     // blocks (overlapItems); otherwise the passes first, then the assembly.
     const overlap = held.pool !== null && opts.cross !== true && opts.blocksUnused !== true && kernel.itemBlocks <= FLAG_SLOTS;
-    if (overlap) {
-      const at = overlapItems(x, (itemsReady) => fromSums(x, freeAt, opts, false, false, itemsReady));
-      held.solves?.install(at.blocks, layout.size);
-      return at;
+    let at: CurvatureAt;
+    if (overlap) at = overlapItems(x, (itemsReady) => fromSums(x, freeAt, opts, false, false, itemsReady));
+    else {
+      runPasses(x, opts.cross === true, cross, !defer);
+      at = fromSums(x, freeAt, opts, cross, defer);
     }
-    runPasses(x, opts.cross === true, cross, !defer);
-    const at = fromSums(x, freeAt, opts, cross, defer);
     // The preconditioner's solves (L-BFGS's two a iteration) on the pool's threads, core's bits.
     if (held.solves !== null && opts.cross !== true && opts.blocksUnused !== true) held.solves.install(at.blocks, layout.size);
     return defer ? deferRows(at, x, cross) : at;
@@ -289,9 +288,7 @@ export function createWasmObjective(
     defer: boolean,
     itemsReady?: (i: number) => number,
   ): CurvatureAt {
-    // The globals' partials, added in block order.
-    const globals = new Float64Array(4);
-    if (!defer) for (let blk = 0; blk < kernel.blocks; blk++) for (let t = 0; t < 4; t++) globals[t]! += cv.hg[4 * blk + t]!;
+    const globals = defer ? new Float64Array(4) : blockGlobals();
     const at = llmNrmCurvatureFromSums(
       bank,
       layout,
@@ -381,12 +378,7 @@ export function createWasmObjective(
     const simd = precision !== 'f64' && !all;
     kernel.setCurvatureSimd(simd, simd && precision === 'f32');
     try {
-      if (useFb) computeDifficulties(bank, x, A, Cc, cvB, aux, wts);
-      // The f32 lanes read the loss kernel's parameters (every pass rewrites what it reads).
-      if (simd) paramsIn(x, 0, J, cvB);
-      cv.x.set(x);
-      cv.b.set(cvB);
-      setRows(x);
+      writeInputs(x, simd);
     } catch (e) {
       restore();
       throw e;
@@ -396,9 +388,14 @@ export function createWasmObjective(
 
   // The LLM blocks from the rows sums in cv (hl, hg and with `cross` hx), copied out.
   function rowBlocks(x: Float64Array, cross: boolean): { llm: Float64Array[]; globals: Float64Array; llmGlobals?: Float64Array[] } {
+    return llmNrmRowBlocksFromSums(layout, x, priors, { llm: cv.hl, globals: blockGlobals(), ...(cross ? { llmGlobals: cv.hx } : {}) });
+  }
+
+  // The rows pass's partials of the gate globals' 2 x 2 (cv.hg), added in block order.
+  function blockGlobals(): Float64Array {
     const globals = new Float64Array(4);
     for (let blk = 0; blk < kernel.blocks; blk++) for (let t = 0; t < 4; t++) globals[t]! += cv.hg[4 * blk + t]!;
-    return llmNrmRowBlocksFromSums(layout, x, priors, { llm: cv.hl, globals, ...(cross ? { llmGlobals: cv.hx } : {}) });
+    return globals;
   }
 
   // The SEs' first pass without its rows pass: `at`'s llm (and with `cross` llmGlobals, globals)
@@ -447,10 +444,7 @@ export function createWasmObjective(
     cv.hh.set(inputs.tm);
     cv.eg.set(inputs.tz);
     if (inputs.z !== null) cv.ig.set(inputs.z);
-    if (useFb) computeDifficulties(bank, x, A, Cc, cvB, aux, wts);
-    cv.x.set(x);
-    cv.b.set(cvB);
-    setRows(x);
+    writeInputs(x, false);
     // The first pass's deferred rows sums at this x, in this pass (deferRows).
     const fuse = pending !== null && sameValues(pending.x, x) ? pending : null;
     pending = null;
@@ -465,6 +459,16 @@ export function createWasmObjective(
     }
     fuse?.fill();
     return llmNrmCorrectionsFromSums(layout, cv.cm, inputs.z !== null ? cv.bz : null);
+  }
+
+  // What every curvature pass reads at x: the gate's difficulties, x itself and the rows' theta and
+  // sharpness; with `simd` also the f32 lanes' parameters (the loss kernel's, which every pass rewrites).
+  function writeInputs(x: Float64Array, simd: boolean): void {
+    if (useFb) computeDifficulties(bank, x, A, Cc, cvB, aux, wts);
+    if (simd) paramsIn(x, 0, J, cvB);
+    cv.x.set(x);
+    cv.b.set(cvB);
+    setRows(x);
   }
 
   // theta, s = softplus(sbar) and ds/dsbar per row, for the curvature passes.
