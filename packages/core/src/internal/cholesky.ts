@@ -84,11 +84,13 @@ export function choleskyInto(H: Float64Array, P: number, L: Float64Array): Float
   }
 }
 
-/** Solve (L L^T) y_new = y in place. */
-export function cholSolve(L: Float64Array, P: number, y: Float64Array): void {
-  for (let i = 0; i < P; i++) {
+/** Solve (L L^T) y_new = y in place (`from`: the first row where y may be nonzero). */
+export function cholSolve(L: Float64Array, P: number, y: Float64Array, from = 0): void {
+  // y's entries before `from` are 0: the forward solve leaves them +0 and their products would only
+  // subtract zeros, so it starts there (the same bits).
+  for (let i = from; i < P; i++) {
     let s = y[i]!;
-    for (let k = 0; k < i; k++) s -= L[i * P + k]! * y[k]!;
+    for (let k = from; k < i; k++) s -= L[i * P + k]! * y[k]!;
     y[i] = s / L[i * P + i]!;
   }
   for (let i = P - 1; i >= 0; i--) {
