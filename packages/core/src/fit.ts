@@ -20,7 +20,7 @@ import { minimizeLbfgs } from './fit/lbfgs.js';
 import { minimizeNewton } from './fit/newton.js';
 import type { OptimizeOptions, OptimizeProgress, OptimizeResult, OptimizerName } from './fit/optimizer.js';
 import { thetaStandardErrors } from './fit/standardErrors.js';
-import { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
+import { forEachTwinRows, TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
 import { standardizeInto } from './internal/standardized.js';
 import type { Layout } from './layout.js';
 import { DEFAULT_PRIORS, type Objective, type Priors } from './objective.js';
@@ -37,6 +37,20 @@ export const DISTANCE_TOLERANCE = 0.01;
 
 /** The twin's bias check's stopping distance, in SEs (fit/twinBias.ts): its bias need not be finer than a tenth of an SE. */
 const TWIN_DISTANCE = 0.1;
+
+/**
+ * The twin's L-BFGS memory (curvature pairs; the fit keeps 12 and hands them over). Its slow
+ * direction is the strong LLMs' thetas with the hard items they share, which the block
+ * preconditioner leaves out; more pairs carry more of it. Paper scale (189 x 31,554, wasm, 2
+ * threads; packages/core/BENCHMARKS.md "The twin's memory and targets"): 12 pairs 216 passes, 24
+ * pairs 152 (the twin's CPU -18%), 40 pairs 141 but no faster (the two-loop's vector work grows
+ * with the pairs) and over 1 GB at the peak. At 6 to 2,000 items the passes and the accuracy
+ * against a twin run to 0.001 SE are the same within noise.
+ */
+const TWIN_MEMORY = 24;
+
+/** LLM rows per block of the twin's targets handed to an engine's retargetRows (12 MB at paper scale). */
+const TWIN_ROWS = 16;
 
 /** The SE modes of a fleet fit (FitOptions.seMode). */
 export const SE_MODES = ['quasi', 'twin'] as const;
@@ -267,7 +281,9 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   };
   let res: OptimizeResult;
   // L-BFGS fleet fits: the twin's refit from the fit's end (its objective, preconditioner and memory).
-  let warmTwin: ((tb: ResponseBank, distanceTolerance: number) => OptimizeResult) | null = null;
+  // keptBlocks: the twin runs on the fit's last blocks and needs no twin bank of its own (twinOf
+  // is called only to build its blocks).
+  let warmTwin: { keptBlocks: boolean; run(twinOf: () => ResponseBank, distanceTolerance: number): OptimizeResult } | null = null;
   let itemRestart: FitResult['itemRestart'];
   let ran: OptimizerName | 'newton' = optimizer;
   if (optimizer === 'adam') {
@@ -375,7 +391,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     const fitRes = res;
     const endPc = lastPc;
     // seMode 'twin''s refit on this objective, retargeted to the twin bank's q (see below).
-    warmTwin = (tb, distanceTolerance) => {
+    const run = (twinOf: () => ResponseBank, distanceTolerance: number): OptimizeResult => {
       // The preconditioner: the fit's last blocks, kept for the whole twin (no refresh). Their
       // Gauss-Newton part Q (diag p - p p^T) reads the targets only through each cell's mass
       // Q = sum_k q_k, which the twin keeps (q is replaced by the model's p, mass 1, where the
@@ -384,18 +400,21 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
       // assembly/curvature.ts gbi) reads the residual Q p - q: the fit's at its optimum, 0 for the
       // twin at x0. So the blocks are not exactly the twin's; they only precondition, and the twin
       // moves from x0 only by its bias. Measured on six fleets (6 to 2,000 items, BENCHMARKS.md
-      // "Cheap twin"): 153 passes, against 175 with a refresh of the twin's own blocks every 10
-      // iterations; the biases within 0.16 SE of a twin run to 0.001 SE (0.19 with the refreshes).
+      // "Cheap twin", 12 pairs): 153 passes, against 175 with a refresh of the twin's own blocks
+      // every 10 iterations; the biases within 0.16 SE of a twin run to 0.001 SE (0.19 with the
+      // refreshes). With 24 pairs (TWIN_MEMORY): 149 passes, within 0.17 SE.
       // After a gate restart that won (its blocks are not kept; two of the six fleets) the twin
       // refreshes its own blocks as a fit does.
-      const pc = endPc ?? blockPreconditioner(tb, family, objective0, priors, { engine });
+      const pc = endPc ?? blockPreconditioner(twinOf(), family, objective0, priors, { engine });
       return lbfgs(fitRes.x, options.maxIterations ?? 1000, pc, null, {
         distanceTolerance,
+        memory: TWIN_MEMORY,
         ...(endPc !== null ? { refreshed: true, refreshEvery: Infinity } : {}),
         onProgress: options.onProgress ? (p) => options.onProgress!({ ...p, phase: 'twin' }) : undefined,
         ...(fitRes.lbfgsMemory ? { startMemory: fitRes.lbfgsMemory } : {}),
       });
     };
+    warmTwin = { keptBlocks: endPc !== null, run };
   }
   x0 = toModel(res.x);
   const twinMode =
@@ -423,19 +442,25 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   let twin: FitResult['twin'];
   if (seParts !== null && twinMode) {
     const t0 = (options.now ?? Date.now)();
-    const tb = twinBank(fitBank, layout, x0);
     // Stopped at 0.1 SE (TWIN_DISTANCE): at 100 x 200 (seed 200100) the twin's thetas then differ
     // from a run to the fit's 0.01 by at most 0.015 SE, in 33 passes instead of 54.
     let twinX: Float64Array;
     let twinPasses: number;
-    const retarget = built.objective.retarget;
+    const { retarget, retargetRows } = built.objective;
     if (warmTwin !== null && retarget !== undefined) {
       // From the fit's end: its objective retargeted to the twin's q (no new objective: engine-wasm
       // would copy q into its lanes and attach a kernel), its last preconditioner blocks and its
-      // L-BFGS memory (the twin's Hessian at x0 is the fit's but for the residual terms).
-      retarget.call(built.objective, tb.q);
+      // L-BFGS memory (the twin's Hessian at x0 is the fit's but for the residual terms). An engine
+      // with its own copy of the targets (engine-wasm) takes them in blocks of rows, so that no
+      // second q is held beside the bank's: at paper scale the twin's RSS is 863 MiB, 992 with a
+      // whole twin bank (its q 138 MB; BENCHMARKS.md "The twin's memory and targets").
+      const streamed = warmTwin.keptBlocks && retargetRows !== undefined;
+      let tb: ResponseBank | null = null;
+      const twinOf = (): ResponseBank => (tb ??= twinBank(fitBank, layout, x0));
       try {
-        const tw = warmTwin(tb, TWIN_DISTANCE);
+        if (streamed) forEachTwinRows(fitBank, layout, x0, TWIN_ROWS, (q, firstRow) => retargetRows.call(built.objective, q, firstRow));
+        else retarget.call(built.objective, twinOf().q);
+        const tw = warmTwin.run(twinOf, TWIN_DISTANCE);
         twinX = toModel(tw.x);
         twinPasses = tw.passes;
       } finally {
@@ -444,7 +469,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     } else {
       // Adam, Newton, engines without retarget: a whole fit of the twin bank from x0.
       const { twinBias: _off, seMode: _mode, onProgress: _p, ...rest } = options;
-      const tw = fit(tb, { ...rest, init: x0, standardErrors: false, distanceTolerance: TWIN_DISTANCE });
+      const tw = fit(twinBank(fitBank, layout, x0), { ...rest, init: x0, standardErrors: false, distanceTolerance: TWIN_DISTANCE });
       twinX = tw.x;
       twinPasses = tw.passes;
     }

@@ -80,6 +80,12 @@ export interface Objective {
    * own predictions on the fit's objective).
    */
   retarget?(q: Float32Array): void;
+  /**
+   * Optional, where the engine keeps its own copy of the targets (engine-wasm's lanes): rows
+   * firstRow.. of new targets (`q` holds whole LLM rows in bank.q's layout), so that a caller need
+   * not hold a whole second q (fit's twin: 138 MB at paper scale). Rows not written keep theirs.
+   */
+  retargetRows?(q: Float32Array, firstRow: number): void;
 }
 
 export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5, gateSd: 2, gateW0: 0, gateKappa: 1, sharpnessCentre: 'zero' };

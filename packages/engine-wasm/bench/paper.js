@@ -7,7 +7,7 @@
 // block solves) and the standard errors (by default seMode 'twin': the twin's refit included, and
 // printed apart: its passes, seconds and CPU), wall and main-thread CPU.
 //   /usr/bin/time -v node bench/paper.js [--items 31554] [--seed 1] [--threads 2] [--se false]
-//     [--se-mode twin|quasi] [--curvature-precision f32|f64] [--sweeps true] [--sweep-rounds 1] [--sweep-from 30] [--restart true] [--trace out.json] [--save x.bin]
+//     [--se-mode twin|quasi] [--curvature-precision f32|f64] [--sweeps true] [--sweep-rounds 1] [--sweep-from 30] [--restart true] [--trace out.json] [--save x.bin] [--save-twin twin.json]
 //     [--pass-stats true]
 // --sweeps / --restart turn on core's opt-in item sweeps and item restart (fit/itemSweep.ts).
 // --pass-stats: also the fit's passes on average (wall ms, process CPU ms, the tasks the pool's
@@ -50,13 +50,14 @@ const engine = {
     const inner = o.lossAndGrad.bind(o);
     lastObjective = inner;
     // seMode 'twin' (the default) retargets the fit's objective after the SEs and runs its L-BFGS
-    // on it: the first retarget ends the optimiser's phases (fitPhase stops following the clock)
-    // and starts the twin's.
-    const retarget = o.retarget;
-    if (retarget !== undefined) {
-      o.retarget = (q) => {
+    // on it: the first retarget (whole, or core's blocks of rows) ends the optimiser's phases
+    // (fitPhase stops following the clock) and starts the twin's.
+    for (const name of ['retarget', 'retargetRows']) {
+      const inner = o[name];
+      if (inner === undefined) continue;
+      o[name] = (...a) => {
         if (twinStart === null) twinStart = { cpu: process.cpuUsage(), ...phase };
-        return retarget.call(o, q);
+        return inner.apply(o, a);
       };
     }
     o.lossAndGrad = (x, g, scope) => {
@@ -188,6 +189,8 @@ if (passStats && lastObjective !== null) {
   console.log(JSON.stringify({ passInFit: mean(perPass), passAlone: mean(alone) }));
 }
 if (opt('trace', null)) writeFileSync(opt('trace'), JSON.stringify({ trace: r.trace, passes: r.tracePasses, seconds: r.traceSeconds }));
+if (opt('save-twin', null) && r.twin)
+  writeFileSync(opt('save-twin'), JSON.stringify({ bias: Array.from(r.twin.bias), se: Array.from(r.se), theta: Array.from(r.x.subarray(0, J)) }));
 if (opt('save', null)) writeFileSync(opt('save'), Buffer.from(r.x.buffer));
 w.dispose();
 pool?.dispose();

@@ -1,10 +1,10 @@
 // WasmObjective.retarget (core's Objective.retarget, fit's 'twin' SE mode): new targets on the
 // same cells give the loss, gradient and curvature of an objective built on the retargeted bank,
 // bit for bit, on one thread and on a pool; and retargeting back restores the original's.
-import { ALL_PARTS, llmNrmLayout, randomSource, simulateFleet, twinBank, type ResponseBank } from '@llm-nrm/core';
+import { ALL_PARTS, fit, llmNrmLayout, randomSource, simulateFleet, twinBank, type Engine, type ResponseBank } from '@llm-nrm/core';
 import { randomPoint } from '@llm-nrm/tooling/gradient';
 import { describe, expect, it } from 'vitest';
-import { wasmLlmNrmObjective, wasmThreadPool } from './index.js';
+import { wasmEngine, wasmLlmNrmObjective, wasmThreadPool } from './index.js';
 
 const same = (a: Float64Array, b: Float64Array): boolean =>
   Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
@@ -54,6 +54,20 @@ describe('retarget', () => {
           expect(same(back.g, o.g)).toBe(true);
           expect(same(back.hv, o.hv)).toBe(true);
           expect(() => moved.retarget(new Float32Array(3))).toThrow(/retarget/);
+          // The same targets in blocks of 5 rows (fit's twin on this engine: no second whole q).
+          const width = fleet.bank.colOffsets[fleet.bank.colItem.length]!;
+          for (let j = 0; j < 23; j += 5) moved.retargetRows(twin.q.subarray(j * width, Math.min(23, j + 5) * width), j);
+          const rows = eval3(moved);
+          expect(rows.loss).toBe(b.loss);
+          expect(same(rows.g, b.g)).toBe(true);
+          expect(same(rows.hv, b.hv)).toBe(true);
+          // One block back: only its rows change.
+          moved.retargetRows(fleet.bank.q.subarray(0, 5 * width), 0);
+          expect(eval3(moved).loss).not.toBe(b.loss);
+          moved.retargetRows(fleet.bank.q.subarray(5 * width), 5);
+          expect(eval3(moved).loss).toBe(o.loss);
+          expect(() => moved.retargetRows(new Float32Array(width + 1), 0)).toThrow(/retargetRows: .* entries from row 0/);
+          expect(() => moved.retargetRows(new Float32Array(2 * width), 22)).toThrow(/retargetRows/);
         } finally {
           for (const o of [moved, fresh, orig]) o.dispose();
         }
@@ -62,4 +76,35 @@ describe('retarget', () => {
       pool.dispose();
     }
   });
+
+  it("fit's twin takes its targets in blocks of rows on this engine: the same twin, bit for bit, as from a whole twin bank", () => {
+    const { bank } = simulateFleet({ models: 40, items: 60, seed: 11 });
+    const w = wasmEngine();
+    try {
+      let rowCalls = 0;
+      const engineOf = (rows: boolean): Engine => ({
+        name: 'wasm',
+        objective: (b, family, priors) => {
+          const o = w.objective(b, family.layout(b), priors) as WasmObjectiveLike;
+          const inner = o.retargetRows;
+          o.retargetRows = rows && inner ? (q, firstRow) => (rowCalls++, inner.call(o, q, firstRow)) : undefined;
+          return o;
+        },
+        curvature: (_b, _f, _p, objective) => w.curvature(objective),
+      });
+      const a = fit(bank, { engine: engineOf(true), seMode: 'twin' });
+      // 40 LLMs in blocks of 16 rows.
+      expect(rowCalls).toBe(3);
+      const b = fit(bank, { engine: engineOf(false), seMode: 'twin' });
+      expect(rowCalls).toBe(3);
+      expect(a.twin!.passes).toBe(b.twin!.passes);
+      expect(same(a.twin!.bias, b.twin!.bias)).toBe(true);
+      expect(same(a.se, b.se)).toBe(true);
+      expect(same(a.x, b.x)).toBe(true);
+    } finally {
+      w.dispose();
+    }
+  });
 });
+
+type WasmObjectiveLike = ReturnType<ReturnType<typeof wasmEngine>['objective']> & { retargetRows?: (q: Float32Array, firstRow: number) => void };

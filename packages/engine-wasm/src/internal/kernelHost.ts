@@ -406,18 +406,27 @@ export class LlmNrmKernel {
 
   /**
    * The targets q (the bank's layout, `bank.q`) into the kernel's lanes: the constructor's data, and
-   * a retarget (the objective's `retarget`: new targets on the same cells). The mask and the zero
-   * lanes of unobserved cells stay as they are.
+   * a retarget (the objective's `retarget`: new targets on the same cells). With `firstRow`, q holds
+   * whole LLM rows from that one on (the objective's `retargetRows`); other rows keep theirs. The
+   * mask and the zero lanes of unobserved cells stay as they are.
    */
-  setTargets(q: Float32Array): void {
+  setTargets(q: Float32Array, firstRow?: number): void {
     const { observed, colOffsets } = this.bank;
     const J = this.bank.models.length;
     const C = this.bank.colItem.length;
     const width = colOffsets[C]!;
-    if (q.length !== this.bank.q.length) throw new LlmNrmError('INVALID_OPTION', `retarget: q has ${q.length} entries, the bank ${this.bank.q.length}`);
+    const from = firstRow ?? 0;
+    const rows = width === 0 ? 0 : q.length / width;
+    if (firstRow === undefined ? q.length !== this.bank.q.length : !Number.isInteger(from) || from < 0 || !Number.isInteger(rows) || from + rows > J)
+      throw new LlmNrmError(
+        'INVALID_OPTION',
+        firstRow === undefined
+          ? `retarget: q has ${q.length} entries, the bank ${this.bank.q.length}`
+          : `retargetRows: q has ${q.length} entries from row ${firstRow}, not whole rows of ${width} within the bank's ${J}`,
+      );
     const q4 = this.q4;
-    for (let j = 0; j < J; j++) {
-      const rowQ = j * width;
+    for (let j = from; j < from + rows; j++) {
+      const rowQ = (j - from) * width;
       const base = (j >> 2) * width * 4 + (j & 3);
       for (let col = 0; col < C; col++) {
         if (observed[j * C + col] === 0) continue;

@@ -76,6 +76,10 @@ export interface WasmObjective extends Objective {
    * kernel too (f64) for banks with one cell per (LLM, item) pair, else in core's TypeScript curvature.
    */
   curvature(x: Float64Array, free: Uint8Array, opts?: CurvatureOptions): CurvatureAt;
+  /** New targets q on the same cells, copied into the kernel's lanes (core's Objective.retarget). */
+  retarget(q: Float32Array): void;
+  /** Rows firstRow.. of new targets into the kernel's lanes (core's Objective.retargetRows). */
+  retargetRows(q: Float32Array, firstRow: number): void;
   /** Stop this objective's private workers and release its kernel from a shared pool. Idempotent. */
   dispose(): void;
 }
@@ -487,6 +491,7 @@ export function createWasmObjective(
     lossAndGrad,
     curvature,
     retarget: (q) => kernel.setTargets(q),
+    retargetRows: (q, firstRow) => kernel.setTargets(q, firstRow),
     // f32 cell terms summed in f64: measured 8e-9 relative to the f64 kernel at 189 x 2,000 and at
     // paper scale (BENCHMARKS.md); below 1e-6 relative, L-BFGS judges steps by the gradient.
     lossNoise: 1e-8,
