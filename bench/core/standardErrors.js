@@ -26,7 +26,7 @@ const core = root === null ? await import('@llm-nrm/core') : await import(join(r
 const f = core.simulateFleet({ models, items, seed });
 const t0 = performance.now();
 const w = opt('engine', 'ts') === 'wasm' && root === null ? wasmEngine({ threads: 2 }) : null;
-const engine = w === null ? 'ts' : { name: 'wasm', objective: (b, fam, p) => w.objective(b, fam.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
+const engine = w === null ? 'ts' : w.engine;
 const load = opt('load', null);
 const r = core.fit(f.bank, { standardErrors: false, engine, ...(load !== null ? { maxIterations: 1 } : {}) });
 if (load !== null) r.x = Float64Array.from(JSON.parse(readFileSync(load, 'utf8')));

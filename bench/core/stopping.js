@@ -17,7 +17,7 @@ const seed = opt('seed', 1);
 const engineName = args.includes('--engine') ? args[args.indexOf('--engine') + 1] : 'ts';
 const f = core.simulateFleet({ models: J, items: I, seed });
 const w = engineName === 'wasm' ? wasmEngine({ threads: opt('threads', 1) }) : null;
-const engine = w === null ? 'ts' : { name: 'wasm', objective: (b, fam, p) => w.objective(b, fam.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
+const engine = w === null ? 'ts' : w.engine;
 let t = performance.now();
 const cpu0 = process.cpuUsage();
 const def = core.fit(f.bank, { distanceTolerance: opt('distance', 0.01), engine, standardErrors: false });

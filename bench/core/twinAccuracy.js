@@ -8,7 +8,7 @@ import * as core from '@llm-nrm/core';
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
 const w = opt('engine', 'wasm') === 'wasm' ? wasmEngine({ threads: Number(opt('threads', 2)) }) : null;
-const engine = w === null ? 'ts' : { name: 'wasm', objective: (b, fam, p) => w.objective(b, fam.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
+const engine = w === null ? 'ts' : w.engine;
 const fleets = opt('fleets', '100x200x200100,100x200x200103,60x41x41001,100x20x20001,100x6x6002,189x2000x7')
   .split(',')
   .map((s) => s.split('x').map(Number));

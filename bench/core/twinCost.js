@@ -11,7 +11,7 @@ const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--$
 const pos = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));
 const [models, items, seed] = [pos[0] ?? 100, pos[1] ?? 200, pos[2] ?? 200100].map(Number);
 const w = opt('engine', 'ts') === 'wasm' ? wasmEngine({ threads: Number(opt('threads', 2)) }) : null;
-const engine = w === null ? 'ts' : { name: 'wasm', objective: (b, fam, p) => w.objective(b, fam.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
+const engine = w === null ? 'ts' : w.engine;
 const f = core.simulateFleet({ models, items, seed });
 // --runs N: N calls of each mode, alternated (quasi first in odd runs), medians; the twin's CPU is
 // the twin call's less the quasi call's (the same fit, SEs and all but the twin's refit).

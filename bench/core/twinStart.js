@@ -9,7 +9,7 @@ import * as core from '@llm-nrm/core';
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
 const w = wasmEngine({ threads: Number(opt('threads', 2)) });
-const engine = { name: 'wasm', objective: (b, fam, p) => w.objective(b, fam.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
+const engine = w.engine;
 const I = Number(opt('items', 31554));
 const J = Number(opt('models', 189));
 const f = core.simulateFleet({ models: J, items: I, seed: Number(opt('seed', 1)) });

@@ -29,18 +29,11 @@ const LOADERS: Record<string, (options: EngineLoadOptions) => Promise<Engine>> =
   ts: async () => tsEngine,
   tfjs: async () => (await import('@llm-nrm/engine-tfjs')).tfjsEngine(),
   wasm: async (options) => {
-    // engine-wasm's objective takes a layout; core's Engine takes the family.
+    // engine-wasm's objective takes a layout; its `engine` is core's Engine, which takes the family.
     const wasm = await import('@llm-nrm/engine-wasm');
     // Compile now, so a runtime without WebAssembly SIMD fails here (and the default falls back to ts).
     await wasm.loadWasmKernel();
-    const w = wasm.wasmEngine({ threads: options.threads ?? WASM_THREADS, ...(options.binaryPass ? { binaryPass: options.binaryPass } : {}) });
-    return {
-      name: 'wasm',
-      detail: 'WebAssembly SIMD kernel (@llm-nrm/engine-wasm); 1PL-4PL on its f64 binary kernel',
-      objective: (bank, family, priors) => w.objective(bank, { layout: family.layout(bank), fastKernel: family.fastKernel === true }, priors),
-      // The preconditioner's curvature on the kernel too (parallel over rows and items).
-      curvature: (_bank, _family, _priors, objective) => w.curvature(objective),
-    };
+    return wasm.wasmEngine({ threads: options.threads ?? WASM_THREADS, ...(options.binaryPass ? { binaryPass: options.binaryPass } : {}) }).engine;
   },
 };
 

@@ -21,11 +21,7 @@ const I = Number(opt('items', 2000));
 const out = opt('out', null);
 
 const w = wasmEngine({ threads: 2 });
-const engine = {
-  name: 'wasm',
-  objective: (b, family, priors) => w.objective(b, family.layout(b), priors),
-  curvature: (_b, _f, _p, o) => w.curvature(o),
-};
+const engine = w.engine;
 
 function groups(L, xa, xb) {
   const d = (lo, n) => {

@@ -15,7 +15,7 @@ const at = String(opt('at', '10,20,40,80')).split(',').map(Number);
 const refreshes = Number(opt('refreshes', 4));
 const { bank } = core.simulateFleet({ models: J, items: I, seed: Number(opt('seed', 1)) });
 const w = wasmEngine({ threads: 2 });
-const engine = { name: 'wasm', objective: (b, f, p) => w.objective(b, f.layout(b), p), curvature: (_b, _f, _p, o) => w.curvature(o) };
+const engine = w.engine;
 const final = core.fit(bank, { engine, standardErrors: false });
 log(`default: loss ${final.loss.toFixed(4)} after ${final.iterations} iterations, ${final.passes} passes`);
 const layout = final.layout;

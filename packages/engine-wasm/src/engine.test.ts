@@ -10,6 +10,7 @@ import {
   binaryObjective,
   blockPreconditioner,
   correctness,
+  fit,
   initialParameters,
   llmNrmLayout,
   llmNrmObjective,
@@ -67,6 +68,29 @@ describe('wasmEngine', () => {
     expect(a.loss).toBe(c.loss);
     expect(Math.abs(a.loss - t.loss) / t.loss).toBeLessThan(1e-6);
     engine.dispose();
+  });
+
+  it("its `engine` is core's Engine: the family's layout and fastKernel to the objective, the kernel's curvature for its own objectives, fit records 'wasm'", () => {
+    const w = wasmEngine();
+    try {
+      expect(w.engine.name).toBe('wasm');
+      const { bank } = gradientFleet(13);
+      for (const name of ['2pl', '3pl', 'llm-nrm'] as const) {
+        const family = getFamily(name);
+        const layout = family.layout(bank);
+        const x = randomPoint(layout, randomSource(5));
+        const o = w.engine.objective(bank, family, {});
+        const direct = w.objective(bank, { layout, fastKernel: family.fastKernel === true }, {});
+        expect(pass(o, x).loss, name).toBe(pass(direct, x).loss);
+        expect(w.engine.curvature!(bank, family, {}, o) !== null, name).toBe(layout.kind !== 'binary');
+      }
+      expect(w.engine.curvature!(bank, getFamily('llm-nrm'), {}, llmNrmObjective(bank, llmNrmLayout(bank, ALL_PARTS), {}))).toBeNull();
+      const r = fit(simulateFleet({ models: 12, items: 20, seed: 3 }).bank, { engine: w.engine, standardErrors: false });
+      expect(r.engine).toBe('wasm');
+      expect(r.converged).toBe(true);
+    } finally {
+      w.dispose();
+    }
   });
 
   it('threaded engines share one pool: threads - 1 workers however many engines and objectives; disposeWasmThreads stops them', async () => {

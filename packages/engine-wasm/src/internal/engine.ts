@@ -3,7 +3,7 @@
 // (binaryKernel.ts; f64, by default the same bits as core's TypeScript pass). Threaded engines share one process-wide
 // pool per thread count, so however many engines and fits a program makes, it holds at most
 // threads - 1 workers per count (idle, unref'd); `disposeWasmThreads()` stops them.
-import { binaryObjective, correctness, type CurvatureBuilder, type Layout, type Objective, type Priors, type ResponseBank } from '@llm-nrm/core';
+import { binaryObjective, correctness, type CurvatureBuilder, type Engine, type Layout, type Objective, type Priors, type ResponseBank } from '@llm-nrm/core';
 import { wasmBinaryKernel, type BinaryPass } from './binaryKernel.js';
 import { createWasmObjective, type WasmObjective } from './objective.js';
 import { sharedMemorySupported } from './module.js';
@@ -45,6 +45,11 @@ export interface WasmEngine {
    * core's `Engine.curvature` seam), or null (binary layouts, objectives from elsewhere, wrappers).
    */
   curvature(objective: Objective): CurvatureBuilder | null;
+  /**
+   * This engine as core's `Engine`, for `fit(bank, { engine: w.engine })`: the family's layout (and
+   * its `fastKernel`) handed to `objective`, and `curvature` for the objectives it made.
+   */
+  readonly engine: Engine & { readonly name: 'wasm'; readonly detail: string };
   /** Dispose every objective this engine made that is still alive (their kernels leave the pool). */
   dispose(): void;
 }
@@ -70,7 +75,7 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
   const usePool = options.pool !== undefined || (threads > 1 && platform !== null && sharedMemorySupported());
   const made = new Set<WeakRef<WasmObjective>>();
   const mine = new WeakSet<Objective>();
-  return {
+  const w: WasmEngine = {
     name: 'wasm',
     threads: usePool ? threads : 1,
     objective(bank, layoutOrFamily, priors = {}) {
@@ -99,9 +104,17 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
     curvature(objective) {
       return mine.has(objective) ? (objective as WasmObjective).curvature : null;
     },
+    engine: {
+      name: 'wasm',
+      detail: 'WebAssembly SIMD kernel (@llm-nrm/engine-wasm); 1PL-4PL on its f64 binary kernel',
+      objective: (bank, family, priors) => w.objective(bank, { layout: family.layout(bank), fastKernel: family.fastKernel === true }, priors),
+      // The preconditioner's curvature on the kernel too (parallel over rows and items).
+      curvature: (_bank, _family, _priors, objective) => w.curvature(objective),
+    },
     dispose() {
       for (const r of made) r.deref()?.dispose();
       made.clear();
     },
   };
+  return w;
 }
