@@ -53,11 +53,11 @@ const engine = {
     // on it: the first retarget (whole, or core's blocks of rows) ends the optimiser's phases
     // (fitPhase stops following the clock) and starts the twin's.
     for (const name of ['retarget', 'retargetRows']) {
-      const inner = o[name];
-      if (inner === undefined) continue;
+      const original = o[name];
+      if (original === undefined) continue;
       o[name] = (...a) => {
         if (twinStart === null) twinStart = { cpu: process.cpuUsage(), ...phase };
-        return inner.apply(o, a);
+        return original.apply(o, a);
       };
     }
     o.lossAndGrad = (x, g, scope) => {

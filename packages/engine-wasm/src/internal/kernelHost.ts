@@ -406,27 +406,35 @@ export class LlmNrmKernel {
 
   /**
    * The targets q (the bank's layout, `bank.q`) into the kernel's lanes: the constructor's data, and
-   * a retarget (the objective's `retarget`: new targets on the same cells). With `firstRow`, q holds
-   * whole LLM rows from that one on (the objective's `retargetRows`); other rows keep theirs. The
-   * mask and the zero lanes of unobserved cells stay as they are.
+   * a retarget (the objective's `retarget`: new targets on the same cells). The mask and the zero
+   * lanes of unobserved cells stay as they are.
    */
-  setTargets(q: Float32Array, firstRow?: number): void {
-    const { observed, colOffsets } = this.bank;
+  setTargets(q: Float32Array): void {
+    if (q.length !== this.bank.q.length) throw new LlmNrmError('INVALID_OPTION', `retarget: q has ${q.length} entries, the bank ${this.bank.q.length}`);
+    this.writeTargetRows(q, 0, this.bank.models.length);
+  }
+
+  /** Rows firstRow.. of new targets (q holds whole LLM rows; the objective's `retargetRows`); other rows keep theirs. */
+  setTargetRows(q: Float32Array, firstRow: number): void {
     const J = this.bank.models.length;
-    const C = this.bank.colItem.length;
-    const width = colOffsets[C]!;
-    const from = firstRow ?? 0;
+    const width = this.bank.colOffsets[this.bank.colItem.length]!;
     const rows = width === 0 ? 0 : q.length / width;
-    if (firstRow === undefined ? q.length !== this.bank.q.length : !Number.isInteger(from) || from < 0 || !Number.isInteger(rows) || from + rows > J)
+    if (!Number.isInteger(firstRow) || firstRow < 0 || !Number.isInteger(rows) || firstRow + rows > J)
       throw new LlmNrmError(
         'INVALID_OPTION',
-        firstRow === undefined
-          ? `retarget: q has ${q.length} entries, the bank ${this.bank.q.length}`
-          : `retargetRows: q has ${q.length} entries from row ${firstRow}, not whole rows of ${width} within the bank's ${J}`,
+        `retargetRows: q has ${q.length} entries from row ${firstRow}, not whole rows of ${width} within the bank's ${J}`,
       );
+    this.writeTargetRows(q, firstRow, rows);
+  }
+
+  /** q's rows (row firstRow at 0) into the lanes of LLM rows firstRow..firstRow + rows. */
+  private writeTargetRows(q: Float32Array, firstRow: number, rows: number): void {
+    const { observed, colOffsets } = this.bank;
+    const C = this.bank.colItem.length;
+    const width = colOffsets[C]!;
     const q4 = this.q4;
-    for (let j = from; j < from + rows; j++) {
-      const rowQ = (j - from) * width;
+    for (let j = firstRow; j < firstRow + rows; j++) {
+      const rowQ = (j - firstRow) * width;
       const base = (j >> 2) * width * 4 + (j & 3);
       for (let col = 0; col < C; col++) {
         if (observed[j * C + col] === 0) continue;

@@ -491,7 +491,7 @@ export function createWasmObjective(
     lossAndGrad,
     curvature,
     retarget: (q) => kernel.setTargets(q),
-    retargetRows: (q, firstRow) => kernel.setTargets(q, firstRow),
+    retargetRows: (q, firstRow) => kernel.setTargetRows(q, firstRow),
     // f32 cell terms summed in f64: measured 8e-9 relative to the f64 kernel at 189 x 2,000 and at
     // paper scale (BENCHMARKS.md); below 1e-6 relative, L-BFGS judges steps by the gradient.
     lossNoise: 1e-8,
