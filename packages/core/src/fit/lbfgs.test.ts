@@ -92,4 +92,26 @@ describe('minimizeLbfgs with a preconditioner', () => {
       expect(Array.from(b.x)).toEqual(Array.from(a.x));
     });
   }
+
+  it('decreaseStepFrom: the first trial from the last decrease (eq. 3.60) reaches the same optimum on another path', () => {
+    const opts = { distanceTolerance: 1e-6, gradTolerance: 0, tolerance: 0, refreshEvery: 3, maxIterations: 400 };
+    const run = (from: number | undefined) =>
+      minimizeLbfgs(obj, x0, { ...opts, preconditioner: preconditioner(true), ...(from !== undefined ? { decreaseStepFrom: from } : {}) });
+    const plain = run(undefined);
+    const never = run(Infinity);
+    const nw = run(0);
+    const late = run(5);
+    // Infinity is the default: the same path to the bit.
+    expect(never.trace).toEqual(plain.trace);
+    expect(Array.from(never.x)).toEqual(Array.from(plain.x));
+    for (const r of [plain, nw, late]) {
+      expect(r.reason).toBe('distance');
+      // The chained Rosenbrock's minimum is x = 1 everywhere.
+      for (let t = 0; t < n; t++) expect(Math.abs(r.x[t]! - 1)).toBeLessThan(1e-5);
+    }
+    // The option changes the path: other losses along the way, and from 5 on the first 5 steps are the default's.
+    expect(nw.trace).not.toEqual(plain.trace);
+    expect(late.trace.slice(0, 6)).toEqual(plain.trace.slice(0, 6));
+    expect(late.trace).not.toEqual(plain.trace);
+  });
 });

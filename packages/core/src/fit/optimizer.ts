@@ -36,6 +36,12 @@ export interface OptimizeOptions {
   minIterations?: number;
   /** L-BFGS stops when the largest preconditioned gradient entry is below this. Default 1e-6. */
   gradTolerance?: number;
+  /**
+   * L-BFGS: from this iteration on the line search's first trial is Nocedal and Wright's eq. 3.60
+   * step, 2.02 x the last accepted decrease / -slope (at most 1), instead of twice the last accepted
+   * step (at most 1). Default Infinity (never); fit's default 30, its twin's 0.
+   */
+  decreaseStepFrom?: number;
   /** L-BFGS memory (curvature pairs kept). Default 12. */
   memory?: number;
   /** Diagonal curvature estimate (same length as x; > 0) used as L-BFGS's initial inverse Hessian. */
