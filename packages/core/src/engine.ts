@@ -2,6 +2,7 @@ import type { ResponseBank } from './bank.js';
 import { LlmNrmError } from './errors.js';
 import type { CurvatureAt, CurvatureOptions, ModelFamily } from './families/family.js';
 import type { Objective, Priors } from './objective.js';
+import type { VectorOps } from './fit/vectorOps.js';
 
 /**
  * An engine computes a family's MAP objective and gradient (the `Objective` seam every optimizer
@@ -25,6 +26,11 @@ export interface Engine {
    * null (or no method) where it has none, and the optimizer uses the family's TypeScript one.
    */
   curvature?(bank: ResponseBank, family: ModelFamily, priors: Priors, objective: Objective): CurvatureBuilder | null;
+  /**
+   * Optional: where L-BFGS's vector sweeps run on this engine's fits (e.g. in part on its worker
+   * threads); the same bits as core's serialVectorOps (fit/vectorOps.ts fixes every reduction's order).
+   */
+  readonly vectors?: VectorOps;
 }
 
 /** A curvature at x (see ModelFamily.curvature). */

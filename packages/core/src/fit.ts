@@ -356,6 +356,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         distanceTolerance: options.distanceTolerance ?? DISTANCE_TOLERANCE,
         toleranceDistance: options.toleranceDistance ?? family.toleranceDistance ?? Infinity,
         decreaseStepFrom: DECREASE_STEP_FROM,
+        ...(engine.vectors ? { vectors: engine.vectors } : {}),
         ...(degenerate ? { stop: degenerate } : {}),
         ...more,
       });

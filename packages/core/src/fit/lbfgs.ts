@@ -1,6 +1,7 @@
 import { LlmNrmError } from '../errors.js';
 import type { Objective } from '../objective.js';
 import type { OptimizeOptions, OptimizeResult } from './optimizer.js';
+import { serialVectorOps, VECTOR_OP, type VectorOps } from './vectorOps.js';
 
 /**
  * Limited-memory BFGS (Nocedal and Wright, Algorithm 7.4/7.5) with a diagonal initial inverse
@@ -29,17 +30,22 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   const tolDistance = opts.toleranceDistance ?? Infinity;
   let distance = NaN;
   const free = obj.free;
-  const dinv = new Float64Array(n);
+  // The vector sweeps (fit/vectorOps.ts): on this thread, or in part on an engine's workers, the
+  // same bits either way. Every vector they sweep is made by ops.alloc.
+  const ops = opts.vectors ?? serialVectorOps;
+  const V = new VectorSweeps(ops);
+  const dinv = ops.alloc(n);
   for (let t = 0; t < n; t++) {
     const d = opts.diagonal ? opts.diagonal[t]! : 1;
     dinv[t] = free[t] && d > 0 ? 1 / d : 0;
   }
   // x, g and the trial point's xNew, gNew swap places on an accepted step (no copies of n doubles).
-  let x = Float64Array.from(x0);
-  let g = new Float64Array(n);
-  let xNew = new Float64Array(n);
-  let gNew = new Float64Array(n);
-  let dir = new Float64Array(n);
+  let x = ops.alloc(n);
+  x.set(x0);
+  let g = ops.alloc(n);
+  let xNew = ops.alloc(n);
+  let gNew = ops.alloc(n);
+  let dir = ops.alloc(n);
   const warm = opts.startMemory;
   const S: Float64Array[] = warm ? warm.s.slice(-m) : [];
   const Y: Float64Array[] = warm ? warm.y.slice(-m) : [];
@@ -63,12 +69,12 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   let gamma = warm?.gamma ?? 1;
   const pc = opts.preconditioner;
   const refreshEvery = opts.refreshEvery ?? 10;
-  let pcOut = pc ? new Float64Array(n) : dir;
+  let pcOut = pc ? ops.alloc(n) : dir;
   // With applyPair the gradient's preconditioned copy (the convergence check) and the two-loop's
   // product come from one sweep over the blocks, the first loop run before the check (it has no
   // effect if the check stops the fit): the same values, one pass over the factors per iteration.
   const pair = pc?.applyPair !== undefined;
-  const pcG = pc ? new Float64Array(n) : dir;
+  const pcG = pc ? ops.alloc(n) : dir;
   // Below this size a loss difference is within the loss's noise: 100 times its relative size.
   const noiseBand = 100 * (opts.lossNoise ?? 0);
   // The loss as the accepted steps measured it (f itself without lossNoise): what the no-progress
@@ -98,10 +104,10 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     let gmax = 0;
     if (pc) {
       if (pair) {
-        firstLoop(S, Y, rhoHist, alpha, g, dir);
+        firstLoop(V, S, Y, rhoHist, alpha, g, dir);
         pc.applyPair!(g, pcG, dir, pcOut);
       } else pc.apply(g, pcG);
-      gmax = Math.sqrt(Math.max(0, dot(g, pcG)) / Math.max(1, Math.abs(f)));
+      gmax = Math.sqrt(Math.max(0, V.dot(g, pcG)) / Math.max(1, Math.abs(f)));
     } else {
       for (let t = 0; t < n; t++) {
         const v = Math.abs(g[t]!) * Math.sqrt(dinv[t]!);
@@ -120,7 +126,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     }
     // Two-loop recursion: dir = -H g (the first loop above with applyPair).
     const last = S.length - 1;
-    if (!pair) firstLoop(S, Y, rhoHist, alpha, g, dir);
+    if (!pair) firstLoop(V, S, Y, rhoHist, alpha, g, dir);
     if (pc) {
       if (!pair) pc.apply(dir, pcOut);
       // pcOut holds H0 dir: the two swap places instead of a copy.
@@ -133,13 +139,13 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     // The second loop's last update is fused with the slope g.dir (the same products in the same order).
     let slope = 0;
     if (last >= 0) {
-      let yd = dot(Y[0]!, dir);
+      let yd = V.dot(Y[0]!, dir);
       for (let h = 0; h <= last; h++) {
         const bta = rhoHist[h]! * yd;
-        if (h < last) yd = axpyDot(alpha[h]! - bta, S[h]!, dir, Y[h + 1]!);
-        else slope = axpyDot(alpha[h]! - bta, S[h]!, dir, g);
+        if (h < last) yd = V.axpyDot(alpha[h]! - bta, S[h]!, dir, Y[h + 1]!);
+        else slope = V.axpyDot(alpha[h]! - bta, S[h]!, dir, g);
       }
-    } else slope = dot(g, dir);
+    } else slope = V.dot(g, dir);
     if (slope < 0) {
       // Newton decrement in the L-BFGS metric: lambda^2 = g^T H_k g = (x - x*)^T H (x - x*) for a
       // quadratic, so every coordinate is within lambda of its optimum in units of its standard
@@ -162,7 +168,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       } else {
         for (let t = 0; t < n; t++) dir[t] = -g[t]! * dinv[t]!;
       }
-      slope = dot(g, dir);
+      slope = V.dot(g, dir);
       if (!(slope < 0)) {
         reason = 'gradient';
         converged = true;
@@ -192,7 +198,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     let accepted = false;
     let decrease = 0;
     for (let ls = 0; ls < 40; ls++) {
-      for (let t = 0; t < n; t++) xNew[t] = x[t]! + step * dir[t]!;
+      V.axpyInto(x, step, dir, xNew);
       let ok = true;
       try {
         fNew = evalAt(xNew, gNew);
@@ -205,7 +211,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       if (ok && noiseBand > 0) {
         // Within the loss's noise: the trapezoid rule on the directional derivatives instead.
         const band = noiseBand * Math.abs(f);
-        const est = 0.5 * step * (slope + dot(gNew, dir));
+        const est = 0.5 * step * (slope + V.dot(gNew, dir));
         if (Math.abs(df) < band && Math.abs(est) < band) {
           df = est;
           sufficient = est <= 1e-4 * step * slope;
@@ -236,16 +242,9 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     }
     // Curvature pair.
     // Pairs dropped from the memory are reused (no 2 n doubles allocated per iteration).
-    const s = spare.pop() ?? new Float64Array(n);
-    const y = spare.pop() ?? new Float64Array(n);
-    let sy = 0;
-    let yDy = 0;
-    for (let t = 0; t < n; t++) {
-      s[t] = xNew[t]! - x[t]!;
-      y[t] = gNew[t]! - g[t]!;
-      sy += s[t]! * y[t]!;
-      yDy += y[t]! * y[t]! * dinv[t]!;
-    }
+    const s = spare.pop() ?? ops.alloc(n);
+    const y = spare.pop() ?? ops.alloc(n);
+    const [sy, yDy] = V.pair(xNew, x, gNew, g, dinv, s, y);
     if (sy > 1e-12 * Math.sqrt(yDy)) {
       if (S.length === m) {
         spare.push(S.shift()!, Y.shift()!);
@@ -288,8 +287,14 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     }
   }
   const lbfgsMemory = { s: S, y: Y, rho: rhoHist, gamma };
+  // The run's own vectors back to ops (the memory goes with the result): x as a plain copy.
+  let xOut = x;
+  if (ops.release) {
+    xOut = Float64Array.from(x);
+    for (const v of [x, g, xNew, gNew, dir, pcOut, pcG, dinv, ...spare]) ops.release(v);
+  }
   return {
-    x,
+    x: xOut,
     loss: f,
     iterations: it,
     passes,
@@ -307,45 +312,60 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
 
 /**
  * Two-loop recursion, first loop: dir = -g, then the pairs from the newest, alpha_h kept. Each
- * update of dir is fused with the dot product the next step takes of it (axpyDot): the same
- * operations in the same order, so the same bits, in one sweep of dir instead of two (at paper
- * scale dir is 3 MB, far outside the caches).
+ * update of dir is fused with the dot product the next step takes of it (axpyDot): one sweep of
+ * dir instead of two (at paper scale dir is 3 MB, far outside the caches).
  */
-function firstLoop(S: Float64Array[], Y: Float64Array[], rhoHist: number[], alpha: Float64Array, g: Float64Array, dir: Float64Array): void {
-  const n = g.length;
+function firstLoop(V: VectorSweeps, S: Float64Array[], Y: Float64Array[], rhoHist: number[], alpha: Float64Array, g: Float64Array, dir: Float64Array): void {
   const last = S.length - 1;
   if (last >= 0) {
-    let sd = 0;
-    const s0 = S[last]!;
-    for (let t = 0; t < n; t++) {
-      dir[t] = -g[t]!;
-      sd += s0[t]! * dir[t]!;
-    }
+    let sd = V.negDot(g, dir, S[last]!);
     for (let h = last; h >= 0; h--) {
       const a = rhoHist[h]! * sd;
       alpha[h] = a;
-      if (h > 0) sd = axpyDot(-a, Y[h]!, dir, S[h - 1]!);
-      else axpy(-a, Y[h]!, dir);
+      if (h > 0) sd = V.axpyDot(-a, Y[h]!, dir, S[h - 1]!);
+      else V.axpy(-a, Y[h]!, dir);
     }
-  } else for (let t = 0; t < n; t++) dir[t] = -g[t]!;
+  } else for (let t = 0; t < g.length; t++) dir[t] = -g[t]!;
 }
 
-function dot(a: Float64Array, b: Float64Array): number {
-  let s = 0;
-  for (let t = 0; t < a.length; t++) s += a[t]! * b[t]!;
-  return s;
-}
-
-function axpy(a: number, x: Float64Array, y: Float64Array): void {
-  for (let t = 0; t < x.length; t++) y[t]! += a * x[t]!;
-}
-
-/** axpy(a, x, y), then dot(z, y), in one sweep (each y[t] is final when z[t] y[t] is added). */
-function axpyDot(a: number, x: Float64Array, y: Float64Array, z: Float64Array): number {
-  let s = 0;
-  for (let t = 0; t < x.length; t++) {
-    y[t]! += a * x[t]!;
-    s += z[t]! * y[t]!;
+/** VectorOps' sweeps under the names L-BFGS uses (fit/vectorOps.ts has their arithmetic). */
+class VectorSweeps {
+  private readonly out = new Float64Array(2);
+  private readonly v2: Float64Array[] = [];
+  constructor(private readonly ops: VectorOps) {}
+  private run(op: number, a: number, arrays: Float64Array[]): number {
+    this.ops.run(op as (typeof VECTOR_OP)[keyof typeof VECTOR_OP], arrays, a, this.out);
+    return this.out[0]!;
   }
-  return s;
+  /** a . b */
+  dot(a: Float64Array, b: Float64Array): number {
+    return this.run(VECTOR_OP.DOT, 0, this.set(a, b));
+  }
+  /** y += a x */
+  axpy(a: number, x: Float64Array, y: Float64Array): void {
+    this.run(VECTOR_OP.AXPY, a, this.set(x, y));
+  }
+  /** y += a x, then z . y, in one sweep (each y[t] is final when z[t] y[t] is added). */
+  axpyDot(a: number, x: Float64Array, y: Float64Array, z: Float64Array): number {
+    return this.run(VECTOR_OP.AXPY_DOT, a, this.set(x, y, z));
+  }
+  /** out = -v, then z . out */
+  negDot(v: Float64Array, out: Float64Array, z: Float64Array): number {
+    return this.run(VECTOR_OP.NEG_DOT, 0, this.set(v, out, z));
+  }
+  /** out = x + a d */
+  axpyInto(x: Float64Array, a: number, d: Float64Array, out: Float64Array): void {
+    this.run(VECTOR_OP.AXPY_INTO, a, this.set(x, d, out));
+  }
+  /** s = x1 - x0, y = g1 - g0; returns [s . y, sum y^2 w]. */
+  pair(x1: Float64Array, x0: Float64Array, g1: Float64Array, g0: Float64Array, w: Float64Array, s: Float64Array, y: Float64Array): [number, number] {
+    const sy = this.run(VECTOR_OP.PAIR, 0, this.set(x1, x0, g1, g0, w, s, y));
+    return [sy, this.out[1]!];
+  }
+  private set(...arrays: Float64Array[]): Float64Array[] {
+    const v = this.v2;
+    v.length = 0;
+    for (const a of arrays) v.push(a);
+    return v;
+  }
 }

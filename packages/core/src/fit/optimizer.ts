@@ -1,4 +1,5 @@
 import type { EvalScope } from '../objective.js';
+import type { VectorOps } from './vectorOps.js';
 
 export type OptimizerName = 'lbfgs' | 'adam';
 
@@ -42,6 +43,11 @@ export interface OptimizeOptions {
    * step (at most 1). Default Infinity (never); fit's default 30, its twin's 0.
    */
   decreaseStepFrom?: number;
+  /**
+   * L-BFGS: where its vector sweeps run (fit/vectorOps.ts; default serialVectorOps, the calling
+   * thread). An engine may offer a threaded one (Engine.vectors): the same bits.
+   */
+  vectors?: VectorOps;
   /** L-BFGS memory (curvature pairs kept). Default 12. */
   memory?: number;
   /** Diagonal curvature estimate (same length as x; > 0) used as L-BFGS's initial inverse Hessian. */

@@ -8,6 +8,7 @@ import { wasmBinaryKernel, type BinaryPass } from './binaryKernel.js';
 import { createWasmObjective, type WasmObjective } from './objective.js';
 import { sharedMemorySupported } from './module.js';
 import { BlockPool, type PoolPlatform } from './pool.js';
+import { VectorPool } from './vectorPool.js';
 
 export interface WasmEngineOptions {
   /** Threads per pass, the calling one included (default 1). */
@@ -26,6 +27,13 @@ export interface WasmEngineOptions {
    * "Binary kernel").
    */
   binaryPass?: BinaryPass;
+  /**
+   * true: L-BFGS's vector sweeps of fits on this engine (`engine.vectors`) in part on `threads - 1`
+   * worker threads of their own (Node, threads > 1), the same bits as on the calling thread (core's
+   * fit/vectorOps.ts). Default false: at paper scale it saves about 10% of the default fit's time
+   * but raises its peak RSS by 50 to 100 MiB, past 1 GiB (BENCHMARKS.md "Threaded L-BFGS vectors").
+   */
+  threadedVectors?: boolean;
 }
 
 /** An objective of the engine: core's `Objective` plus `dispose` (a no-op for binary objectives, whose wasm memory goes with them). */
@@ -64,15 +72,32 @@ function sharedPool(threads: number, platform: PoolPlatform): BlockPool {
   return pool;
 }
 
+const sharedVectors = new Map<PoolPlatform, Map<number, VectorPool>>();
+
+/** The process-wide vector workers for `threads` (as the kernel pools: one set per thread count). */
+function sharedVectorPool(threads: number, platform: PoolPlatform): VectorPool {
+  let byCount = sharedVectors.get(platform);
+  if (byCount === undefined) sharedVectors.set(platform, (byCount = new Map()));
+  let pool = byCount.get(threads);
+  if (pool === undefined || pool.isDisposed) byCount.set(threads, (pool = new VectorPool(threads, platform.spawnVectors!)));
+  return pool;
+}
+
 /** Stop the process-wide worker pools of the engines (they restart on the next threaded pass). */
 export function disposeWasmThreads(): void {
   for (const byCount of sharedPools.values()) for (const pool of byCount.values()) pool.dispose();
   sharedPools.clear();
+  for (const byCount of sharedVectors.values()) for (const pool of byCount.values()) pool.dispose();
+  sharedVectors.clear();
 }
 
 export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatform | null): WasmEngine {
   const threads = options.pool?.threads ?? options.threads ?? 1;
   const usePool = options.pool !== undefined || (threads > 1 && platform !== null && sharedMemorySupported());
+  // Threaded vector sweeps (opt-in) where the threads can block (Node; a browser's main thread
+  // cannot) and the platform starts vector workers; made on first use.
+  const vectors = usePool && platform !== null && platform.canBlock && platform.spawnVectors !== undefined && options.threadedVectors === true;
+  const vectorsOf = (): VectorPool => sharedVectorPool(threads, platform!);
   const made = new Set<WeakRef<WasmObjective>>();
   const mine = new WeakSet<Objective>();
   const w: WasmEngine = {
@@ -116,5 +141,8 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
       made.clear();
     },
   };
+  // L-BFGS's vector sweeps on as many threads as the passes (the same bits as on one), the workers
+  // started on a fit's first use.
+  if (vectors) Object.defineProperty(w.engine, 'vectors', { get: vectorsOf, enumerable: true });
   return w;
 }

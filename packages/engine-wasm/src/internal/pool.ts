@@ -9,6 +9,7 @@
 // source text below (src/internal/workerSource.ts).
 import { LlmNrmError } from '@llm-nrm/core';
 import { TASK, runTask, type KernelExports, type Task } from './module.js';
+import type { VectorSpawn } from './vectorPool.js';
 
 /** Control slots (Int32Array over a SharedArrayBuffer). */
 export const CTRL = { GEN: 0, NEXT: 1, DONE: 2, COUNT: 3, KERNEL: 4, HEADER: 5, FIRST: 6, ERROR: 7, TASK: 8, FLAGS: 16 } as const;
@@ -35,6 +36,8 @@ export interface PoolPlatform {
   spawn(ctrl: SharedArrayBuffer): WorkerHandle;
   /** Whether this thread may block in Atomics.wait (not a browser's main thread). */
   canBlock: boolean;
+  /** Start a worker for L-BFGS's vector sweeps (vectorPool.ts); absent: they run on the calling thread. */
+  spawnVectors?: VectorSpawn;
 }
 
 /** Worker threads shared by any number of kernels (each attached by id with its memory). */
