@@ -52,9 +52,10 @@ const TWIN_MEMORY = 24;
 /**
  * The iteration from which the fit's line search starts from Nocedal and Wright's eq. 3.60 step
  * (fit/lbfgs.ts, OptimizeOptions.decreaseStepFrom); the twin, a refit from the optimum, uses it from
- * its first. 189 x 2,000, seven fleets: 15% fewer passes; paper scale 340 -> 270 passes
- * (BENCHMARKS.md "The first trial step"). From the first iteration the fit took fewer passes again
- * but ended in a worse local minimum on 4 of 20 small fleets (24 x 40), none better.
+ * its first. 189 x 2,000, seven fleets: 12% fewer passes; paper scale 340 -> 266 fit passes and
+ * 152 -> 90 twin passes (BENCHMARKS.md "The first trial step"). From the first iteration the fit
+ * took fewer passes again but ended in a worse local minimum on 4 of 20 small fleets (24 x 40),
+ * none better.
  */
 const DECREASE_STEP_FROM = 30;
 

@@ -155,7 +155,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       })
       .option('se', {
         describe:
-          "Standard errors of theta: 'twin' (the priors' bias and the responses' measured dispersion, and the bias the fleet shares through its items, from a refit of the fit's noise-free twin from the converged point; LLM-NRM and NRM, other models get 'quasi') or 'quasi' (without the twin). In simulation 'twin' intervals cover 93-97% of true thetas from 6 to 200 items, where 'quasi' covers 88-90% at 200 items and up to 98% at 20; the twin adds about 10% CPU on a 189 x 2,000 fleet and about 30% at 189 x 31,554 (there, on 2 cores of a 2.6 GHz EPYC: about 103 s with 'twin', 76 s with 'quasi'; packages/core/BENCHMARKS.md, packages/engine-wasm/BENCHMARKS.md)",
+          "Standard errors of theta: 'twin' (the priors' bias and the responses' measured dispersion, and the bias the fleet shares through its items, from a refit of the fit's noise-free twin from the converged point; LLM-NRM and NRM, other models get 'quasi') or 'quasi' (without the twin). In simulation 'twin' intervals cover 93-97% of true thetas from 6 to 200 items, where 'quasi' covers 88-90% at 200 items and up to 98% at 20; the twin adds about 10% CPU on a 189 x 2,000 fleet and about 25% at 189 x 31,554 (there, on 2 cores of an Intel Xeon: about 69 s with 'twin', 51 s with 'quasi'; packages/core/BENCHMARKS.md, packages/engine-wasm/BENCHMARKS.md)",
         choices: SE_MODES as readonly SeMode[],
         default: 'twin' as SeMode,
       })
@@ -170,7 +170,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       .example('$0 fit lm-eval-out/ -o bundle.json --skip-invalid', 'harness output directly, going past damaged records (listed on stderr)')
       .example(
         '$0 fit responses.jsonl --se quasi -o b.json',
-        "SEs without the twin's refit (its bias term: about 10% of the CPU at 189 x 2,000, 30% at 189 x 31,554)",
+        "SEs without the twin's refit (its bias term: about 10% of the CPU at 189 x 2,000, 25% at 189 x 31,554)",
       )
       .example('$0 fit responses.jsonl --no-position --optimizer adam --steps 2500 -o b.json --json', "an ablation, the paper's Adam recipe, JSON summary")
       .epilogue(
