@@ -10,6 +10,7 @@
 import { LlmNrmError } from '@llm-nrm/core';
 import { TASK, runTask, type KernelExports, type Task } from './module.js';
 import type { VectorSpawn } from './vectorPool.js';
+import { INDEX_MASK, runClaimed, TAG_SHIFT } from './claim.js';
 
 /** Control slots (Int32Array over a SharedArrayBuffer). */
 export const CTRL = { GEN: 0, NEXT: 1, DONE: 2, COUNT: 3, KERNEL: 4, HEADER: 5, FIRST: 6, ERROR: 7, TASK: 8, FLAGS: 16 } as const;
@@ -20,10 +21,7 @@ export const CTRL = { GEN: 0, NEXT: 1, DONE: 2, COUNT: 3, KERNEL: 4, HEADER: 5, 
  */
 export const FLAG_SLOTS = 64;
 export const CTRL_SLOTS = CTRL.FLAGS + FLAG_SLOTS;
-/** NEXT holds (generation tag << TAG_SHIFT) | next block index. */
-export const TAG_SHIFT = 20;
 const TAG_MASK = 0x7ff;
-const INDEX_MASK = (1 << TAG_SHIFT) - 1;
 
 /** What the pool needs of a worker (Node's worker_threads.Worker and the web Worker both fit). */
 export interface WorkerHandle {
@@ -94,22 +92,8 @@ export class BlockPool {
     if (n > INDEX_MASK) throw new LlmNrmError('INVALID_OPTION', `too many blocks for one pass: ${n}`);
     const c = this.ctrl;
     this.publish(id, header, b0, n, task);
-    let mine = 0;
-    for (;;) {
-      const v = Atomics.load(c, CTRL.NEXT);
-      const idx = v & INDEX_MASK;
-      if (idx >= n) break;
-      if (Atomics.compareExchange(c, CTRL.NEXT, v, v + 1) !== v) continue;
-      runTask(local, task, header, b0 + idx);
-      mine++;
-      Atomics.add(c, CTRL.DONE, 1);
-    }
+    const mine = runClaimed(c, CTRL.NEXT, CTRL.DONE, n, this.canBlock, (idx) => runTask(local, task, header, b0 + idx));
     this.workerBlocks += n - mine;
-    for (;;) {
-      const d = Atomics.load(c, CTRL.DONE);
-      if (d >= n) break;
-      if (this.canBlock) Atomics.wait(c, CTRL.DONE, d, 1000);
-    }
     if (Atomics.load(c, CTRL.ERROR) !== 0) {
       throw new Error('engine-wasm: a worker failed while running a kernel block (its error went to stderr)');
     }

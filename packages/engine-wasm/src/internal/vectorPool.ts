@@ -15,14 +15,13 @@
 // bandwidth (1.3 ms), and the fit and its twin run about 13,000 of them; two processes sweeping at
 // once each ran at full speed on the benchmark machine.
 import { LlmNrmError, runParts, sumParts, VECTOR_PARTS, vectorPart, vectorRange, type VectorOpCode, type VectorOps } from '@llm-nrm/core';
+import { INDEX_MASK, runClaimed, TAG_SHIFT } from './claim.js';
 import type { WorkerHandle } from './pool.js';
 
 /** Control slots (Int32Array): the generation, the next part (tag << 20 | index), parts done, the op. */
 const C = { GEN: 0, NEXT: 1, DONE: 2, OP: 3, N: 4, ERROR: 5, ARITY: 6, IDS: 8 } as const;
 const CTRL_SLOTS = 16;
-const TAG_SHIFT = 20;
 const TAG_MASK = 0x7ff;
-const INDEX_MASK = (1 << TAG_SHIFT) - 1;
 /** Below this many entries (a 256 KB vector, inside the caches) a sweep is not worth a thread. */
 export const MIN_SHARED_LENGTH = 32768;
 /** Loads of the generation a worker spins on after a sweep before it sleeps: a sweep's parts come back to back. */
@@ -189,22 +188,9 @@ export class VectorPool implements VectorOps {
     Atomics.store(c, C.NEXT, tag << TAG_SHIFT);
     Atomics.store(c, C.GEN, this.gen);
     Atomics.notify(c, C.GEN);
-    let mine = 0;
-    for (;;) {
-      const x = Atomics.load(c, C.NEXT);
-      const idx = x & INDEX_MASK;
-      if (idx >= VECTOR_PARTS) break;
-      if (Atomics.compareExchange(c, C.NEXT, x, x + 1) !== x) continue;
-      vectorRange(op, v, a, vectorPart(n, idx), vectorPart(n, idx + 1), this.parts, 2 * idx);
-      mine++;
-      Atomics.add(c, C.DONE, 1);
-    }
+    const parts = this.parts;
+    const mine = runClaimed(c, C.NEXT, C.DONE, VECTOR_PARTS, true, (idx) => vectorRange(op, v, a, vectorPart(n, idx), vectorPart(n, idx + 1), parts, 2 * idx));
     this.workerParts += VECTOR_PARTS - mine;
-    for (;;) {
-      const d = Atomics.load(c, C.DONE);
-      if (d >= VECTOR_PARTS) break;
-      Atomics.wait(c, C.DONE, d, 1000);
-    }
     if (Atomics.load(c, C.ERROR) !== 0) throw new Error('engine-wasm: a worker failed in an L-BFGS vector sweep (its error went to stderr)');
     sumParts(op, this.parts, out);
   }

@@ -4,7 +4,8 @@
 // message. Between passes the worker waits with Atomics.waitAsync, so its event loop stays free
 // for attach/detach messages.
 import { TASK } from './module.js';
-import { CTRL, FLAG_SLOTS, TAG_SHIFT } from './pool.js';
+import { TAG_SHIFT } from './claim.js';
+import { CTRL, FLAG_SLOTS } from './pool.js';
 
 /** The environment-free part: `poolWorker(ctrlBuffer, listen)`. */
 export const WORKER_BODY = `
