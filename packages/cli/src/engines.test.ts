@@ -1,8 +1,13 @@
 // Every engine the CLI offers computes the same objective: tfjs (float32, chunked over LLM rows)
 // and wasm (f32x4 SIMD, f64 sums) against each other and against core's float64 'ts' kernel, at a
 // small size (packages/engine-tfjs/bench/vs-wasm.js measures 189 x 2,000: within 6e-8 relative).
-import { getFamily, simulateFleet } from '@llm-nrm/core';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bankRecords, getFamily, simulateFleet, type CalibrationBundle } from '@llm-nrm/core';
+import { writeResponses } from '@llm-nrm/adapters';
+import { tempDir } from '@llm-nrm/tooling/test';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../test/runCli.js';
 import { loadEngine } from './engines.js';
 
 const { bank } = simulateFleet({ models: 16, items: 60, seed: 4 });
@@ -29,4 +34,39 @@ describe('the engines agree', () => {
       expect(ts.objective(fitBank, family, {}).lossAndGrad(family.start(fitBank, layout), new Float64Array(layout.size))).not.toBeCloseTo(loss.ts!, 0);
     });
   }
+});
+
+describe('threaded L-BFGS vectors (fit --threaded-vectors)', () => {
+  it('reach the wasm and auto engines only when asked for', async () => {
+    for (const name of ['wasm', 'auto']) {
+      expect((await loadEngine(name, { threads: 2, threadedVectors: true })).vectors?.detail).toBe('L-BFGS vectors on 2 threads');
+      expect((await loadEngine(name, { threads: 2 })).vectors).toBeUndefined();
+    }
+    expect((await loadEngine('ts', { threadedVectors: true })).vectors).toBeUndefined();
+  });
+
+  it('write the same bundle parameters as without (a fleet whose vectors the pool shares)', async () => {
+    const tmp = tempDir('llm-nrm-cli-vectors-');
+    try {
+      // 20 x 3,000: about 35,000 parameters, past the pool's 32,768.
+      const fleet = simulateFleet({ models: 20, items: 3000, seed: 5 });
+      const responses = join(tmp.dir, 'responses.jsonl');
+      await writeResponses(bankRecords(fleet.bank), responses);
+      const bundles: CalibrationBundle[] = [];
+      for (const extra of [[], ['--threaded-vectors']]) {
+        const out = join(tmp.dir, `bundle${extra.length}.json`);
+        const { code, err } = await runCli(['fit', responses, '-o', out, '-q', '--engine', 'wasm', '--se', 'quasi', ...extra]);
+        expect(err).toBe('');
+        expect(code).toBe(0);
+        bundles.push(JSON.parse(readFileSync(out, 'utf8')) as CalibrationBundle);
+      }
+      const [a, b] = bundles as [CalibrationBundle, CalibrationBundle];
+      expect(a.llms.length).toBe(20);
+      expect(b.llms).toEqual(a.llms);
+      expect(b.items).toEqual(a.items);
+      expect(b.fit.loss).toBe(a.fit.loss);
+    } finally {
+      tmp.cleanup();
+    }
+  }, 120_000);
 });
