@@ -27,7 +27,8 @@ export type VectorOpCode = (typeof VECTOR_OP)[keyof typeof VECTOR_OP];
 
 /**
  * One sweep over [lo, hi): the arithmetic of every implementation (a threaded one runs this very
- * function's source in its workers, so the two cannot drift apart). `v` holds the op's arrays in
+ * function's source in its workers, so the two cannot drift apart; hence it names nothing outside
+ * itself). `v` holds the op's arrays in
  * the order below, `a` its scalar; partial sums go to out[o] (and out[o + 1] for PAIR).
  *   DOT       v0 . v1
  *   AXPY      v1 += a v0

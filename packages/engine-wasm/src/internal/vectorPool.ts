@@ -19,8 +19,9 @@ import { INDEX_MASK, runClaimed, TAG_SHIFT } from './claim.js';
 import type { WorkerHandle } from './pool.js';
 
 /** Control slots (Int32Array): the generation, the next part (tag << 20 | index), parts done, the op. */
-const C = { GEN: 0, NEXT: 1, DONE: 2, OP: 3, N: 4, ERROR: 5, ARITY: 6, IDS: 8 } as const;
-const CTRL_SLOTS = 16;
+const C = { GEN: 0, NEXT: 1, DONE: 2, OP: 3, ERROR: 5, ARITY: 6, IDS: 8, BOUNDS: 16 } as const;
+/** BOUNDS holds the parts' starts (core's vectorPart, computed by the caller): VECTOR_PARTS + 1 slots. */
+const CTRL_SLOTS = C.BOUNDS + VECTOR_PARTS + 1;
 const TAG_MASK = 0x7ff;
 /** Below this many entries (a 256 KB vector, inside the caches) a sweep is not worth a thread. */
 export const MIN_SHARED_LENGTH = 32768;
@@ -30,10 +31,13 @@ const SPIN = 20000;
 /** Starts a vector worker on the three shared buffers (control, the scalar, the part sums). */
 export type VectorSpawn = (buffers: { ctrl: SharedArrayBuffer; scalar: SharedArrayBuffer; parts: SharedArrayBuffer }) => WorkerHandle;
 
-/** The worker's code: core's vectorRange and vectorPart, and the claim loop. Plain JavaScript. */
+/**
+ * The worker's code: core's vectorRange (self-contained: it names nothing outside itself, so its
+ * source runs as is, minified or not) and the claim loop; the parts' bounds come in the control
+ * array. Plain JavaScript.
+ */
 export const VECTOR_WORKER_BODY = `
 const VECTOR_PARTS = ${VECTOR_PARTS};
-${vectorPart.toString()}
 ${vectorRange.toString()}
 function vectorWorker(bufs, listen) {
   const C = ${JSON.stringify(C)};
@@ -57,7 +61,6 @@ function vectorWorker(bufs, listen) {
       v.push(x);
     }
     const op = ctrl[C.OP];
-    const n = ctrl[C.N];
     const a = scalar[0];
     for (;;) {
       const x = Atomics.load(ctrl, C.NEXT);
@@ -66,7 +69,7 @@ function vectorWorker(bufs, listen) {
       if (idx >= VECTOR_PARTS) break;
       if (Atomics.compareExchange(ctrl, C.NEXT, x, x + 1) !== x) continue;
       try {
-        vectorRange(op, v, a, vectorPart(n, idx), vectorPart(n, idx + 1), parts, 2 * idx);
+        vectorRange(op, v, a, ctrl[C.BOUNDS + idx], ctrl[C.BOUNDS + idx + 1], parts, 2 * idx);
       } catch (e) {
         Atomics.store(ctrl, C.ERROR, 1);
         console.error(e);
@@ -180,7 +183,7 @@ export class VectorPool implements VectorOps {
     const tag = this.gen & TAG_MASK;
     // Parameters first, then NEXT (workers read them only after seeing the new GEN), then GEN.
     c[C.OP] = op;
-    c[C.N] = n;
+    for (let p = 0; p <= VECTOR_PARTS; p++) c[C.BOUNDS + p] = vectorPart(n, p);
     c[C.ARITY] = v.length;
     this.scalar[0] = a;
     Atomics.store(c, C.ERROR, 0);
