@@ -1,7 +1,7 @@
 import { LlmNrmError } from '../errors.js';
 import type { Objective } from '../objective.js';
 import type { OptimizeOptions, OptimizeResult } from './optimizer.js';
-import { serialVectorOps, VECTOR_OP, type VectorOps } from './vectorOps.js';
+import { serialVectorOps, VECTOR_OP, type VectorOpCode, type VectorOps } from './vectorOps.js';
 
 /**
  * Limited-memory BFGS (Nocedal and Wright, Algorithm 7.4/7.5) with a diagonal initial inverse
@@ -331,41 +331,34 @@ function firstLoop(V: VectorSweeps, S: Float64Array[], Y: Float64Array[], rhoHis
 /** VectorOps' sweeps under the names L-BFGS uses (fit/vectorOps.ts has their arithmetic). */
 class VectorSweeps {
   private readonly out = new Float64Array(2);
-  private readonly v2: Float64Array[] = [];
   constructor(private readonly ops: VectorOps) {}
-  private run(op: number, a: number, arrays: Float64Array[]): number {
-    this.ops.run(op as (typeof VECTOR_OP)[keyof typeof VECTOR_OP], arrays, a, this.out);
+  private run(op: VectorOpCode, a: number, arrays: Float64Array[]): number {
+    this.ops.run(op, arrays, a, this.out);
     return this.out[0]!;
   }
   /** a . b */
   dot(a: Float64Array, b: Float64Array): number {
-    return this.run(VECTOR_OP.DOT, 0, this.set(a, b));
+    return this.run(VECTOR_OP.DOT, 0, [a, b]);
   }
   /** y += a x */
   axpy(a: number, x: Float64Array, y: Float64Array): void {
-    this.run(VECTOR_OP.AXPY, a, this.set(x, y));
+    this.run(VECTOR_OP.AXPY, a, [x, y]);
   }
   /** y += a x, then z . y, in one sweep (each y[t] is final when z[t] y[t] is added). */
   axpyDot(a: number, x: Float64Array, y: Float64Array, z: Float64Array): number {
-    return this.run(VECTOR_OP.AXPY_DOT, a, this.set(x, y, z));
+    return this.run(VECTOR_OP.AXPY_DOT, a, [x, y, z]);
   }
   /** out = -v, then z . out */
   negDot(v: Float64Array, out: Float64Array, z: Float64Array): number {
-    return this.run(VECTOR_OP.NEG_DOT, 0, this.set(v, out, z));
+    return this.run(VECTOR_OP.NEG_DOT, 0, [v, out, z]);
   }
   /** out = x + a d */
   axpyInto(x: Float64Array, a: number, d: Float64Array, out: Float64Array): void {
-    this.run(VECTOR_OP.AXPY_INTO, a, this.set(x, d, out));
+    this.run(VECTOR_OP.AXPY_INTO, a, [x, d, out]);
   }
   /** s = x1 - x0, y = g1 - g0; returns [s . y, sum y^2 w]. */
   pair(x1: Float64Array, x0: Float64Array, g1: Float64Array, g0: Float64Array, w: Float64Array, s: Float64Array, y: Float64Array): [number, number] {
-    const sy = this.run(VECTOR_OP.PAIR, 0, this.set(x1, x0, g1, g0, w, s, y));
+    const sy = this.run(VECTOR_OP.PAIR, 0, [x1, x0, g1, g0, w, s, y]);
     return [sy, this.out[1]!];
-  }
-  private set(...arrays: Float64Array[]): Float64Array[] {
-    const v = this.v2;
-    v.length = 0;
-    for (const a of arrays) v.push(a);
-    return v;
   }
 }

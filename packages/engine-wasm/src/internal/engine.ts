@@ -62,33 +62,37 @@ export interface WasmEngine {
   dispose(): void;
 }
 
-const sharedPools = new Map<PoolPlatform, Map<number, BlockPool>>();
-
-function sharedPool(threads: number, platform: PoolPlatform): BlockPool {
-  let byCount = sharedPools.get(platform);
-  if (byCount === undefined) sharedPools.set(platform, (byCount = new Map()));
-  let pool = byCount.get(threads);
-  if (pool === undefined || pool.isDisposed) byCount.set(threads, (pool = new BlockPool(threads, platform)));
-  return pool;
+/** Something a process shares per platform and thread count: a kernel pool, a vector pool. */
+interface SharedWorkers {
+  readonly isDisposed: boolean;
+  dispose(): void;
 }
 
-const sharedVectors = new Map<PoolPlatform, Map<number, VectorPool>>();
-
-/** The process-wide vector workers for `threads` (as the kernel pools: one set per thread count). */
-function sharedVectorPool(threads: number, platform: PoolPlatform): VectorPool {
-  let byCount = sharedVectors.get(platform);
-  if (byCount === undefined) sharedVectors.set(platform, (byCount = new Map()));
-  let pool = byCount.get(threads);
-  if (pool === undefined || pool.isDisposed) byCount.set(threads, (pool = new VectorPool(threads, platform.spawnVectors!)));
-  return pool;
+/** Process-wide worker sets, one per platform and thread count (made again once disposed). */
+class SharedByCount<T extends SharedWorkers> {
+  private readonly byPlatform = new Map<PoolPlatform, Map<number, T>>();
+  constructor(private readonly make: (threads: number, platform: PoolPlatform) => T) {}
+  get(threads: number, platform: PoolPlatform): T {
+    let byCount = this.byPlatform.get(platform);
+    if (byCount === undefined) this.byPlatform.set(platform, (byCount = new Map()));
+    let pool = byCount.get(threads);
+    if (pool === undefined || pool.isDisposed) byCount.set(threads, (pool = this.make(threads, platform)));
+    return pool;
+  }
+  disposeAll(): void {
+    for (const byCount of this.byPlatform.values()) for (const pool of byCount.values()) pool.dispose();
+    this.byPlatform.clear();
+  }
 }
+
+const sharedPools = new SharedByCount((threads, platform) => new BlockPool(threads, platform));
+/** The L-BFGS vector workers, as the kernel pools: one set per thread count. */
+const sharedVectors = new SharedByCount((threads, platform) => new VectorPool(threads, platform.spawnVectors!));
 
 /** Stop the process-wide worker pools of the engines (they restart on the next threaded pass). */
 export function disposeWasmThreads(): void {
-  for (const byCount of sharedPools.values()) for (const pool of byCount.values()) pool.dispose();
-  sharedPools.clear();
-  for (const byCount of sharedVectors.values()) for (const pool of byCount.values()) pool.dispose();
-  sharedVectors.clear();
+  sharedPools.disposeAll();
+  sharedVectors.disposeAll();
 }
 
 export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatform | null): WasmEngine {
@@ -97,7 +101,7 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
   // Threaded vector sweeps (opt-in) where the threads can block (Node; a browser's main thread
   // cannot) and the platform starts vector workers; made on first use.
   const vectors = usePool && platform !== null && platform.canBlock && platform.spawnVectors !== undefined && options.threadedVectors === true;
-  const vectorsOf = (): VectorPool => sharedVectorPool(threads, platform!);
+  const vectorsOf = (): VectorPool => sharedVectors.get(threads, platform!);
   const made = new Set<WeakRef<WasmObjective>>();
   const mine = new WeakSet<Objective>();
   const w: WasmEngine = {
@@ -114,7 +118,7 @@ export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatf
       }
       let pool = options.pool;
       if (pool === undefined && usePool) {
-        pool = sharedPool(threads, platform!);
+        pool = sharedPools.get(threads, platform!);
       }
       const rowCells = {
         ...(options.curvatureRowCells === undefined ? {} : { curvatureRowCells: options.curvatureRowCells }),

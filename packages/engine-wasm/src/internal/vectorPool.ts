@@ -192,7 +192,7 @@ export class VectorPool implements VectorOps {
     Atomics.store(c, C.GEN, this.gen);
     Atomics.notify(c, C.GEN);
     const parts = this.parts;
-    const mine = runClaimed(c, C.NEXT, C.DONE, VECTOR_PARTS, true, (idx) => vectorRange(op, v, a, vectorPart(n, idx), vectorPart(n, idx + 1), parts, 2 * idx));
+    const mine = runClaimed(c, C.NEXT, C.DONE, VECTOR_PARTS, true, (idx) => vectorRange(op, v, a, c[C.BOUNDS + idx]!, c[C.BOUNDS + idx + 1]!, parts, 2 * idx));
     this.workerParts += VECTOR_PARTS - mine;
     if (Atomics.load(c, C.ERROR) !== 0) throw new Error('engine-wasm: a worker failed in an L-BFGS vector sweep (its error went to stderr)');
     sumParts(op, this.parts, out);
