@@ -23,7 +23,10 @@ export interface CurvatureAt {
   globals?: Float64Array;
   llmGlobals?: Float64Array[];
   globalIndices?: number[];
-  /** With `cross`: each item's GN information block (2K x 2K over a_i then c_i; item prior included). */
+  /**
+   * With `cross`: each item's GN information block (2K x 2K over a_i then c_i; item prior included).
+   * thetaStandardErrors inverts these blocks in place: a curvature must return arrays of its own.
+   */
   itemGN?: Float64Array[];
   /** With `itemInverse`: per LLM, B D^-1 B^T, the information its block loses when the items it answered are profiled out. */
   llmItem?: Float64Array[];

@@ -1,7 +1,7 @@
 import type { ResponseBank } from '../bank.js';
 import type { CurvatureBuilder } from '../engine.js';
 import type { ModelFamily } from '../families/family.js';
-import { cholesky, cholSolve } from '../internal/cholesky.js';
+import { cholesky, choleskyInto, cholSolve } from '../internal/cholesky.js';
 import type { Layout } from '../layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../objective.js';
 import type { Predictor } from '../predict.js';
@@ -85,19 +85,39 @@ export function inverseFirstDiagonal(H: Float64Array, P: number): number {
 
 /** Inverse of a small symmetric positive definite matrix by Cholesky (internal; exported for tests). */
 export function inverseSpd(H: Float64Array): Float64Array {
+  const out = Float64Array.from(H);
+  invertSpdInPlace(out, new InverseScratch());
+  return out;
+}
+
+/** The factor and unit vector of invertSpdInPlace, one per block size, reused across blocks. */
+export class InverseScratch {
+  private readonly bySize: { L: Float64Array; e: Float64Array }[] = [];
+  of(n: number): { L: Float64Array; e: Float64Array } {
+    return (this.bySize[n] ??= { L: new Float64Array(n * n), e: new Float64Array(n) });
+  }
+}
+
+/**
+ * inverseSpd(H) written over H, the same bits (internal; exported for tests): the SEs invert one
+ * block per item (31,554 at paper scale, about 36 MB of blocks), and a fresh inverse and factor per
+ * block was 100 MB more at the SEs' peak, most of it garbage a threaded twin's shared vectors do not
+ * prompt V8 to collect (engine-wasm's BENCHMARKS.md).
+ */
+export function invertSpdInPlace(H: Float64Array, scratch: InverseScratch): void {
   const n = Math.round(Math.sqrt(H.length));
-  const L = cholesky(H, n);
-  const out = new Float64Array(n * n);
-  const e = new Float64Array(n);
+  const { L, e } = scratch.of(n);
+  // choleskyInto reads only H's lower triangle and writes every entry of L's it reads later; its
+  // upper triangle stays 0 as cholesky's fresh factor (cholSolve reads only the lower one).
+  choleskyInto(H, n, L);
   for (let c = 0; c < n; c++) {
-    // The forward solve from row c, where e_c's first nonzero is (the SEs invert one block per
-    // item, 31,554 at paper scale).
+    // The forward solve from row c, where e_c's first nonzero is. H's columns are overwritten one
+    // by one: the solves read only L.
     e.fill(0);
     e[c] = 1;
     cholSolve(L, n, e, c);
-    for (let r = 0; r < n; r++) out[r * n + c] = e[r]!;
+    for (let r = 0; r < n; r++) H[r * n + c] = e[r]!;
   }
-  return out;
 }
 
 /**
@@ -227,7 +247,10 @@ export function thetaStandardErrors(
   // engine may sum them in the corrections' pass, which walks the same cells (engine-wasm).
   let netGlobals: ((globals: Float64Array) => Float64Array) | undefined;
   if (profileItems) {
-    const inv = curv.itemGN!.map(inverseSpd);
+    // The item blocks are inverted in place (CurvatureAt.itemGN: the SEs consume them).
+    const inv = curv.itemGN!;
+    const scratch = new InverseScratch();
+    for (const D of inv) invertSpdInPlace(D, scratch);
     // Effective parameters the items use: 2K - lamItem tr(D_i^-1) each (the prior's share taken off).
     const lamItem = itemPrecision(priors);
     for (const D of inv) {
@@ -242,10 +265,15 @@ export function thetaStandardErrors(
     const nG0 = curv.globalIndices?.length ?? 0;
     let itemZ: Float64Array[] | undefined;
     if (G !== undefined && curv.globalIndices !== undefined && nG0 > 0) {
+      // One buffer for every item's Z, each a view (31,554 arrays of about 23 doubles at paper scale).
+      let zLength = 0;
+      for (const D of inv) zLength += Math.round(Math.sqrt(D.length)) * nG0;
+      const zAll = new Float64Array(zLength);
+      let zAt = 0;
       itemZ = G.map((Gi, i) => {
         const D = inv[i]!;
         const n2 = Math.round(Math.sqrt(D.length));
-        const Z = new Float64Array(n2 * nG0);
+        const Z = zAll.subarray(zAt, (zAt += n2 * nG0));
         for (let a = 0; a < n2; a++)
           for (let g = 0; g < nG0; g++) {
             let acc = 0;

@@ -437,17 +437,11 @@ export function createWasmObjective(
   // (LLM, item) pair; null otherwise (core's TypeScript curvature then runs it).
   function corrections(x: Float64Array, itemInverse: Float64Array[], itemZ: Float64Array[] | undefined): CurvatureAt | null {
     if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
-    const inputs = llmNrmCorrectionInputs(bank, layout, x, itemInverse, itemZ);
+    // The first pass's buffers hold the per-item inputs (curvature.ts, curvCorrRows), written there
+    // by core directly (no second set of 30 MB at paper scale beside them).
+    const into = { daa: cv.s0, dac: cv.s1, dcc: cv.s2, ma: cv.u1, mc: cv.u0, tm: cv.hh, tz: cv.eg, z: itemZ !== undefined ? cv.ig : null };
+    const inputs = llmNrmCorrectionInputs(bank, layout, x, itemInverse, itemZ, into);
     if (inputs === null) return null;
-    // The first pass's buffers hold the per-item inputs (curvature.ts, curvCorrRows).
-    cv.s0.set(inputs.daa);
-    cv.s1.set(inputs.dac);
-    cv.s2.set(inputs.dcc);
-    cv.u1.set(inputs.ma);
-    cv.u0.set(inputs.mc);
-    cv.hh.set(inputs.tm);
-    cv.eg.set(inputs.tz);
-    if (inputs.z !== null) cv.ig.set(inputs.z);
     writeInputs(x, false);
     // The first pass's deferred rows sums at this x, in this pass (deferRows).
     const fuse = pending !== null && sameValues(pending.x, x) ? pending : null;

@@ -783,7 +783,9 @@ export function llmNrmCurvatureFromSums(
  * item shown in several columns, positions that are not a permutation): per item at
  * itemSquareOffsets the K x K parts of D^-1's M (daa, dac = D_ac + D_ca, dcc; full squares); per
  * option entry m = D^-1 t (ma: its a half, mc: its c half) and at 4 io the item's Z (2K x 2, with
- * itemZ); per item t.m and at 2 i t.Z. Without the gate m, t.m and t.Z are zero.
+ * itemZ); per item t.m and at 2 i t.Z. Without the gate m, t.m and t.Z are zero. With `into`
+ * (an engine's own buffers, each exactly the size it would get, z null without itemZ) they are
+ * written there and returned.
  */
 export interface LlmNrmCorrectionInputs {
   daa: Float64Array;
@@ -802,6 +804,7 @@ export function llmNrmCorrectionInputs(
   x: Float64Array,
   itemInverse: Float64Array[],
   itemZ: Float64Array[] | undefined,
+  into?: LlmNrmCorrectionInputs,
 ): LlmNrmCorrectionInputs | null {
   const I = L.nItems;
   const { colItem, itemOffsets } = bank;
@@ -811,7 +814,25 @@ export function llmNrmCorrectionInputs(
   const wts = new Float64Array(L.sumK);
   if (useFb) computeDifficulties(bank, x, L.a, L.c, new Float64Array(I), aux, wts);
   const sq = itemSquareOffsets(bank);
-  const out: LlmNrmCorrectionInputs = {
+  // `into`: the engine's own buffers (engine-wasm's first-pass sums, at paper scale 30 MB that a
+  // fresh set and its copy would add at the SEs' peak), zeroed and then written as fresh ones.
+  if (into !== undefined) {
+    const want: [Float64Array | null, number, string][] = [
+      [into.daa, sq[I]!, 'daa'],
+      [into.dac, sq[I]!, 'dac'],
+      [into.dcc, sq[I]!, 'dcc'],
+      [into.ma, L.sumK, 'ma'],
+      [into.mc, L.sumK, 'mc'],
+      [into.tm, I, 'tm'],
+      [into.tz, 2 * I, 'tz'],
+      [into.z, itemZ ? 4 * L.sumK : 0, 'z'],
+    ];
+    for (const [v, n, name] of want) {
+      if ((v?.length ?? 0) !== n) throw new LlmNrmError('INVALID_OPTION', `llmNrmCorrectionInputs: into.${name} has ${v?.length ?? 0} entries, ${n} wanted`);
+      v?.fill(0);
+    }
+  }
+  const out: LlmNrmCorrectionInputs = into ?? {
     daa: new Float64Array(sq[I]!),
     dac: new Float64Array(sq[I]!),
     dcc: new Float64Array(sq[I]!),

@@ -10,6 +10,8 @@ import { inverseSpd } from '../../fit/standardErrors.js';
 import { randomSource } from '../../random.js';
 import { simulateFleet } from '../../simulate.js';
 import type { LlmNrmParts } from '../../types.js';
+import { llmNrmCorrectionInputs } from './curvature.js';
+import type { LlmNrmLayout } from '../../layout.js';
 
 /** Every column twice, each copy with half the observed mass (content order, same positions). */
 function splitColumns(bank: ResponseBank): ResponseBank {
@@ -94,6 +96,44 @@ describe('per-cell item correction', () => {
       // The full pass (blocks too) takes the same per-cell corrections.
       const full = family.curvature(bank, L, {})(x, free, opts);
       for (let j = 0; j < L.nModels; j++) expect(Array.from(full.llmItem![j]!)).toEqual(Array.from(fast.llmItem![j]!));
+    });
+  }
+});
+
+describe('llmNrmCorrectionInputs into an engine buffers', () => {
+  for (const c of CASES) {
+    it(`${c.name}: the same inputs written over stale buffers as into fresh ones; a buffer of the wrong size is refused`, () => {
+      const fleet = simulateFleet({ models: 6, items: 12, seed: 9, missing: 0.1, optionWeights: { 2: 1, 4: 1, 6: 1 } });
+      const family = getFamily('llm-nrm', c.parts);
+      const bank = fleet.bank;
+      const L = family.layout(bank) as LlmNrmLayout;
+      const x = randomPoint(L, randomSource(3));
+      const first = family.curvature(bank, L, {})(x, new Uint8Array(L.size).fill(1), { cross: true });
+      const inv = first.itemGN!.map(inverseSpd);
+      const itemZ = first.itemGlobals?.map((G) => Float64Array.from(G, (v) => 0.5 * v));
+      for (const z of itemZ === undefined ? [undefined] : [undefined, itemZ]) {
+        const fresh = llmNrmCorrectionInputs(bank, L, x, inv, z)!;
+        expect(fresh).not.toBeNull();
+        // Stale values everywhere (an engine's buffers from its last pass): all overwritten or zeroed.
+        const stale = (v: Float64Array | null) => (v === null ? null : new Float64Array(v.length).fill(7.5));
+        const into = {
+          daa: stale(fresh.daa)!,
+          dac: stale(fresh.dac)!,
+          dcc: stale(fresh.dcc)!,
+          ma: stale(fresh.ma)!,
+          mc: stale(fresh.mc)!,
+          tm: stale(fresh.tm)!,
+          tz: stale(fresh.tz)!,
+          z: stale(fresh.z),
+        };
+        const got = llmNrmCorrectionInputs(bank, L, x, inv, z, into)!;
+        expect(got).toBe(into);
+        for (const key of ['daa', 'dac', 'dcc', 'ma', 'mc', 'tm', 'tz', 'z'] as const) {
+          const a = fresh[key];
+          expect(a === null ? null : Array.from(a), `${key}, itemZ ${z !== undefined}`).toEqual(got[key] === null ? null : Array.from(got[key]!));
+        }
+        expect(() => llmNrmCorrectionInputs(bank, L, x, inv, z, { ...into, dac: new Float64Array(fresh.dac.length + 1) })).toThrow(/into\.dac has/);
+      }
     });
   }
 });
