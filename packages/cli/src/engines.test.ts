@@ -36,16 +36,17 @@ describe('the engines agree', () => {
   }
 });
 
-describe('threaded L-BFGS vectors (fit --threaded-vectors)', () => {
-  it('reach the wasm and auto engines only when asked for', async () => {
+describe('threaded L-BFGS vectors (fit --threaded-vectors, the default)', () => {
+  it('reach the wasm and auto engines unless turned off', async () => {
     for (const name of ['wasm', 'auto']) {
+      expect((await loadEngine(name, { threads: 2 })).vectors?.detail).toBe('L-BFGS vectors on 2 threads');
       expect((await loadEngine(name, { threads: 2, threadedVectors: true })).vectors?.detail).toBe('L-BFGS vectors on 2 threads');
-      expect((await loadEngine(name, { threads: 2 })).vectors).toBeUndefined();
+      expect((await loadEngine(name, { threads: 2, threadedVectors: false })).vectors).toBeUndefined();
     }
     expect((await loadEngine('ts', { threadedVectors: true })).vectors).toBeUndefined();
   });
 
-  it('write the same bundle parameters as without (a fleet whose vectors the pool shares)', async () => {
+  it('write the same bundle parameters as --no-threaded-vectors (a fleet whose vectors the pool shares)', async () => {
     const tmp = tempDir('llm-nrm-cli-vectors-');
     try {
       // 20 x 3,000: about 35,000 parameters, past the pool's 32,768.
@@ -53,7 +54,7 @@ describe('threaded L-BFGS vectors (fit --threaded-vectors)', () => {
       const responses = join(tmp.dir, 'responses.jsonl');
       await writeResponses(bankRecords(fleet.bank), responses);
       const bundles: CalibrationBundle[] = [];
-      for (const extra of [[], ['--threaded-vectors']]) {
+      for (const extra of [['--no-threaded-vectors'], []]) {
         const out = join(tmp.dir, `bundle${extra.length}.json`);
         const { code, err } = await runCli(['fit', responses, '-o', out, '-q', '--engine', 'wasm', '--se', 'quasi', ...extra]);
         expect(err).toBe('');

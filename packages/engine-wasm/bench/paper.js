@@ -8,7 +8,7 @@
 // printed apart: its passes, seconds and CPU), wall and main-thread CPU.
 //   /usr/bin/time -v node bench/paper.js [--items 31554] [--seed 1] [--threads 2] [--se false]
 //     [--se-mode twin|quasi] [--curvature-precision f32|f64] [--sweeps true] [--sweep-rounds 1] [--sweep-from 30] [--restart true] [--trace out.json] [--save x.bin] [--save-twin twin.json]
-//     [--pass-stats true] [--threaded-vectors true]
+//     [--pass-stats true] [--threaded-vectors false]
 // --sweeps / --restart turn on core's opt-in item sweeps and item restart (fit/itemSweep.ts).
 // --pass-stats: also the fit's passes on average (wall ms, process CPU ms, the tasks the pool's
 // workers ran of each pass), and the same for 30 passes back to back at the fit's end point after it,
@@ -30,11 +30,12 @@ log(`simulated ${J} x ${I} in ${((performance.now() - t) / 1000).toFixed(1)} s`)
 const passStats = opt('pass-stats', 'false') !== 'false';
 // With --pass-stats a pool of the bench's own, so that its workers' task count is readable.
 const pool = passStats && threads > 1 ? wasmThreadPool(threads) : null;
-// --threaded-vectors true: L-BFGS's vector sweeps in part on a worker thread (WasmEngineOptions.threadedVectors).
-const threadedVectors = opt('threaded-vectors', 'false') !== 'false';
+// L-BFGS's vector sweeps in part on a worker thread (WasmEngineOptions.threadedVectors, the
+// default); --threaded-vectors false: all on the main thread.
+const threadedVectors = opt('threaded-vectors', 'true') !== 'false';
 const w = wasmEngine({
   ...(pool !== null ? { pool } : { threads }),
-  ...(threadedVectors ? { threadedVectors } : {}),
+  ...(threadedVectors ? {} : { threadedVectors: false }),
   ...(opt('curvature-precision', null) !== null ? { curvaturePrecision: opt('curvature-precision') } : {}),
 });
 const perPass = { n: 0, wall: 0, cpu: 0, tasks: 0 };
@@ -100,7 +101,7 @@ const engine = {
       return r;
     };
   },
-  // L-BFGS's vector sweeps where the engine runs them (with --threaded-vectors true, in part on its worker).
+  // L-BFGS's vector sweeps where the engine runs them (by default in part on its worker).
   ...(w.engine.vectors !== undefined ? { vectors: w.engine.vectors } : {}),
 };
 const extra = {};

@@ -4,7 +4,7 @@
 import { fit, serialVectorOps, simulateFleet, VECTOR_OP } from '@llm-nrm/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodePlatform } from './internal/nodePlatform.js';
-import { MIN_SHARED_LENGTH, VectorPool } from './internal/vectorPool.js';
+import { FREE_RESTART_BYTES, MIN_SHARED_LENGTH, VectorPool } from './internal/vectorPool.js';
 import { disposeWasmThreads, wasmEngine } from './index.js';
 
 const pools: VectorPool[] = [];
@@ -89,14 +89,53 @@ describe('VectorPool', () => {
     // After dispose: plain vectors, sweeps on the caller.
     expect(pool.alloc(n).buffer).toBeInstanceOf(ArrayBuffer);
   });
+
+  it('drops free vectors of another length past FREE_RESTART_BYTES: new workers get the live vectors and sweep them, the same bits', async () => {
+    const pool = new VectorPool(2, nodePlatform.spawnVectors!);
+    pools.push(pool);
+    const live = [fill(pool.alloc(n), 7), fill(pool.alloc(n), 8)];
+    // Free vectors of another length, just under the limit: a miss does not restart.
+    const m = 2 * MIN_SHARED_LENGTH;
+    const count = Math.ceil(FREE_RESTART_BYTES / (8 * m)) - 1;
+    const spare = Array.from({ length: count }, () => pool.alloc(m));
+    for (const v of spare) pool.release(v);
+    const other = pool.alloc(3 * MIN_SHARED_LENGTH);
+    expect(pool.restarts).toBe(0);
+    pool.release(other);
+    // Now at or past it: the next miss drops them all and restarts the worker.
+    const fresh = fill(pool.alloc(n + 1), 9);
+    expect(pool.restarts).toBe(1);
+    // The dropped lengths are made anew, not handed out from before.
+    const again = pool.alloc(m);
+    expect(spare.includes(again)).toBe(false);
+    expect(pool.restarts).toBe(1);
+    // The new worker received the live vectors (made before the restart) and takes parts of their sweeps.
+    const out = new Float64Array(2);
+    const ref = new Float64Array(2);
+    const before = pool.workerParts;
+    const until = Date.now() + 20_000;
+    while (pool.workerParts === before && Date.now() < until) {
+      pool.run(VECTOR_OP.DOT, live, 0, out);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(pool.workerParts).toBeGreaterThan(before);
+    for (let rep = 0; rep < 10; rep++) {
+      const y1 = Float64Array.from(live[1]!);
+      pool.run(VECTOR_OP.AXPY_DOT, [live[0]!, live[1]!, live[0]!], 0.25 * rep, out);
+      serialVectorOps.run(VECTOR_OP.AXPY_DOT, [live[0]!, y1, live[0]!], 0.25 * rep, ref);
+      expect(out[0]).toBe(ref[0]);
+      expect(Array.from(live[1]!)).toEqual(Array.from(y1));
+    }
+    expect(fresh.buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
 });
 
-describe('wasmEngine({ threadedVectors: true })', () => {
-  it('a fit whose vectors are past the threshold: the same bits as the default engine', () => {
+describe('wasmEngine threaded vectors (the default; threadedVectors: false turns them off)', () => {
+  it('a fit whose vectors are past the threshold: the same bits as on the calling thread', () => {
     // 40 x 3,500 (about 41,000 parameters: the pool shares them).
     const { bank } = simulateFleet({ models: 40, items: 3500, seed: 3 });
-    const threaded = wasmEngine({ threads: 2, threadedVectors: true });
-    const plain = wasmEngine({ threads: 2 });
+    const threaded = wasmEngine({ threads: 2 });
+    const plain = wasmEngine({ threads: 2, threadedVectors: false });
     expect(threaded.engine.vectors?.detail).toBe('L-BFGS vectors on 2 threads');
     expect(plain.engine.vectors).toBeUndefined();
     const a = fit(bank, { engine: threaded.engine, standardErrors: false });

@@ -161,9 +161,9 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       })
       .option('threaded-vectors', {
         describe:
-          "Run part of L-BFGS's vector sweeps on a second thread (engine wasm or auto, Node): the same fit to the bit, about 10% faster at 189 x 31,554 (63 s instead of 69 s with twin SEs on 2 cores), but a peak RSS about 50-70 MB higher (991 MiB there; packages/engine-wasm/BENCHMARKS.md)",
+          "Run part of L-BFGS's vector sweeps on a second thread (engine wasm or auto, Node; --no-threaded-vectors: all on the main thread): the same fit to the bit, about 5% faster at 189 x 31,554 (packages/engine-wasm/BENCHMARKS.md)",
         type: 'boolean',
-        default: false,
+        default: true,
       })
       .option('seed', { describe: "Recorded in the bundle's provenance (the fit itself is deterministic)", type: 'number', requiresArg: true })
       .option('skip-invalid', { describe: 'Skip (and count) invalid records instead of stopping at the first', type: 'boolean', default: false })
@@ -201,7 +201,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     }
     const started = Date.now();
     // The engine (the wasm module's compile, its worker threads) starts while the file is read.
-    const engine = loadEngine(argv.engine, argv.threadedVectors ? { threadedVectors: true } : {});
+    const engine = loadEngine(argv.engine, argv.threadedVectors ? {} : { threadedVectors: false });
     engine.catch(() => undefined); // awaited below; a read error must not leave it unhandled
     const skipInvalid = argv['skip-invalid'];
     const input = await readAnyResponses(argv.responses, { skipInvalid, itemVersions: argv['item-versions'], replicates: argv.replicates });

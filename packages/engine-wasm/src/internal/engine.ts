@@ -28,10 +28,11 @@ export interface WasmEngineOptions {
    */
   binaryPass?: BinaryPass;
   /**
-   * true: L-BFGS's vector sweeps of fits on this engine (`engine.vectors`) in part on `threads - 1`
+   * L-BFGS's vector sweeps of fits on this engine (`engine.vectors`) in part on `threads - 1`
    * worker threads of their own (Node, threads > 1), the same bits as on the calling thread (core's
-   * fit/vectorOps.ts). Default false: at paper scale it saves about 10% of the default fit's time
-   * but raises its peak RSS by 50 to 100 MiB, past 1 GiB (BENCHMARKS.md "Threaded L-BFGS vectors").
+   * fit/vectorOps.ts). Default true (where the platform can: not a browser's main thread); false:
+   * every sweep on the calling thread. At paper scale it takes about 5% off the default fit's time
+   * for about 10 MiB more peak RSS (BENCHMARKS.md "Threaded L-BFGS vectors by default").
    */
   threadedVectors?: boolean;
 }
@@ -98,9 +99,9 @@ export function disposeWasmThreads(): void {
 export function createWasmEngine(options: WasmEngineOptions, platform: PoolPlatform | null): WasmEngine {
   const threads = options.pool?.threads ?? options.threads ?? 1;
   const usePool = options.pool !== undefined || (threads > 1 && platform !== null && sharedMemorySupported());
-  // Threaded vector sweeps (opt-in) where the threads can block (Node; a browser's main thread
-  // cannot) and the platform starts vector workers; made on first use.
-  const vectors = usePool && platform !== null && platform.canBlock && platform.spawnVectors !== undefined && options.threadedVectors === true;
+  // Threaded vector sweeps (unless turned off) where the threads can block (Node; a browser's main
+  // thread cannot) and the platform starts vector workers; made on first use.
+  const vectors = usePool && platform !== null && platform.canBlock && platform.spawnVectors !== undefined && options.threadedVectors !== false;
   const vectorsOf = (): VectorPool => sharedVectors.get(threads, platform!);
   const made = new Set<WeakRef<WasmObjective>>();
   const mine = new WeakSet<Objective>();

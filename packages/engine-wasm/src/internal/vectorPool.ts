@@ -7,9 +7,12 @@
 // The vectors are SharedArrayBuffers made by `alloc` and posted to the workers once; a vector the
 // workers have not received yet (or one not made here) is swept on the calling thread alone. A
 // worker never lets go of a buffer it was sent (its heap is not collected while it only sweeps:
-// buffers dropped there stayed resident), so no buffer is dropped: `release`d vectors, and those
-// the caller let be collected, are reused by later `alloc`s of their length. What the pool holds
-// is the largest set of vectors live at once, until `dispose` (disposeWasmThreads).
+// buffers dropped there stayed resident), so no buffer is dropped one by one: `release`d vectors,
+// and those the caller let be collected, are reused by later `alloc`s of their length. A program
+// that fits banks of other sizes in turn (CV over several families, a server) would pile up free
+// vectors of lengths no longer asked for, so when an `alloc` misses while FREE_RESTART_BYTES or
+// more wait on the free lists, the pool drops them all and restarts its workers (whose heaps go
+// with them), posting the new ones only the vectors still live.
 //
 // Why: at paper scale a fused axpy-dot over 371,000 doubles is bound by one core's memory
 // bandwidth (1.3 ms), and the fit and its twin run about 13,000 of them; two processes sweeping at
@@ -25,6 +28,12 @@ const CTRL_SLOTS = C.BOUNDS + VECTOR_PARTS + 1;
 const TAG_MASK = 0x7ff;
 /** Below this many entries (a 256 KB vector, inside the caches) a sweep is not worth a thread. */
 export const MIN_SHARED_LENGTH = 32768;
+/**
+ * Free vectors (bytes) from which an `alloc` that none of them fits restarts the workers and drops
+ * them: within a fit every length recurs (the twin takes the fit's released vectors; at paper scale
+ * 8 of 3 MB), so only another size's leftovers reach it.
+ */
+export const FREE_RESTART_BYTES = 16 * 1024 * 1024;
 /** Loads of the generation a worker spins on after a sweep before it sleeps: a sweep's parts come back to back. */
 const SPIN = 20000;
 
@@ -103,7 +112,13 @@ export class VectorPool implements VectorOps {
   private readonly scalar: Float64Array;
   private readonly parts: Float64Array;
   private readonly workers: WorkerHandle[] = [];
+  private readonly spawn: VectorSpawn;
+  private readonly bufs: { ctrl: SharedArrayBuffer; scalar: SharedArrayBuffer; parts: SharedArrayBuffer };
   private readonly ids = new WeakMap<Float64Array, number>();
+  /** Every buffer the workers hold, by id (live or free): what restarted workers are sent again. */
+  private readonly buffers = new Map<number, SharedArrayBuffer>();
+  /** Bytes on the free lists. */
+  private freeBytes = 0;
   /** Vectors free for reuse, by length: the workers keep every buffer they were sent, so none is let go. */
   private readonly free = new Map<number, Float64Array[]>();
   /** The vectors now on a free list. */
@@ -115,6 +130,8 @@ export class VectorPool implements VectorOps {
   private disposed = false;
   /** Parts the workers ran over all sweeps (how much the threads took part). */
   workerParts = 0;
+  /** Times the free vectors were dropped and the workers restarted (FREE_RESTART_BYTES). */
+  restarts = 0;
 
   constructor(threads: number, spawn: VectorSpawn) {
     if (!(Number.isInteger(threads) && threads >= 1)) throw new LlmNrmError('INVALID_OPTION', `threads must be a positive integer, got ${threads}`);
@@ -128,11 +145,13 @@ export class VectorPool implements VectorOps {
     this.ctrl = new Int32Array(bufs.ctrl);
     this.scalar = new Float64Array(bufs.scalar);
     this.parts = new Float64Array(bufs.parts);
+    this.spawn = spawn;
+    this.bufs = bufs;
     for (let t = 1; t < threads; t++) this.workers.push(spawn(bufs));
     // A vector collected without `release` (e.g. an L-BFGS memory nobody continued): its buffer,
     // held here, goes back to the free list under a new view.
     this.collected = new FinalizationRegistry(({ id, buffer }) => {
-      if (!this.disposed) this.recycle(new Float64Array(buffer), id);
+      if (!this.disposed && this.buffers.has(id)) this.recycle(new Float64Array(buffer), id);
     });
   }
 
@@ -141,11 +160,14 @@ export class VectorPool implements VectorOps {
     const reuse = this.free.get(n)?.pop();
     if (reuse !== undefined) {
       this.isFree.delete(reuse);
+      this.freeBytes -= reuse.byteLength;
       reuse.fill(0);
       return reuse;
     }
+    if (this.freeBytes >= FREE_RESTART_BYTES) this.restart();
     const buffer = new SharedArrayBuffer(n * 8);
     const id = this.nextId++;
+    this.buffers.set(id, buffer);
     for (const w of this.workers) w.postMessage({ type: 'vector', id, buffer });
     const v = new Float64Array(buffer);
     this.ids.set(v, id);
@@ -168,6 +190,28 @@ export class VectorPool implements VectorOps {
     let list = this.free.get(v.length);
     if (list === undefined) this.free.set(v.length, (list = []));
     list.push(v);
+    this.freeBytes += v.byteLength;
+  }
+
+  /**
+   * Drop the free vectors and restart the workers, sending the new ones every vector still live.
+   * Called from `alloc`, between sweeps: no worker is inside one (run returns once every part is done).
+   */
+  private restart(): void {
+    for (const list of this.free.values())
+      for (const v of list) {
+        this.collected.unregister(v);
+        this.buffers.delete(this.ids.get(v)!);
+        this.ids.delete(v);
+      }
+    this.free.clear();
+    this.freeBytes = 0;
+    for (const w of this.workers) w.terminate();
+    const count = this.workers.length;
+    this.workers.length = 0;
+    for (let t = 0; t < count; t++) this.workers.push(this.spawn(this.bufs));
+    for (const [id, buffer] of this.buffers) for (const w of this.workers) w.postMessage({ type: 'vector', id, buffer });
+    this.restarts++;
   }
 
   run(op: VectorOpCode, v: Float64Array[], a: number, out: Float64Array): void {
@@ -205,6 +249,8 @@ export class VectorPool implements VectorOps {
     for (const w of this.workers) w.terminate();
     this.workers.length = 0;
     this.free.clear();
+    this.buffers.clear();
+    this.freeBytes = 0;
   }
 
   get isDisposed(): boolean {
