@@ -25,7 +25,7 @@ export interface EngineLoadOptions {
   binaryPass?: 'phased' | 'scalar' | 'simd';
   /**
    * The wasm engine's L-BFGS vector sweeps in part on worker threads (engine-wasm's
-   * WasmEngineOptions.threadedVectors): the same bits, about 5% faster at paper scale. Default
+   * WasmEngineOptions.threadedVectors): the same bits, 5-8% faster at paper scale. Default
    * true; false keeps every sweep on the calling thread.
    */
   threadedVectors?: boolean;

@@ -161,7 +161,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       })
       .option('threaded-vectors', {
         describe:
-          "Run part of L-BFGS's vector sweeps on a second thread (engine wasm or auto, Node; --no-threaded-vectors: all on the main thread): the same fit to the bit, about 5% faster at 189 x 31,554 (packages/engine-wasm/BENCHMARKS.md)",
+          "Run part of L-BFGS's vector sweeps on a second thread (engine wasm or auto, Node; --no-threaded-vectors: all on the main thread): the same fit to the bit, 5-8% faster at 189 x 31,554 (packages/engine-wasm/BENCHMARKS.md)",
         type: 'boolean',
         default: true,
       })

@@ -31,8 +31,9 @@ export interface WasmEngineOptions {
    * L-BFGS's vector sweeps of fits on this engine (`engine.vectors`) in part on `threads - 1`
    * worker threads of their own (Node, threads > 1), the same bits as on the calling thread (core's
    * fit/vectorOps.ts). Default true (where the platform can: not a browser's main thread); false:
-   * every sweep on the calling thread. At paper scale it takes about 5% off the default fit's time
-   * for about 10 MiB more peak RSS (BENCHMARKS.md "Threaded L-BFGS vectors by default").
+   * every sweep on the calling thread. At paper scale it takes 5-8% off the default fit's time for
+   * about 50 MB more peak RSS than serial sweeps (906 MB; BENCHMARKS.md "The SEs' memory, and
+   * threaded L-BFGS vectors by default").
    */
   threadedVectors?: boolean;
 }
