@@ -20,7 +20,7 @@ import asc from 'assemblyscript/asc';
 import { ASC_FLAGS } from '../scripts/ascFlags.mjs';
 import * as core from '@llm-nrm/core';
 import { wasmBinaryKernel } from '../dist/internal/binaryKernel.js';
-import { opt, num, log } from './options.js';
+import { log, median, num, opt } from './options.js';
 
 const J = num('models', 189);
 const I = num('items', 2000);
@@ -28,7 +28,6 @@ const seed = num('seed', 7);
 const runs = num('runs', 15);
 const families = String(opt('families', '1,2,3,4')).split(',').map(Number);
 const kernels = String(opt('kernels', 'ts,wasm,wasm-scalar,wasm-native,wasm-simd')).split(',');
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** assembly/binary.ts with the three Math imports replaced by AssemblyScript's own functions. */
 async function nativeModule() {

@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import * as core from '@llm-nrm/core';
 import { wasmLlmNrmObjective, wasmThreadPool } from '../dist/index.js';
-import { opt, log } from './options.js';
+import { log, median, opt } from './options.js';
 
 const J = Number(opt('models', 189));
 const I = Number(opt('items', 2000));
@@ -23,7 +23,6 @@ const seed = Number(opt('seed', 1));
 const runs = Number(opt('runs', 5));
 const threadList = String(opt('threads', '1,2')).split(',').map(Number);
 const engines = String(opt('engines', 'ts,wasm64,wasm')).split(',');
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const { bank } = core.simulateFleet({ models: J, items: I, seed });
 const layout = core.llmNrmLayout(bank, core.ALL_PARTS);

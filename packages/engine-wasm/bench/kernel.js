@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import * as core from '@llm-nrm/core';
 import { wasmLlmNrmObjective } from '../dist/index.js';
-import { opt, log } from './options.js';
+import { log, median, opt } from './options.js';
 
 const J = Number(opt('models', 189));
 const I = Number(opt('items', 2000));
@@ -23,7 +23,6 @@ const threadList = String(opt('threads', '1,2')).split(',').map(Number);
 const engines = String(opt('engines', 'ts,wasm')).split(',');
 const partsName = String(opt('parts', 'all'));
 const parts = partsName === 'nrm' ? core.NO_PARTS : core.ALL_PARTS;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mb = (b) => (b / 2 ** 20).toFixed(0);
 
 let t = performance.now();

@@ -15,3 +15,6 @@ export const num = (name, def) => {
 
 /** Progress and figures go to stderr, so that stdout carries only the JSON result. */
 export const log = (s) => process.stderr.write(`${s}\n`);
+
+/** The middle of the sorted values (the upper middle of an even count). */
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

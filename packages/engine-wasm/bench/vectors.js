@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import * as core from '@llm-nrm/core';
 import { disposeWasmThreads, wasmEngine } from '../dist/index.js';
-import { log, num } from './options.js';
+import { log, median, num } from './options.js';
 
 const items = num('items', 4000);
 const models = num('models', 189);
@@ -30,10 +30,6 @@ for (let r = 0; r < runs; r++)
   }
 disposeWasmThreads();
 if (seen.threaded.loss !== seen.serial.loss || seen.threaded.passes !== seen.serial.passes) throw new Error('threaded and serial vectors gave different fits');
-const median = (a) => {
-  const s = a.slice().sort((x, y) => x - y);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 console.log(
   JSON.stringify({
     models,

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { opt, log } from './options.js';
+import { log, median, opt } from './options.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '../../cli/dist/bin.js');
@@ -24,7 +24,6 @@ const runs = Number(opt('runs', 3));
 const torchSteps = Number(opt('torch-steps', 200));
 const threads = Number(opt('threads', 2));
 const python = process.env.LLM_NRM_TORCH_PYTHON ?? 'python3';
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const tmp = mkdtempSync(join(tmpdir(), 'llm-nrm-vs-torch-'));
 try {

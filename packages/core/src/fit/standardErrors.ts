@@ -250,10 +250,10 @@ export function thetaStandardErrors(
     // The item blocks are inverted in place (CurvatureAt.itemGN: the SEs consume them).
     const inv = curv.itemGN!;
     const scratch = new InverseScratch();
-    for (const D of inv) invertSpdInPlace(D, scratch);
     // Effective parameters the items use: 2K - lamItem tr(D_i^-1) each (the prior's share taken off).
     const lamItem = itemPrecision(priors);
     for (const D of inv) {
+      invertSpdInPlace(D, scratch);
       const n2 = Math.round(Math.sqrt(D.length));
       let tr = 0;
       for (let a = 0; a < n2; a++) tr += D[a * n2 + a]!;

@@ -147,7 +147,7 @@ export class VectorPool implements VectorOps {
     this.parts = new Float64Array(bufs.parts);
     this.spawn = spawn;
     this.bufs = bufs;
-    for (let t = 1; t < threads; t++) this.workers.push(spawn(bufs));
+    this.spawnWorkers(threads - 1);
     // A vector collected without `release` (e.g. an L-BFGS memory nobody continued): its buffer,
     // held here, goes back to the free list under a new view.
     this.collected = new FinalizationRegistry(({ id, buffer }) => {
@@ -168,7 +168,7 @@ export class VectorPool implements VectorOps {
     const buffer = new SharedArrayBuffer(n * 8);
     const id = this.nextId++;
     this.buffers.set(id, buffer);
-    for (const w of this.workers) w.postMessage({ type: 'vector', id, buffer });
+    this.post(id, buffer);
     const v = new Float64Array(buffer);
     this.ids.set(v, id);
     this.collected.register(v, { id, buffer }, v);
@@ -209,9 +209,18 @@ export class VectorPool implements VectorOps {
     for (const w of this.workers) w.terminate();
     const count = this.workers.length;
     this.workers.length = 0;
-    for (let t = 0; t < count; t++) this.workers.push(this.spawn(this.bufs));
-    for (const [id, buffer] of this.buffers) for (const w of this.workers) w.postMessage({ type: 'vector', id, buffer });
+    this.spawnWorkers(count);
+    for (const [id, buffer] of this.buffers) this.post(id, buffer);
     this.restarts++;
+  }
+
+  private spawnWorkers(count: number): void {
+    for (let t = 0; t < count; t++) this.workers.push(this.spawn(this.bufs));
+  }
+
+  /** Send every worker a vector's buffer (once per worker: they keep it by id). */
+  private post(id: number, buffer: SharedArrayBuffer): void {
+    for (const w of this.workers) w.postMessage({ type: 'vector', id, buffer });
   }
 
   run(op: VectorOpCode, v: Float64Array[], a: number, out: Float64Array): void {
