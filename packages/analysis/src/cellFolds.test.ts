@@ -60,6 +60,28 @@ describe('crossValidate', () => {
     expect(res.cells).toBe(12 * 30);
   });
 
+  it("fits each fold to the fit's own SE-distance stop, not a relative-loss one; fitOptions override it", () => {
+    const { bank } = simulateFleet({ models: 14, items: 40, seed: 6 });
+    const runs: { tolerance: number | undefined; reason: string; distance: number }[] = [];
+    const record = (b: ResponseBank, o: FitOptions) => {
+      const r = fit(b, o);
+      runs.push({ tolerance: o.tolerance, reason: r.reason, distance: r.distance });
+      return r;
+    };
+    crossValidate(bank, { models: ['llm-nrm', 'nrm'], folds: 3, seed: 2, fit: record });
+    expect(runs).toHaveLength(6);
+    for (const r of runs) {
+      expect(r.tolerance).toBeUndefined();
+      // Stopped within core's 0.01 SE (or at a zero gradient), so the held-out figures are the optimum's.
+      expect(r.reason).toMatch(/^(distance|gradient)\b/); // e.g. 'distance (after a gate restart)'
+      expect(r.distance).toBeLessThan(0.01);
+    }
+    runs.length = 0;
+    crossValidate(bank, { models: ['nrm'], folds: 2, seed: 2, fit: record, fitOptions: { tolerance: 1e-3, distanceTolerance: 0 } });
+    expect(runs.map((r) => r.tolerance)).toEqual([1e-3, 1e-3]);
+    expect(runs.every((r) => !r.reason.startsWith('distance'))).toBe(true);
+  });
+
   it('LLM-NRM predicts held-out options better than a binary model on LLM-NRM data', () => {
     const { bank } = simulateFleet({ models: 20, items: 50, seed: 8 });
     const res = crossValidate(bank, { models: ['llm-nrm', '2pl'], folds: 3, fitOptions: quick });
