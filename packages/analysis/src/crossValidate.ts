@@ -15,7 +15,10 @@ export interface CvFoldMetrics {
   correctLogLoss: number;
   correctBrier: number;
   fitSeconds: number;
+  /** Whether the fit met its stopping rule (false: it ran into the iteration cap first). */
   converged: boolean;
+  /** The fit's estimated distance to its optimum at the end, in SEs (NaN where the fit gives none). */
+  distance: number;
 }
 
 export interface MeanSd {
@@ -54,7 +57,7 @@ export interface CrossValidateOptions {
   fitOptions?: Omit<FitOptions, 'model' | 'parts' | 'init' | 'fixItems' | 'onProgress'>;
   onProgress?: (msg: string) => void;
   /** The fitting function (default core's `fit`); injectable for other engines and for tests. */
-  fit?: (bank: ResponseBank, options: FitOptions) => { layout: import('@llm-nrm/core').Layout; x: Float64Array; converged: boolean };
+  fit?: (bank: ResponseBank, options: FitOptions) => { layout: import('@llm-nrm/core').Layout; x: Float64Array; converged: boolean; distance?: number };
 }
 
 /** One fold of `crossValidate` as a unit of work: the model and the held-out fold. */
@@ -136,6 +139,7 @@ export function crossValidateFold(bank: ResponseBank, folds: Uint8Array, task: C
     correctBrier: brier / n,
     fitSeconds,
     converged: res.converged,
+    distance: res.distance ?? Number.NaN,
   };
 }
 

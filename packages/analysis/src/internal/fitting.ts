@@ -6,6 +6,8 @@ export interface FitLike {
   layout: Layout;
   x: Float64Array;
   converged: boolean;
+  /** Estimated distance to the optimum at the end, in SEs (core's FitResult.distance), where known. */
+  distance?: number;
 }
 
 export type FitFn = (bank: ResponseBank, options: FitOptions) => FitLike;

@@ -28,6 +28,19 @@ describe('llm-nrm evaluate', () => {
     expect(out).toMatch(/0\.\d{4} ±0\.\d{4}/);
   });
 
+  it('names the fits that stopped at the iteration cap under Table 1, with their distance to the optimum', async () => {
+    const capped = await run(['evaluate', file, '--cv', '3', '--models', 'llm-nrm', '--max-iterations', '2', '-q']);
+    expect(capped.code).toBe(0);
+    expect(capped.out).toMatch(
+      /note: 3 of 3 fits stopped at the iteration cap before the fit's stopping rule: llm-nrm fold 1 \([\d.]+ SE from its optimum\), llm-nrm fold 2 \([\d.]+ SE from its optimum\), llm-nrm fold 3 \(/,
+    );
+    expect(capped.out).toContain('raise --max-iterations');
+    const full = await run(['evaluate', file, '--cv', '3', '--models', 'llm-nrm', '-q']);
+    expect(full.code).toBe(0);
+    expect(full.out).toMatch(/3-fold CV over 300 cells/);
+    expect(full.out).not.toContain('note:');
+  });
+
   it('--cv gives the same table on worker threads as in one thread (only the seconds differ)', async () => {
     const args = ['evaluate', file, '--cv', '3', '--models', 'llm-nrm,nrm,2pl,3pl', '--max-iterations', '30', '--json', '-q'];
     const one = await run([...args, '--workers', '1']);

@@ -72,7 +72,29 @@ export function cvTable(res: CrossValidation): string {
   // Folds on worker threads overlap: a row's seconds are its fits' times added up.
   return (
     `Held-out prediction, ${res.folds}-fold CV over ${res.cells} cells (seed ${res.seed}); mean ±SD over folds\n` +
-    formatTable(['model', 'option acc', 'option log-loss', 'correct acc', 'correct log-loss', 'correct Brier', 'seconds'], rows)
+    formatTable(['model', 'option acc', 'option log-loss', 'correct acc', 'correct log-loss', 'correct Brier', 'seconds'], rows) +
+    unconvergedNote(res)
+  );
+}
+
+/**
+ * A line under Table 1 naming the fits that ran into the iteration cap before their stopping rule
+ * (their held-out figures are those of the stopped fit), with how far each was from its optimum.
+ */
+function unconvergedNote(res: CrossValidation): string {
+  const short: string[] = [];
+  let fits = 0;
+  for (const r of res.rows)
+    r.folds.forEach((m, f) => {
+      fits++;
+      if (m.converged) return;
+      const d = m.distance;
+      short.push(`${r.name} fold ${f + 1}${Number.isFinite(d) ? ` (${d.toFixed(3)} SE from its optimum)` : ''}`);
+    });
+  if (short.length === 0) return '';
+  return (
+    `\nnote: ${short.length} of ${fits} fits stopped at the iteration cap before the fit's stopping rule: ${short.join(', ')}; ` +
+    'their figures are those of the stopped fit (raise --max-iterations to finish them)'
   );
 }
 
