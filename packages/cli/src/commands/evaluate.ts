@@ -82,15 +82,12 @@ export function cvTable(res: CrossValidation): string {
  * (their held-out figures are those of the stopped fit), with how far each was from its optimum.
  */
 function unconvergedNote(res: CrossValidation): string {
-  const short: string[] = [];
-  let fits = 0;
-  for (const r of res.rows)
-    r.folds.forEach((m, f) => {
-      fits++;
-      if (m.converged) return;
-      const d = m.distance;
-      short.push(`${r.name} fold ${f + 1}${Number.isFinite(d) ? ` (${d.toFixed(3)} SE from its optimum)` : ''}`);
-    });
+  const fits = res.rows.reduce((n, r) => n + r.folds.length, 0);
+  const short = res.rows.flatMap((r) =>
+    r.folds.flatMap((m, f) =>
+      m.converged ? [] : [`${r.name} fold ${f + 1}${Number.isFinite(m.distance) ? ` (${m.distance.toFixed(3)} SE from its optimum)` : ''}`],
+    ),
+  );
   if (short.length === 0) return '';
   return (
     `\nnote: ${short.length} of ${fits} fits stopped at the iteration cap before the fit's stopping rule: ${short.join(', ')}; ` +
