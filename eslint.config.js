@@ -1,10 +1,11 @@
 // The project's guard rails (DESIGN.md "package direction", STYLE.md), in one place. Run by every
 // package's `lint` script (`npm run lint`, and `npm test` through turbo): a violation fails it.
 // - package direction: core imports no other @llm-nrm package; analysis, adapters and the engines
-//   only core (analysis and adapters never each other); cli and apps/* anything; tests may also
-//   import @llm-nrm/tooling. No relative import leaves its package.
+//   only core (analysis and adapters never each other); site only core and analysis; cli and
+//   apps/* anything; tests may also import @llm-nrm/tooling. No relative import leaves its package.
 // - core and analysis library code (and every file a browser entry reaches: adapters/browser,
-//   engine-wasm/browser, the leaderboard's page) import nothing from node:* and use no Node globals.
+//   engine-wasm/browser, the leaderboard's page, the site's shard types) import nothing from
+//   node:* and use no Node globals.
 // - explicit export lists (no `export *`), no Math.random in library code (every random path takes
 //   a seed), no focused or skipped tests.
 import { builtinModules } from 'node:module';
@@ -23,13 +24,21 @@ const ALLOWED = {
   'packages/adapters': ['@llm-nrm/core'],
   'packages/engine-tfjs': ['@llm-nrm/core'],
   'packages/engine-wasm': ['@llm-nrm/core'],
+  // The site builder (Node): the data every page shows comes from core's and analysis' functions.
+  'packages/site': ['@llm-nrm/core', '@llm-nrm/analysis'],
   // Test helpers: imported by tests only, and need core's types.
   tooling: ['@llm-nrm/core'],
 };
 /** Packages whose library code must run in a browser as it is. */
 const NODE_FREE = ['packages/core', 'packages/analysis'];
 /** Browser entries: they and everything they import must be free of node:. */
-const BROWSER_ENTRIES = ['packages/adapters/src/browser.ts', 'packages/engine-wasm/src/browser.ts', 'apps/leaderboard/src/app/main.ts'];
+const BROWSER_ENTRIES = [
+  'packages/adapters/src/browser.ts',
+  'packages/engine-wasm/src/browser.ts',
+  'apps/leaderboard/src/app/main.ts',
+  // The shard types the app imports from @llm-nrm/site/types.
+  'packages/site/src/types.ts',
+];
 
 const TESTS = ['**/*.test.ts', '**/test/**/*.ts'];
 const SOURCES = ['**/*.{ts,mts,js,mjs}'];
@@ -43,7 +52,8 @@ function forbiddenPackages(allowed) {
 }
 
 const nodeMessage = 'node: imports are not allowed here: this code must also run in a browser (DESIGN.md, package direction)';
-const directionMessage = 'package direction (DESIGN.md): analysis/adapters/engines -> core only, core -> nothing; cli and apps/* compose';
+const directionMessage =
+  'package direction (DESIGN.md): analysis/adapters/engines -> core only, site -> core and analysis, core -> nothing; cli and apps/* compose';
 
 /** The restricted-import and restricted-syntax rules for one kind of file. */
 function rules({ allowed, nodeFree, test }) {

@@ -1,5 +1,5 @@
 import { defineConfig, type Plugin } from 'vite';
-import { CSP_META } from './src/site/csp.ts';
+import { CSP_META } from '@llm-nrm/site';
 
 // The Content-Security-Policy meta tag comes from the same constant as the preview server's header.
 const csp: Plugin = {

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../test/launchChromium.mjs';
 import { simulateFleet, toBundle } from '@llm-nrm/core';
 import { llmParameterErrors } from '@llm-nrm/analysis';
-import { buildSite, serveSite } from '@llm-nrm/leaderboard/build';
+import { buildSite, serveSite } from '@llm-nrm/site';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);

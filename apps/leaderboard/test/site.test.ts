@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankFromRecords, fit, toBundle, type CalibrationBundle, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, readLmEvalHarness, readNaepRotations, writeLmEvalHarness, writeResponses } from '@llm-nrm/adapters';
 import { fixture, repoRoot, tempDir } from '@llm-nrm/tooling/test';
-import { buildSite, responsesBank, serveSite, type ServedSite } from '../src/site/index.js';
-import type { LeaderboardShard, ModelShard } from '../src/site/types.js';
+import { buildSite, responsesBank, serveSite, type ServedSite } from '@llm-nrm/site';
+import type { LeaderboardShard, ModelShard } from '@llm-nrm/site';
 import { ensureAppBuilt } from './appBuild.js';
 import { launchChromium, openRoute, watchedPage, type Launched, type WatchedPage } from './chromium.js';
 

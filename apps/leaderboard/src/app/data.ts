@@ -1,5 +1,5 @@
 // Lazy, cached fetches of the data shards (same origin only: the CSP allows nothing else).
-import type { BenchmarkShard, ItemRow, ItemShard, LeaderboardShard, Manifest, ModelShard } from '../site/types.js';
+import type { BenchmarkShard, ItemRow, ItemShard, LeaderboardShard, Manifest, ModelShard } from '@llm-nrm/site/types';
 
 const cache = new Map<string, Promise<unknown>>();
 

@@ -1,6 +1,6 @@
 // What the visitor added (models scored in this tab): kept in memory only, never sent anywhere.
 import { rankIntervals } from '@llm-nrm/analysis';
-import type { LeaderboardRow, Manifest } from '../site/types.js';
+import type { LeaderboardRow, Manifest } from '@llm-nrm/site/types';
 
 export interface BoardRow extends LeaderboardRow {
   /** Index of the calibrated LLM's shards, or -1 for a model scored in this page. */

@@ -5,7 +5,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bankFromRecords, bankRecords, fit, simulateFleet, toBundle, type CalibrationBundle, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, readLmEvalHarness, writeFileAtomic, writeLmEvalHarness } from '@llm-nrm/adapters';
 import { pearson, spearmanRho } from '@llm-nrm/analysis';
-import { buildSite } from '@llm-nrm/leaderboard/build';
+import { buildSite } from '@llm-nrm/site';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, parseBundle, validateBundle, type CalibrationBundle, type ResponseRecord } from '@llm-nrm/core';
 import { newReport, readResponsesWithSources } from '@llm-nrm/adapters';
-import { buildSite, responsesBank, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/leaderboard/build';
+import { buildSite, responsesBank, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/site';
 import { info, printJson } from '../output.js';
 
 interface LeaderboardArgs {

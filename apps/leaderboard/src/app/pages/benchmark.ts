@@ -2,7 +2,7 @@ import { chart, Plot } from '../charts.js';
 import { fmt, h, howTo, replace } from '../dom.js';
 import { benchmarkShard, itemIndex, manifest } from '../data.js';
 import { ACCENT, MUTED, WARN } from '../palette.js';
-import type { ItemRow } from '../../site/types.js';
+import type { ItemRow } from '@llm-nrm/site/types';
 
 const PAGE = 50;
 

@@ -4,7 +4,7 @@ import { fmt, h, howTo, optionLabel } from '../dom.js';
 import { itemShard, leaderboard, manifest } from '../data.js';
 import { placeCurveLabels } from '../labelPlacement.js';
 import { ACCENT, WARN, optionColor, optionDash } from '../palette.js';
-import type { ItemEntry } from '../../site/types.js';
+import type { ItemEntry } from '@llm-nrm/site/types';
 
 const FLAG_TEXT: Record<string, string> = {
   'possible-wrong-key': 'Possibly mis-keyed: at high ability (θ = 2) another option, not the key, is the most likely answer.',

@@ -1,7 +1,7 @@
 import { download, fmt, h, howTo, pct, replace, s } from '../dom.js';
 import { leaderboard, manifest } from '../data.js';
 import { board, type BoardRow } from '../state.js';
-import type { Manifest } from '../../site/types.js';
+import type { Manifest } from '@llm-nrm/site/types';
 import { fallbackUnused } from '../fallbackUnused.js';
 
 type SortKey = 'theta' | 'id' | 'accuracy' | 'sharpness' | 'fallbackStrength' | 'se';

@@ -1,4 +1,4 @@
-// @llm-nrm/leaderboard/build: build and preview the static leaderboard site (Node side).
+// @llm-nrm/site: build and preview the static leaderboard site (Node side; the browser app is apps/leaderboard).
 export { CSP_HEADER, CSP_META } from './csp.js';
 export { SITE_DATA_VERSION, benchmarkOf, responsesBank, siteData, type SiteFiles, type SiteInput } from './siteData.js';
 export { appAssetsDir, buildSite, type BuildSiteResult } from './buildSite.js';

@@ -6,9 +6,10 @@ import { LlmNrmError } from '@llm-nrm/core';
 import { CSP_META } from './csp.js';
 import { siteData, type SiteInput } from './siteData.js';
 
-/** The built app (vite build output) beside this module: dist/app. */
+/** The built leaderboard app (apps/leaderboard's vite build, copied into this package's dist/app at build). */
 export function appAssetsDir(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), '../../dist/app');
+  // dist/app from both dist/ (the package) and src/ (its tests).
+  return resolve(dirname(fileURLToPath(import.meta.url)), '../dist/app');
 }
 
 export interface BuildSiteResult {
