@@ -3,12 +3,12 @@
 // small size (packages/engine-tfjs/bench/vs-wasm.js measures 189 x 2,000: within 6e-8 relative).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bankRecords, getFamily, simulateFleet, type CalibrationBundle } from '@llm-nrm/core';
+import { bankRecords, getFamily, LlmNrmError, simulateFleet, type CalibrationBundle } from '@llm-nrm/core';
 import { writeResponses } from '@llm-nrm/adapters';
 import { tempDir } from '@llm-nrm/tooling/test';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../test/runCli.js';
-import { loadEngine } from './engines.js';
+import { loadEngine, loadTfjsEngine, TFJS_MISSING } from './engines.js';
 
 const { bank } = simulateFleet({ models: 16, items: 60, seed: 4 });
 
@@ -70,4 +70,21 @@ describe('threaded L-BFGS vectors (fit --threaded-vectors, the default)', () => 
       tmp.cleanup();
     }
   }, 120_000);
+});
+
+describe('--engine tfjs without @llm-nrm/engine-tfjs', () => {
+  // llm-nrm does not install engine-tfjs (an optional peer): its absence is a real failed import here.
+  const absent = '@llm-nrm/engine-tfjs-not-installed';
+  it('says how to add it: npm install @llm-nrm/engine-tfjs, and tfjs-node or tfjs-node-gpu where they install', async () => {
+    const error = await loadTfjsEngine(() => import(absent), absent).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmNrmError);
+    expect((error as LlmNrmError).code).toBe('INVALID_OPTION');
+    expect((error as LlmNrmError).message).toBe(TFJS_MISSING);
+    expect(TFJS_MISSING).toContain('npm install @llm-nrm/engine-tfjs');
+    expect(TFJS_MISSING).toMatch(/@tensorflow\/tfjs-node, or @tensorflow\/tfjs-node-gpu/);
+  });
+  it('passes any other failure through as it is (tfjs missing or broken under engine-tfjs)', async () => {
+    const broken = new Error("Cannot find package '@tensorflow/tfjs' imported from /x/node_modules/@llm-nrm/engine-tfjs/dist/index.js");
+    await expect(loadTfjsEngine(() => Promise.reject(broken))).rejects.toBe(broken);
+  });
 });

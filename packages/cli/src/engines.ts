@@ -3,7 +3,7 @@
  * loader imports its package only when asked, so `--engine ts` never loads tfjs.
  */
 import { availableParallelism } from 'node:os';
-import { tsEngine, type Engine } from '@llm-nrm/core';
+import { LlmNrmError, tsEngine, type Engine } from '@llm-nrm/core';
 import type { Argv } from 'yargs';
 
 /**
@@ -31,9 +31,36 @@ export interface EngineLoadOptions {
   threadedVectors?: boolean;
 }
 
+/** What `--engine tfjs` says when its package is not installed (llm-nrm does not install it). */
+export const TFJS_MISSING =
+  '--engine tfjs needs @llm-nrm/engine-tfjs, which llm-nrm does not install (TensorFlow.js is about 270 MB): ' +
+  'npm install @llm-nrm/engine-tfjs beside llm-nrm (npm install llm-nrm @llm-nrm/engine-tfjs), and for native speed ' +
+  '@tensorflow/tfjs-node, or @tensorflow/tfjs-node-gpu with CUDA, where they install (they download libtensorflow)';
+
+type TfjsModule = typeof import('@llm-nrm/engine-tfjs');
+
+/**
+ * The tfjs engine, from @llm-nrm/engine-tfjs, which the CLI does not depend on (a devDependency
+ * for its tests only), so a plain `npm install llm-nrm` stays small. Not an optional peer either:
+ * changesets would make every engine-tfjs release a major one of llm-nrm. `load` is the import
+ * (a test passes one of a package that is absent); only that package's own absence becomes
+ * TFJS_MISSING, any other failure (tfjs itself missing or broken under it) is thrown as it is.
+ */
+export async function loadTfjsEngine(load: () => Promise<TfjsModule> = () => import('@llm-nrm/engine-tfjs'), name = '@llm-nrm/engine-tfjs'): Promise<Engine> {
+  let mod: TfjsModule;
+  try {
+    mod = await load();
+  } catch (e) {
+    // Node's words for an ESM import of an absent package (code ERR_MODULE_NOT_FOUND).
+    if (String((e as Error)?.message).startsWith(`Cannot find package '${name}'`)) throw new LlmNrmError('INVALID_OPTION', TFJS_MISSING, { cause: e });
+    throw e;
+  }
+  return mod.tfjsEngine();
+}
+
 const LOADERS: Record<string, (options: EngineLoadOptions) => Promise<Engine>> = {
   ts: async () => tsEngine,
-  tfjs: async () => (await import('@llm-nrm/engine-tfjs')).tfjsEngine(),
+  tfjs: () => loadTfjsEngine(),
   wasm: async (options) => {
     // engine-wasm's objective takes a layout; its `engine` is core's Engine, which takes the family.
     const wasm = await import('@llm-nrm/engine-wasm');

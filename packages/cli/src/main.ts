@@ -28,7 +28,9 @@ export async function main(argvIn: string[]): Promise<number> {
     .alias('h', 'help')
     .version(toolVersion())
     .wrap(Math.min(110, process.stdout.columns ?? 100))
-    .epilogue('Docs: packages/README.md. Every command takes --json for machine output; progress goes to stderr.')
+    .epilogue(
+      'Docs: README.md in this package, https://github.com/llm-nrm/llm-nrm/tree/main/packages/cli#readme. Every command takes --json for machine output; progress goes to stderr.',
+    )
     // yargs 18 runs the command handler after a `.fail` callback that returns, and with
     // exitProcess on, --help would end the host process: throw instead, and return codes.
     .exitProcess(false)
