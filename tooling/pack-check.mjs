@@ -24,8 +24,12 @@ const FLECHETTE = '2.6.0';
 const REQUIRED_FIELDS = ['engines', 'license', 'repository', 'homepage', 'bugs'];
 /** Packages the install leaves out (optional for the CLI, too big for the budget). */
 const NOT_INSTALLED = new Set(['@llm-nrm/engine-tfjs']);
-/** Packages whose README's first ```ts example is run in the install (after the fit, which writes bundle.json). */
-const README_EXAMPLES = ['@llm-nrm/adapters', '@llm-nrm/site'];
+/**
+ * Packages whose README's first ```ts example is run in the install (STYLE.md: a README's first
+ * example runs in CI): after the fit, which writes the bundle.json site's reads, and after
+ * engine-tfjs is added.
+ */
+const README_EXAMPLES = ['@llm-nrm/core', '@llm-nrm/analysis', '@llm-nrm/adapters', '@llm-nrm/engine-wasm', '@llm-nrm/engine-tfjs', '@llm-nrm/site'];
 
 const failures = [];
 const fail = (message) => {
@@ -166,6 +170,7 @@ log(`npx llm-nrm --help: median ${median(helpTimes).toFixed(2)} s of ${helpTimes
 log(`node node_modules/llm-nrm/bin/llm-nrm.js --help: median ${median(nodeHelpTimes).toFixed(2)} s of ${nodeHelpTimes.length}`);
 log(`npx llm-nrm demo:   median ${median(demoTimes).toFixed(1)} s of ${demoTimes.length} (${demoTimes.map((t) => t.toFixed(1)).join(', ')})`);
 log(`npx llm-nrm fit (20 x 150 simulated): ${fit.seconds.toFixed(1)} s; --engine tfjs without it: exit ${tfjs.code}, says how to add it`);
+log(`README first examples run there: ${README_EXAMPLES.join(', ')}`);
 if (tfjsFit !== undefined)
   log(`npm install <engine-tfjs tarball> there: ${tfjsFit.install.toFixed(1)} s; then npx llm-nrm fit --engine tfjs (8 x 40): ${tfjsFit.seconds.toFixed(1)} s`);
 
