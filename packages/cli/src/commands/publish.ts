@@ -12,7 +12,16 @@ import {
   type CalibrationBundle,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { HARNESS_EXPORTERS, readAnyResponses, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
+import {
+  HARNESS_EXPORTERS,
+  checkFolderOutput,
+  readAnyResponses,
+  tinyPackage,
+  writeTinyPackage,
+  type TinyAccuracy,
+  type TinyBank,
+  type TinyItem,
+} from '@llm-nrm/adapters';
 import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson } from '../output.js';
@@ -156,14 +165,13 @@ async function readItemList(file: string, bundle: CalibrationBundle, forms: numb
     const id = raw.trim();
     if (id === '' || id.startsWith('#')) return;
     const i = index.get(id);
-    if (i === undefined) throw new LlmNrmError('UNKNOWN_ITEM', `${file}:${n + 1}: item ${JSON.stringify(id)} is not in the bundle`, { file, line: n + 1 });
-    if (seen.has(id)) throw new LlmNrmError('INVALID_OPTION', `${file}:${n + 1}: item ${JSON.stringify(id)} is listed twice`, { file, line: n + 1 });
+    if (i === undefined) throw new LlmNrmError('UNKNOWN_ITEM', `item ${JSON.stringify(id)} is not in the bundle`, { file, line: n + 1 });
+    if (seen.has(id)) throw new LlmNrmError('INVALID_OPTION', `item ${JSON.stringify(id)} is listed twice`, { file, line: n + 1 });
     if (exact && !exact[i])
-      throw new LlmNrmError(
-        'INVALID_OPTION',
-        `${file}:${n + 1}: item ${JSON.stringify(id)} has no recorded prompt and continuations (--render-prompt builds one)`,
-        { file, line: n + 1 },
-      );
+      throw new LlmNrmError('INVALID_OPTION', `item ${JSON.stringify(id)} has no recorded prompt and continuations (--render-prompt builds one)`, {
+        file,
+        line: n + 1,
+      });
     seen.add(id);
     ids.push(id);
   });
@@ -237,6 +245,10 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     for (const h of harnesses)
       if (!HARNESS_EXPORTERS.has(h))
         throw new LlmNrmError('INVALID_OPTION', `unknown --harness ${JSON.stringify(h)} (known: ${[...HARNESS_EXPORTERS.keys()].join(', ')})`);
+    // The output policy is checked before any work: a package folder never holds or replaces an input.
+    const inputs = [argv.bundle, argv.responses, ...(argv['item-list'] !== undefined ? [argv['item-list']] : [])];
+    const formDirs = argv.forms > 1 ? Array.from({ length: argv.forms }, (_, f) => join(argv.output, String.fromCharCode(65 + f))) : [argv.output];
+    for (const d of formDirs) await checkFolderOutput(d, { command: 'publish', inputs, replace: argv.force, forceFlag: '--force' });
     const bundle = await readBundle(argv.bundle);
     if (!getFamily(bundle.model).optionLevel) {
       throw new LlmNrmError(
@@ -385,7 +397,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       };
       const dir = argv.forms > 1 ? join(argv.output, formName) : argv.output;
       const pkg = tinyPackage(bank, items);
-      const res = await writeTinyPackage(dir, pkg, { harnesses, overwrite: argv.force });
+      const res = await writeTinyPackage(dir, pkg, { harnesses, overwrite: argv.force, inputs });
       info(
         argv.quiet,
         `wrote ${dir}: ${items.length} items${rendered > 0 ? ` (${rendered} with rendered prompts)` : ''}, bank sha256 ${res.bankSha256.slice(0, 12)}...`,

@@ -12,7 +12,7 @@ import {
   type RecordSource,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { isToolOutput, readAnyResponses, writeFileAtomic, type TinyBank } from '@llm-nrm/adapters';
+import { assertOutputIsNotInput, isToolOutput, readAnyResponses, writeFileOutput, type TinyBank } from '@llm-nrm/adapters';
 import { accuracyAt, predictTinyAccuracy } from '@llm-nrm/analysis';
 import { formatTable, info, printJson } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
@@ -275,6 +275,8 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
           'among the calibrated LLMs that theta ± 1.645 SE takes; a tiny package also predicts the full-bank accuracy (90% interval).',
       ) as unknown as Argv<ScoreArgs>,
   handler: async (argv) => {
+    // Refused before any work: the scores never replace the bundle or the responses.
+    if (argv.output !== undefined) await assertOutputIsNotInput(argv.output, [argv.bundle, argv.responses]);
     const tiny = (await isDir(argv.bundle)) ? await readTinyFolder(argv.bundle) : null;
     let bundle: CalibrationBundle;
     if (tiny) {
@@ -412,7 +414,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       provenance: { tool: 'llm-nrm', version: toolVersion(), createdAt: new Date().toISOString(), command: commandLine() },
     };
     if (argv.output !== undefined) {
-      await writeFileAtomic(argv.output, JSON.stringify(summary, null, 2) + '\n');
+      await writeFileOutput(argv.output, JSON.stringify(summary, null, 2) + '\n', { inputs: [argv.bundle, argv.responses] });
       info(argv.quiet, `wrote ${argv.output}`);
     }
     if (argv.json) {
