@@ -128,8 +128,8 @@ describe('writeFileOutput', () => {
     const inputs = [join(dir, 'b.json'), join(dir, 'r.jsonl')];
     await expect(writeFileOutput(join(dir, 'b.json'), 'new', { inputs })).rejects.toMatchObject({ code: 'OUTPUT_REFUSED' });
     await expect(writeFileOutput(join(dir, '.', 'r.jsonl'), 'new', { inputs, flag: '--truth' })).rejects.toThrow(/--truth .*r\.jsonl is also an input/);
-    await expect(assertOutputIsNotInput(dir, inputs)).resolves.toBeUndefined();
-    await expect(writeFileOutput(dir, 'new', { inputs })).rejects.toThrow(/it is a folder/);
+    await expect(assertOutputIsNotInput(join(dir, 'other.json'), [dir])).resolves.toBeUndefined();
+    await expect(writeFileOutput(dir, 'new', { inputs })).rejects.toThrow(/refused -o .*: it is a folder; name a file in it or beside it/);
     expect(snapshot(dir)).toEqual(before);
     await writeFileOutput(join(dir, 'out.json'), 'ok', { inputs });
     expect(readFileSync(join(dir, 'out.json'), 'utf8')).toBe('ok');

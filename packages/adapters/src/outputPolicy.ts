@@ -58,14 +58,16 @@ function refused(message: string, file: string): LlmNrmError {
 }
 
 /**
- * Refuse an output that is one of the inputs (the same file, also through a link or another
- * name): writing it would destroy the data being read. Outputs inside an input folder are
+ * Refuse an output file that is one of the inputs (the same file, also through a link or another
+ * name): writing it would destroy the data being read; or that is a folder. Outputs inside an input folder are
  * allowed; the caller marks them with `excludeFromWalks` so they are never read back.
  */
 export async function assertOutputIsNotInput(output: string, inputs: readonly string[], flag = '-o'): Promise<void> {
   if (output === STDOUT_PATH) return;
   const out = await realish(output);
   const outStat = await lstat(out).catch(() => undefined);
+  // Refused before any work (writing would fail only at the end, after minutes of fitting).
+  if (outStat?.isDirectory()) throw refused(`refused ${flag} ${output}: it is a folder; name a file in it or beside it`, output);
   for (const input of inputs) {
     if (input === STDOUT_PATH || input === '/dev/stdin') continue;
     const inp = await realish(input);
@@ -154,6 +156,8 @@ export async function checkFolderOutput(dir: string, options: FolderOutputOption
   const flag = options.flag ?? '-o';
   const real = await realish(dir);
   const how = 'choose an absent or empty folder, or one llm-nrm wrote';
+  const st = await lstat(real).catch(() => undefined);
+  if (st !== undefined && !st.isDirectory()) throw refused(`refused ${flag} ${dir}: it is a file, not a folder; ${how}`, dir);
   // An input inside it would be destroyed by the swap, whatever the folder holds besides.
   for (const input of options.inputs) {
     if (input === STDOUT_PATH || input === '/dev/stdin') continue;
@@ -165,9 +169,7 @@ export async function checkFolderOutput(dir: string, options: FolderOutputOption
   // Replacing the working directory (or a folder above it) would pull it from under the shell.
   const cwd = await realish(process.cwd());
   if (within(cwd, real)) throw refused(`refused ${flag} ${dir}: it ${cwd === real ? 'is' : 'holds'} the working directory; ${how}`, dir);
-  const st = await lstat(real).catch(() => undefined);
   if (st === undefined) return { marker: undefined, exists: false };
-  if (!st.isDirectory()) throw refused(`refused ${flag} ${dir}: it is a file, not a folder; ${how}`, dir);
   const entries = await listTree(real);
   if (entries.length === 0) return { marker: undefined, exists: true };
   const marker = await readMarker(real);

@@ -276,8 +276,11 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       ) as unknown as Argv<ScoreArgs>,
   handler: async (argv) => {
     // Refused before any work: the scores never replace the bundle or the responses.
-    if (argv.output !== undefined) await assertOutputIsNotInput(argv.output, [argv.bundle, argv.responses]);
-    const tiny = (await isDir(argv.bundle)) ? await readTinyFolder(argv.bundle) : null;
+    // A published folder is read through its bank.json and items.jsonl: those are inputs too.
+    const bundleDir = await isDir(argv.bundle);
+    const inputs = [argv.bundle, argv.responses, ...(bundleDir ? [join(argv.bundle, 'bank.json'), join(argv.bundle, 'items.jsonl')] : [])];
+    if (argv.output !== undefined) await assertOutputIsNotInput(argv.output, inputs);
+    const tiny = bundleDir ? await readTinyFolder(argv.bundle) : null;
     let bundle: CalibrationBundle;
     if (tiny) {
       // What the harness ran is what the items are checked against.
@@ -414,7 +417,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       provenance: { tool: 'llm-nrm', version: toolVersion(), createdAt: new Date().toISOString(), command: commandLine() },
     };
     if (argv.output !== undefined) {
-      await writeFileOutput(argv.output, JSON.stringify(summary, null, 2) + '\n', { inputs: [argv.bundle, argv.responses] });
+      await writeFileOutput(argv.output, JSON.stringify(summary, null, 2) + '\n', { inputs });
       info(argv.quiet, `wrote ${argv.output}`);
     }
     if (argv.json) {
