@@ -6,7 +6,7 @@ import { LlmNrmError, bankFromRecords, bankRecords, fit, simulateFleet, toBundle
 import { checkFolderOutput, filesUnder, newReport, readLmEvalHarness, writeFolderOutput, writeLmEvalHarness } from '@llm-nrm/adapters';
 import { pearson, spearmanRho } from '@llm-nrm/analysis';
 import { buildSite } from '@llm-nrm/leaderboard/build';
-import { formatTable, info, printJson } from '../output.js';
+import { formatTable, info, printJson, printText } from '../output.js';
 import { commandLine, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress, formatDiagnostics, ranked } from './fit.js';
@@ -155,7 +155,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
         });
         return;
       }
-      process.stdout.write(report_(bundle, board, trueTheta, recovery, argv, seconds, site));
+      printText(report_(bundle, board, trueTheta, recovery, argv, seconds, site));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

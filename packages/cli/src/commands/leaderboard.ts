@@ -5,7 +5,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, parseBundle, validateBundle, type CalibrationBundle } from '@llm-nrm/core';
 import { checkFolderOutput, readAnyResponses } from '@llm-nrm/adapters';
 import { buildSite, responsesBank, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/leaderboard/build';
-import { info, printJson } from '../output.js';
+import { info, printJson, printText } from '../output.js';
 
 interface LeaderboardArgs {
   bundle: string;
@@ -163,7 +163,7 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
     };
     if (argv.json) printJson(summary);
     else {
-      process.stdout.write(
+      printText(
         `wrote the leaderboard site for ${summary.llms} LLMs x ${summary.items} items to ${res.dir} ` +
           `(${res.files} data files, ${(res.bytes / 1e6).toFixed(1)} MB) in ${seconds.toFixed(1)} s\n`,
       );
@@ -199,7 +199,7 @@ async function serveUntilStopped(dir: string, port: number): Promise<void> {
   } catch (e) {
     throw new LlmNrmError('IO', `cannot serve on 127.0.0.1:${port}: ${(e as Error).message} (try --port 0)`, { cause: e });
   }
-  process.stdout.write(`serving ${dir} at ${served.url} (Ctrl-C stops)\n`);
+  printText(`serving ${dir} at ${served.url} (Ctrl-C stops)\n`);
   await new Promise<void>((done) => {
     const stop = () => {
       process.off('SIGINT', stop);

@@ -24,7 +24,7 @@ import {
 } from '@llm-nrm/adapters';
 import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
-import { formatTable, info, printJson } from '../output.js';
+import { formatTable, info, printJson, printText } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { TINY_NUISANCE, crossFitCalibrations, crossFittedTinyRunScores, tinyRunRecords, tinyRunScores, type TinyRunScore } from '../tinyRunScores.js';
 
@@ -420,15 +420,15 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       return;
     }
     for (const s of summaries) {
-      process.stdout.write(`${s.dir}: task ${s.task}, ${(s.items as string[]).length} items\n`);
-      process.stdout.write(
+      printText(`${s.dir}: task ${s.task}, ${(s.items as string[]).length} items\n`);
+      printText(
         formatTable(
           ['benchmark', 'items'],
           Object.entries(s.benchmarks as Record<string, number>).map(([b, n]) => [b || '(none)', n]),
         ),
       );
     }
-    process.stdout.write(
+    printText(
       `run: lm_eval --model <model> --model_args <args> --tasks ${summaries[0]!.task} --include_path ${join(String(summaries[0]!.dir), 'lm-eval')} --log_samples --output_path out/\nthen: llm-nrm score ${summaries[0]!.dir} out/\n`,
     );
   },

@@ -5,6 +5,7 @@ import {
   FLEET_NUISANCE_BELOW,
   LlmNrmError,
   getFamily,
+  isLlmNrmError,
   parseBundle,
   scoreResponses,
   type CalibrationBundle,
@@ -14,7 +15,7 @@ import {
 } from '@llm-nrm/core';
 import { assertOutputIsNotInput, isToolOutput, readAnyResponses, writeFileOutput, type TinyBank } from '@llm-nrm/adapters';
 import { accuracyAt, predictTinyAccuracy } from '@llm-nrm/analysis';
-import { formatTable, info, printJson } from '../output.js';
+import { formatTable, info, printJson, printText } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress } from './fit.js';
@@ -370,13 +371,20 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     }
     // A tiny package says how its runs are scored (what its lm-eval aggregation does too).
     const nuisance = tiny && argv.nuisance === 'auto' ? tiny.bank.scoring.nuisance : argv.nuisance;
-    const res = scoreResponses(bundle, records, {
-      sources,
-      skipInvalid: argv['skip-invalid'],
-      nuisance,
-      engine: await loadEngine(argv.engine),
-      onProgress: fitProgress(argv.quiet, 'score'),
-    });
+    const engine = await loadEngine(argv.engine);
+    let res: ReturnType<typeof scoreResponses>;
+    try {
+      res = scoreResponses(bundle, records, { sources, skipInvalid: argv['skip-invalid'], nuisance, engine, onProgress: fitProgress(argv.quiet, 'score') });
+    } catch (e) {
+      // Advice in terms of score's own options (it has no optimizer or learning rate to change).
+      if (isLlmNrmError(e, 'NON_FINITE'))
+        throw new LlmNrmError(
+          'NON_FINITE',
+          `${e.message}; ${nuisance === 'fleet' ? 'check the responses' : 'try --nuisance fleet (theta alone), or check the responses'}`,
+          { cause: e },
+        );
+      throw e;
+    }
     const skippedInvalid = report.skipped.length + res.stats.skipped - unknown;
     info(
       argv.quiet,
@@ -424,12 +432,12 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       printJson(summary);
       return;
     }
-    process.stdout.write(formatScores(bundle, scored));
+    printText(formatScores(bundle, scored));
     if (tiny) {
       for (const l of scored) {
         const pa = l.predictedAccuracy!;
         const parts = Object.entries(pa).map(([b, v]) => `${b} ${(100 * v.accuracy).toFixed(1)}% [${(100 * v.low).toFixed(1)}, ${(100 * v.high).toFixed(1)}]`);
-        process.stdout.write(
+        printText(
           `${l.id}: rank ${l.rankInterval[0]}-${l.rankInterval[1]} of ${bundle.llms.length + 1} (90%); predicted full-bank accuracy ${parts.join('; ')}\n`,
         );
       }

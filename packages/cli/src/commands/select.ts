@@ -4,7 +4,7 @@ import { assertOutputIsNotInput, loadBank, writeFileOutput } from '@llm-nrm/adap
 import { kendallTau, selectForRange, selectItems, spearmanRho } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { engineOption, loadEngine } from '../engines.js';
-import { formatTable, info, printJson } from '../output.js';
+import { formatTable, info, printJson, printText } from '../output.js';
 
 interface SelectArgs {
   bundle: string;
@@ -111,6 +111,6 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
       info(argv.quiet, `wrote ${sel.ids.length} item ids to ${argv.output}`);
     }
     if (argv.json) printJson(out);
-    else process.stdout.write(text);
+    else printText(text);
   },
 };

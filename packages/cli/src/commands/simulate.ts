@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bankRecords, simulateFleet, softplus, type SimulatedFleet } from '@llm-nrm/core';
 import { assertOutputIsNotInput, tidyFormatFromExtension, writeFileOutput, writeResponses } from '@llm-nrm/adapters';
-import { info, printJson, progress } from '../output.js';
+import { info, printJson, printText, progress } from '../output.js';
 import { commandLine, toolVersion } from '../provenance.js';
 
 interface SimulateArgs {
@@ -137,7 +137,7 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     };
     if (argv.json) printJson(summary);
     else {
-      process.stdout.write(
+      printText(
         `${records} records: ${argv.models} LLMs x ${argv.items} items (mean ${summary.meanOptions.toFixed(2)} options), seed ${argv.seed}, ` +
           `noise ${argv.noise}, missing ${argv.missing}, hard ${argv.hard}, rotations ${argv.rotations}\n`,
       );
