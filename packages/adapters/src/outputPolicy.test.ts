@@ -1,7 +1,7 @@
 // The output policy on real folders (temp dirs): what it writes, what it refuses, and that a
 // refusal changes nothing (a listing with content hashes is compared before and after).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -106,6 +106,18 @@ describe('writeFolderOutput', () => {
       process.chdir(cwd);
     }
     expect(snapshot(tmp.dir)).toEqual(before);
+  });
+
+  it('writes through a link to a folder: the link stays a link', async () => {
+    const root = fresh();
+    const real = join(root, 'real');
+    mkdirSync(real);
+    symlinkSync(real, join(root, 'link'));
+    await writeFolderOutput(join(root, 'link'), build({ 'a.txt': '1' }), { command: 'leaderboard', inputs: [] });
+    await writeFolderOutput(join(root, 'link'), build({ 'b.txt': '2' }), { command: 'leaderboard', inputs: [], replace: true });
+    expect(lstatSync(join(root, 'link')).isSymbolicLink()).toBe(true);
+    expect(readdirSync(real).sort()).toEqual([OUTPUT_MARKER, 'b.txt']);
+    expect(readdirSync(root).sort()).toEqual(['link', 'real']);
   });
 
   it('a failed build leaves the old folder and no temp folder', async () => {

@@ -213,9 +213,11 @@ export async function writeFolderOutput(
   options: FolderOutputOptions,
 ): Promise<FolderOutputResult> {
   const { marker: old, exists } = await checkFolderOutput(dir, options);
-  const parent = dirname(resolve(dir));
+  // Renames act on the real folder: a link to it stays a link (and rename(2) cannot put a folder over a link).
+  const target = await realish(dir);
+  const parent = dirname(target);
   await mkdir(parent, { recursive: true });
-  const tmp = join(parent, `.${basename(resolve(dir))}.${process.pid}.${Date.now().toString(36)}.tmp`);
+  const tmp = join(parent, `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
   let files: string[];
   try {
     await mkdir(tmp);
@@ -228,20 +230,27 @@ export async function writeFolderOutput(
     throw new LlmNrmError('IO', `cannot write the folder: ${(e as Error).message}`, { cause: e, file: dir });
   }
   if (!exists) {
-    await rename(tmp, dir);
+    await rename(tmp, target);
     return { dir, files, replaced: false };
   }
   if (old === undefined) {
     // An empty folder: rename(2) replaces an empty directory in one step.
-    await rename(tmp, dir).catch(async (e: unknown) => {
+    await rename(tmp, target).catch(async (e: unknown) => {
       await rm(tmp, { recursive: true, force: true });
       throw new LlmNrmError('IO', `cannot replace the empty folder: ${(e as Error).message}`, { cause: e, file: dir });
     });
     return { dir, files, replaced: false };
   }
   const aside = `${tmp}.old`;
-  await rename(dir, aside);
-  await rename(tmp, dir);
+  await rename(target, aside);
+  try {
+    await rename(tmp, target);
+  } catch (e) {
+    // Put the old folder back: a failed swap leaves what was there.
+    await rename(aside, target);
+    await rm(tmp, { recursive: true, force: true });
+    throw new LlmNrmError('IO', `cannot replace the folder: ${(e as Error).message}`, { cause: e, file: dir });
+  }
   await removeListed(aside, old);
   return { dir, files, replaced: true };
 }

@@ -51,7 +51,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       .option('items', { describe: 'Items in the simulated bank', type: 'number', default: 400 })
       .option('seed', { describe: 'Seed of the simulation', type: 'number', default: 1 })
       .option('out', {
-        describe: 'Keep the outputs in this folder (lm-eval/ samples, bundle.json, truth.json) instead of a temp dir',
+        describe: 'Keep the outputs in this folder (lm-eval/ samples, bundle.json, truth.json, site/) instead of a temp dir: absent, empty, or one demo wrote',
         type: 'string',
         requiresArg: true,
       })

@@ -107,7 +107,7 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       })
       .option('output', {
         alias: 'o',
-        describe: 'Folder to write the site into (replaced atomically); required unless <bundle> is a built site',
+        describe: 'Folder to write the site into: absent, empty, or a site llm-nrm built (replaced atomically); required unless <bundle> is a built site',
         type: 'string',
         requiresArg: true,
       })

@@ -217,8 +217,18 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         type: 'number',
         requiresArg: true,
       })
-      .option('output', { alias: 'o', describe: 'Package folder to write (atomically)', type: 'string', demandOption: true, requiresArg: true })
-      .option('force', { describe: 'Replace an existing output folder', type: 'boolean', default: false })
+      .option('output', {
+        alias: 'o',
+        describe: 'Package folder to write (atomically): absent, empty, or one llm-nrm wrote with --force',
+        type: 'string',
+        demandOption: true,
+        requiresArg: true,
+      })
+      .option('force', {
+        describe: 'Replace a package folder llm-nrm wrote (never one holding an input, the working directory or files llm-nrm did not write)',
+        type: 'boolean',
+        default: false,
+      })
       .option('json', { describe: 'Print the summary as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No status on stderr', type: 'boolean', default: false })
       .example('$0 publish bundle.json --responses calib.jsonl --items 41 --name mmlu -o tiny-mmlu/', '41 items as lm-eval, Inspect and OpenAI-evals tasks')
