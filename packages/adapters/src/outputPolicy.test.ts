@@ -96,6 +96,7 @@ describe('writeFolderOutput', () => {
     await expect(writeFolderOutput(marked, build({ x: '1' }), opts)).rejects.toThrow(/it now also holds 1 entry llm-nrm did not write \(first "guide\.md"\)/);
     await expect(writeFolderOutput(holding, build({ x: '1' }), opts)).rejects.toThrow(/it holds the input .*b\.json/);
     await expect(writeFolderOutput(file, build({ x: '1' }), opts)).rejects.toThrow(/it is a file, not a folder/);
+    await expect(writeFolderOutput(join(file, 'A', 'B'), build({ x: '1' }), opts)).rejects.toThrow(/f\.txt is a file, not a folder/);
     await expect(writeFolderOutput(tmp.dir, build({ x: '1' }), opts)).rejects.toThrow(/holds the input/);
     const cwd = process.cwd();
     try {

@@ -169,7 +169,17 @@ export async function checkFolderOutput(dir: string, options: FolderOutputOption
   // Replacing the working directory (or a folder above it) would pull it from under the shell.
   const cwd = await realish(process.cwd());
   if (within(cwd, real)) throw refused(`refused ${flag} ${dir}: it ${cwd === real ? 'is' : 'holds'} the working directory; ${how}`, dir);
-  if (st === undefined) return { marker: undefined, exists: false };
+  if (st === undefined) {
+    // The folder will be made: the nearest existing folder above it must be a folder, not a file.
+    let up = dirname(real);
+    let ust = await lstat(up).catch(() => undefined);
+    while (ust === undefined && dirname(up) !== up) {
+      up = dirname(up);
+      ust = await lstat(up).catch(() => undefined);
+    }
+    if (ust !== undefined && !ust.isDirectory()) throw refused(`refused ${flag} ${dir}: ${up} is a file, not a folder; ${how}`, dir);
+    return { marker: undefined, exists: false };
+  }
   const entries = await listTree(real);
   if (entries.length === 0) return { marker: undefined, exists: true };
   const marker = await readMarker(real);

@@ -99,6 +99,11 @@ const writers: Writer[] = [
     args: (t) => ['publish', bundle, '--responses', responses, '--item-list', itemList, '--render-prompt', '--force', '-o', t],
     inputs: [bundle, responses, itemList],
   },
+  {
+    name: 'publish --forms 2 --force',
+    args: (t) => ['publish', bundle, '--responses', responses, '--items', '2', '--forms', '2', '--render-prompt', '--force', '-o', t],
+    inputs: [bundle, responses],
+  },
   { name: 'leaderboard', args: (t) => ['leaderboard', bundle, '--responses', responses, '--tiny', tiny, '-o', t], inputs: [bundle, responses, tiny] },
   { name: 'demo --out', args: (t) => ['demo', '--models', '3', '--items', '8', '--out', t], inputs: [] },
 ];

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
@@ -179,6 +179,27 @@ async function readItemList(file: string, bundle: CalibrationBundle, forms: numb
   return ids;
 }
 
+/**
+ * With --forms the output holds one package folder per form (A/, B/, ...), each under the output
+ * policy; the folder above them must be absent, empty or hold form folders only, so that forms are
+ * never scattered among a user's own files.
+ */
+async function checkFormsFolder(dir: string): Promise<void> {
+  const st = await stat(dir).catch(() => undefined);
+  if (st !== undefined && !st.isDirectory()) {
+    throw new LlmNrmError('OUTPUT_REFUSED', `refused -o ${dir}: it is a file, not a folder; choose an absent or empty folder`);
+  }
+  const names = st === undefined ? [] : await readdir(dir);
+  const other = names.filter((n) => !/^[A-Z]$/.test(n)).sort();
+  if (other.length > 0) {
+    throw new LlmNrmError(
+      'OUTPUT_REFUSED',
+      `refused -o ${dir}: --forms writes form folders A/, B/, ... into it, and it holds other entries (first ${JSON.stringify(other[0])}); ` +
+        'nothing was changed; choose an absent or empty folder, or one publish --forms wrote',
+    );
+  }
+}
+
 export const publishCommand: CommandModule<object, PublishArgs> = {
   command: 'publish <bundle>',
   describe: 'Publish a tiny benchmark: select items that measure the whole ability range and export them as tasks your harness runs',
@@ -258,6 +279,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     // The output policy is checked before any work: a package folder never holds or replaces an input.
     const inputs = [argv.bundle, argv.responses, ...(argv['item-list'] !== undefined ? [argv['item-list']] : [])];
     const formDirs = argv.forms > 1 ? Array.from({ length: argv.forms }, (_, f) => join(argv.output, String.fromCharCode(65 + f))) : [argv.output];
+    if (argv.forms > 1) await checkFormsFolder(argv.output);
     for (const d of formDirs) await checkFolderOutput(d, { command: 'publish', inputs, replace: argv.force, forceFlag: '--force' });
     const bundle = await readBundle(argv.bundle);
     if (!getFamily(bundle.model).optionLevel) {
