@@ -246,12 +246,13 @@ describe('leaderboard site (NAEP, headless Chromium)', () => {
     const fromTidy = Number(await w.page.getAttribute('#scored tbody tr', 'data-theta'));
     expect(Math.abs(fromTidy - expectedTidy)).toBeLessThan(1e-6);
 
-    // A model id is untrusted text too: an HTML id shows as text on the score table and the board.
-    const evil = '<img src=y onerror=alert(2)>';
+    // A model id is untrusted text too: an HTML id shows as text on the score table and the board,
+    // and a bidi override in it is shown escaped (it would show `txt.exe` as `exe.txt`).
+    const evil = '<img src=y onerror=alert(2)> \u202etxt.exe';
     await w.page.fill('#score-model', evil);
     await w.page.setInputFiles('#score-file', { name, mimeType: 'application/json', buffer: readFileSync(heldOut.samples) });
     await w.page.waitForFunction((id) => document.querySelector('#scored tbody tr')?.getAttribute('data-model') === id, evil, { timeout: 30_000 });
-    expect(await w.page.textContent('#scored tbody tr td')).toBe(evil);
+    expect(await w.page.textContent('#scored tbody tr td')).toBe('<img src=y onerror=alert(2)> \\u202etxt.exe');
     expect(await w.page.$$eval('img', (els) => els.length)).toBe(0);
 
     // All three now sit on the board, marked as the visitor's, in theta order among the 17.

@@ -3,7 +3,8 @@ import { existsSync, lstatSync, readFileSync, readdirSync, symlinkSync, writeFil
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '@llm-nrm/tooling/test';
-import { assertOutputIsNotInput, removeStaleTemps, writeFileAtomic } from './atomic.js';
+import { removeStaleTemps, writeFileAtomic } from './atomic.js';
+import { assertOutputIsNotInput } from './outputPolicy.js';
 
 const tmp = tempDir('llm-nrm-atomic-');
 afterAll(() => tmp.cleanup());
@@ -38,7 +39,7 @@ describe('writeFileAtomic: outputs never replace what they should write through'
     writeFileSync(input, '{}\n');
     symlinkSync(input, join(tmp.dir, 'alias.jsonl'));
     await expect(assertOutputIsNotInput(input, [input])).rejects.toThrow(/-o .*r\.jsonl is also an input/);
-    await expect(assertOutputIsNotInput(join(tmp.dir, 'alias.jsonl'), [input])).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+    await expect(assertOutputIsNotInput(join(tmp.dir, 'alias.jsonl'), [input])).rejects.toMatchObject({ code: 'OUTPUT_REFUSED' });
     await expect(assertOutputIsNotInput(join(tmp.dir, 'other.jsonl'), [input, tmp.dir])).resolves.toBeUndefined();
   });
 

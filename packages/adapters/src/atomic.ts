@@ -151,25 +151,3 @@ function stdoutSink(): Writable {
     },
   });
 }
-
-/**
- * Refuse an output that is one of the inputs (the same file, also through a link or another
- * name): writing it would destroy the data being read. Outputs inside an input folder are
- * allowed; the caller marks them with `excludeFromWalks` so they are never read back.
- */
-export async function assertOutputIsNotInput(output: string, inputs: readonly string[], flag = '-o'): Promise<void> {
-  if (output === STDOUT_PATH) return;
-  const out = await stat(output).catch(() => undefined);
-  for (const input of inputs) {
-    if (input === STDOUT_PATH) continue;
-    const same = resolve(input) === resolve(output);
-    const st = out ? await stat(input).catch(() => undefined) : undefined;
-    if (same || (out !== undefined && st !== undefined && st.isFile() && out.isFile() && st.dev === out.dev && st.ino === out.ino)) {
-      throw new LlmNrmError(
-        'INVALID_OPTION',
-        `${flag} ${output} is also an input: writing it would overwrite the data being read; choose another output file`,
-        { file: output },
-      );
-    }
-  }
-}

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { describeValue, LlmNrmError } from '@llm-nrm/core';
@@ -105,6 +105,7 @@ async function scan(path: string, budget: { left: number }): Promise<ScanNode> {
     throw new LlmNrmError('IO', `cannot read ${path}: ${(e as Error).message}`, { cause: e, file: path });
   }
   const node: ScanNode = { path, counts: new Map(), children: [], unknown: 0 };
+  await assertNotEmptyFile(path);
   if (!st.isDirectory()) {
     const f = await detectFile(path);
     if (f === undefined) node.unknown = 1;
@@ -134,6 +135,19 @@ async function scan(path: string, budget: { left: number }): Promise<ScanNode> {
     for (const [f, n] of sub.counts) node.counts.set(f, (node.counts.get(f) ?? 0) + n);
   }
   return node;
+}
+
+/**
+ * Throw `EMPTY` ("the file is empty") for an empty or blank regular file: said as such, not as an
+ * unrecognised format (whose list of every format looked for hides the one fact that matters) nor
+ * as "nothing to fit". Pipes (`-`, /dev/stdin) have no size until read and are left alone.
+ */
+export async function assertNotEmptyFile(path: string): Promise<void> {
+  const st = await stat(path).catch(() => undefined);
+  if (st === undefined || !st.isFile() || st.size > 4096) return;
+  if (st.size === 0 || (await readFile(path, 'utf8')).trim() === '') {
+    throw new LlmNrmError('EMPTY', `the file is empty${st.size > 0 ? ' (only blank lines)' : ''}: nothing to read`, { file: path });
+  }
 }
 
 function nothingFound(path: string, node: ScanNode): LlmNrmError {

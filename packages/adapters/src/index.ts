@@ -1,7 +1,19 @@
 /** The one record check now lives in core; re-exported for callers of the adapters API. */
 export { parseResponseRecord } from '@llm-nrm/core';
 export { TEMP_FILE_NAME, excludeFromWalks, folderEntries, isToolOutput, walkFiles, type WalkOptions } from './walk.js';
-export { STDOUT_PATH, assertOutputIsNotInput, removeStaleTemps, writeFileAtomic, writeStreamAtomic } from './atomic.js';
+export { STDOUT_PATH, removeStaleTemps, writeFileAtomic, writeStreamAtomic } from './atomic.js';
+export {
+  OUTPUT_MARKER,
+  assertOutputIsNotInput,
+  checkFolderOutput,
+  filesUnder,
+  writeFileOutput,
+  writeFolderOutput,
+  type FileOutputOptions,
+  type FolderOutputOptions,
+  type FolderOutputResult,
+  type OutputMarker,
+} from './outputPolicy.js';
 export {
   issueKind,
   newReport,

@@ -4,6 +4,8 @@ import { LlmNrmError } from '@llm-nrm/core';
 export interface Ranking {
   models: string[];
   scores: Float64Array;
+  /** The 1-based line of each model in the file (parseRanking fills it), for messages. */
+  lines?: number[];
 }
 
 /**
@@ -14,6 +16,7 @@ export interface Ranking {
 export function parseRanking(text: string, file?: string): Ranking {
   const models: string[] = [];
   const scores: number[] = [];
+  const rows: number[] = [];
   const seen = new Set<string>();
   const lines = text.split(/\r?\n/);
   for (let ln = 0; ln < lines.length; ln++) {
@@ -32,8 +35,15 @@ export function parseRanking(text: string, file?: string): Ranking {
     seen.add(model);
     models.push(model);
     scores.push(score);
+    rows.push(ln + 1);
   }
-  return { models, scores: Float64Array.from(scores) };
+  // A ranking of nothing would report agreement over no LLM as if it had been checked.
+  if (models.length === 0) {
+    throw new LlmNrmError('EMPTY', text.trim() === '' ? 'the file is empty: no model,score rows' : 'no model,score rows (only a header)', {
+      ...(file !== undefined ? { file } : {}),
+    });
+  }
+  return { models, scores: Float64Array.from(scores), lines: rows };
 }
 
 function firstNonBlank(lines: string[]): number {

@@ -1,5 +1,5 @@
 import yargs from 'yargs';
-import { isLlmNrmError } from '@llm-nrm/core';
+import { isLlmNrmError, printable } from '@llm-nrm/core';
 import { commandsFor } from './commands/index.js';
 import { setInvocation, toolVersion } from './provenance.js';
 
@@ -49,11 +49,12 @@ export async function main(argvIn: string[]): Promise<number> {
     await cli.parseAsync();
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`llm-nrm: ${e.message}\nRun with --help for usage.\n`);
+      process.stderr.write(`llm-nrm: ${printable(e.message, { keepNewlines: true })}\nRun with --help for usage.\n`);
       return 2;
     }
     if (isLlmNrmError(e)) {
-      process.stderr.write(`llm-nrm: ${e.message}\n`);
+      // Messages quote ids and texts from the inputs: shown with their control characters escaped.
+      process.stderr.write(`llm-nrm: ${printable(e.message, { keepNewlines: true })}\n`);
       return 1;
     }
     throw e;

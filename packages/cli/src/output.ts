@@ -1,4 +1,9 @@
-/** Shared CLI output helpers: progress on stderr, aligned tables and JSON on stdout. */
+/**
+ * Shared CLI output helpers: progress on stderr, aligned tables and JSON on stdout. Everything they
+ * print passes core's `printable`: model ids, item texts and file names come from outside, and a
+ * control character in one (a bidi override, a terminal escape) must not change what is shown.
+ */
+import { printable } from '@llm-nrm/core';
 
 /** A progress reporter that writes at most about once a second to stderr (and nothing when quiet). */
 export function progress(quiet = false): (msg: string) => void {
@@ -8,18 +13,19 @@ export function progress(quiet = false): (msg: string) => void {
     const now = Date.now();
     if (now - last < 1000) return;
     last = now;
-    process.stderr.write(`${msg}\n`);
+    process.stderr.write(`${printable(msg, { keepNewlines: true })}\n`);
   };
 }
 
 /** Always-printed status line on stderr (unless quiet). */
 export function info(quiet: boolean, msg: string): void {
-  if (!quiet) process.stderr.write(`${msg}\n`);
+  if (!quiet) process.stderr.write(`${printable(msg, { keepNewlines: true })}\n`);
 }
 
 /** Format rows as an aligned plain-text table (numbers right-aligned). */
 export function formatTable(header: string[], rows: (string | number)[][]): string {
-  const cells = [header, ...rows.map((r) => r.map((v) => (typeof v === 'number' ? fmt(v) : v)))];
+  // A cell is one line: its newlines are escaped too.
+  const cells = [header, ...rows.map((r) => r.map((v) => (typeof v === 'number' ? fmt(v) : printable(v))))];
   const widths = header.map((_, c) => Math.max(...cells.map((r) => String(r[c] ?? '').length)));
   const numeric = header.map((_, c) => rows.length > 0 && rows.every((r) => typeof r[c] === 'number'));
   const line = (r: (string | number)[]) =>
@@ -39,8 +45,20 @@ export function fmt(v: number): string {
 
 /** Print JSON to stdout. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${jsonText(value)}\n`);
 }
+
+/**
+ * JSON text whose strings carry no raw bidi or C1 control (JSON.stringify escapes only C0): they
+ * are written as `\uXXXX` escapes, which parse back to the same value, so the data is unchanged and
+ * a terminal shows the escapes.
+ */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// Outside strings JSON text holds none of these, so each one found is inside a string.
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** A skipped unit as the readers report it. */
 export interface SkippedUnit {
@@ -69,4 +87,9 @@ export function formatSkipped(skipped: readonly SkippedUnit[], shown = 5): strin
 /** Several status lines on stderr (unless quiet). */
 export function infoLines(quiet: boolean, lines: readonly string[]): void {
   for (const l of lines) info(quiet, l);
+}
+
+/** Write text to stdout with control characters in it escaped (newlines and tabs kept): see printable. */
+export function printText(text: string): void {
+  process.stdout.write(printable(text, { keepNewlines: true }));
 }

@@ -129,6 +129,8 @@ export function validateBundle(value: unknown, source = 'bundle'): CalibrationBu
 /** Parse and validate bundle JSON text. */
 export function parseBundle(text: string, source = 'bundle'): CalibrationBundle {
   let v: unknown;
+  // Said as such: JSON.parse's "Unexpected end of JSON input" hides that there is nothing there.
+  if (text.trim() === '') throw new LlmNrmError('EMPTY', `${source}: the file is empty: no calibration bundle (write one with llm-nrm fit)`);
   try {
     v = JSON.parse(text);
   } catch (e) {

@@ -15,6 +15,7 @@ export type LlmNrmErrorCode =
   | 'UNKNOWN_ITEM' // responses refer to items that the bundle does not hold
   | 'CONTENT_CHANGED' // a response's prompt/continuations differ from the text its item was calibrated on
   | 'IO' // reading or writing a file failed
+  | 'OUTPUT_REFUSED' // an output would overwrite an input or remove files llm-nrm did not write (nothing was changed)
   | 'FORMAT'; // a harness file could not be parsed or its format not recognised
 
 export class LlmNrmError extends Error {
@@ -30,7 +31,9 @@ export class LlmNrmError extends Error {
         : options.line !== undefined
           ? `line ${options.line}: `
           : '';
-    super(where + message, options.cause !== undefined ? { cause: options.cause } : undefined);
+    // A message that already begins with its location (re-thrown with the same file and line)
+    // is not prefixed again: `x.txt:6: x.txt:6: ...` said nothing twice.
+    super(message.startsWith(where) ? message : where + message, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.name = 'LlmNrmError';
     this.code = code;
     this.file = options.file;

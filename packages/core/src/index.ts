@@ -1,6 +1,7 @@
 // The public API of @llm-nrm/core: what the other packages, the apps and the README's users need.
 // Helpers used only inside core stay importable from their modules, not from here.
 export { LlmNrmError, isLlmNrmError, type LlmNrmErrorCode } from './errors.js';
+export { hasUnprintable, printable } from './printable.js';
 export {
   ALL_PARTS,
   MODEL_NAMES,

@@ -173,7 +173,8 @@ export function finishItemLosses(layout: LlmNrmLayout, itemOffsets: Int32Array, 
 /** Throws NON_FINITE when a kernel's loss is not finite (a diverged fit or degenerate input). */
 export function checkFinite(loss: number): number {
   if (!Number.isFinite(loss)) {
-    throw new LlmNrmError('NON_FINITE', `objective became ${loss}; the fit diverged (try --optimizer lbfgs, a smaller --lr, or check the input)`);
+    // No CLI option is named here: `fit` and `score` each add the advice that fits their own options.
+    throw new LlmNrmError('NON_FINITE', `objective became ${loss}; the fit diverged or the input is degenerate (check it for extreme values)`);
   }
   return loss;
 }

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LlmNrmError } from '@llm-nrm/core';
+import { filesUnder, writeFolderOutput } from '@llm-nrm/adapters';
 import { CSP_META } from './csp.js';
 import { siteData, type SiteInput } from './siteData.js';
 
@@ -19,12 +20,21 @@ export interface BuildSiteResult {
   seconds: { data: number; write: number };
 }
 
+export interface BuildSiteOptions {
+  /** The built app to copy (default: appAssetsDir()). */
+  assets?: string;
+  /** The files the site is built from: a folder holding one is never written (output policy). */
+  inputs?: readonly string[];
+  /** The command recorded in the folder's marker (default `leaderboard`). */
+  command?: string;
+}
+
 /**
  * Write the static site for `input` into `outDir`: the app's assets and a `data/` folder of JSON
- * shards. Atomic: everything goes to a fresh sibling folder first, which then replaces `outDir` in
- * one rename (an old site there is removed only after the new one is complete).
+ * shards. Under adapters' output policy: `outDir` must be absent, empty or a site llm-nrm built
+ * (which is replaced); everything goes to a fresh sibling folder first, which then takes its place.
  */
-export async function buildSite(input: SiteInput, outDir: string, options: { assets?: string } = {}): Promise<BuildSiteResult> {
+export async function buildSite(input: SiteInput, outDir: string, options: BuildSiteOptions = {}): Promise<BuildSiteResult> {
   const assets = options.assets ?? appAssetsDir();
   const indexFile = join(assets, 'index.html');
   if (!existsSync(indexFile)) {
@@ -35,38 +45,36 @@ export async function buildSite(input: SiteInput, outDir: string, options: { ass
   if (meta !== CSP_META)
     throw new LlmNrmError('FORMAT', `${indexFile} does not carry the site's Content-Security-Policy meta tag (rebuild the app)`, { file: indexFile });
   let t = performance.now();
-  const files = siteData(input);
-  const dataSeconds = (performance.now() - t) / 1000;
-  t = performance.now();
+  let dataSeconds = 0;
+  let shards = 0;
   const out = resolve(outDir);
-  const tmp = `${out}.tmp-${process.pid}-${Date.now()}`;
   let bytes = 0;
-  try {
-    await mkdir(dirname(out), { recursive: true });
-    await cp(assets, tmp, { recursive: true });
-    const dirs = new Set<string>();
-    for (const path of files.keys()) dirs.add(dirname(join(tmp, 'data', path)));
-    for (const d of dirs) await mkdir(d, { recursive: true });
-    const entries = [...files];
-    // A few writes in flight at a time: many small shards, bounded memory.
-    for (let s = 0; s < entries.length; s += 32) {
-      await Promise.all(
-        entries.slice(s, s + 32).map(async ([path, value]) => {
-          const text = JSON.stringify(value);
-          bytes += Buffer.byteLength(text);
-          await writeFile(join(tmp, 'data', path), text);
-        }),
-      );
-    }
-    if (existsSync(out)) {
-      const old = `${out}.old-${process.pid}-${Date.now()}`;
-      await rename(out, old);
-      await rename(tmp, out);
-      await rm(old, { recursive: true, force: true });
-    } else await rename(tmp, out);
-  } catch (e) {
-    await rm(tmp, { recursive: true, force: true });
-    throw e instanceof LlmNrmError ? e : new LlmNrmError('IO', `cannot write the site to ${out}: ${(e as Error).message}`, { cause: e, file: out });
-  }
-  return { dir: out, files: files.size, bytes, seconds: { data: dataSeconds, write: (performance.now() - t) / 1000 } };
+  await writeFolderOutput(
+    out,
+    async (tmp) => {
+      // The data is computed only once the folder is known to be writable (no wasted minutes).
+      const files = siteData(input);
+      shards = files.size;
+      dataSeconds = (performance.now() - t) / 1000;
+      t = performance.now();
+      await cp(assets, tmp, { recursive: true });
+      const dirs = new Set<string>();
+      for (const path of files.keys()) dirs.add(dirname(join(tmp, 'data', path)));
+      for (const d of dirs) await mkdir(d, { recursive: true });
+      const entries = [...files];
+      // A few writes in flight at a time: many small shards, bounded memory.
+      for (let s = 0; s < entries.length; s += 32) {
+        await Promise.all(
+          entries.slice(s, s + 32).map(async ([path, value]) => {
+            const text = JSON.stringify(value);
+            bytes += Buffer.byteLength(text);
+            await writeFile(join(tmp, 'data', path), text);
+          }),
+        );
+      }
+      return filesUnder(tmp);
+    },
+    { command: options.command ?? 'leaderboard', inputs: options.inputs ?? [], replace: true },
+  );
+  return { dir: out, files: shards, bytes, seconds: { data: dataSeconds, write: (performance.now() - t) / 1000 } };
 }

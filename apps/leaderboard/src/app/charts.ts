@@ -3,6 +3,7 @@
 // the `plot` class), and each chart is a <figure> with a title, a text alternative (aria-label and
 // <desc>) and a caption.
 import * as Plot from '@observablehq/plot';
+import { printable } from '@llm-nrm/core';
 import { h } from './dom.js';
 
 export { Plot };
@@ -19,10 +20,14 @@ export function chart(options: Plot.PlotOptions, text: ChartText, id?: string): 
   const el = Plot.plot({ className: 'plot', ariaLabel: text.title, ariaDescription: text.description, ...options }) as Element;
   for (const st of Array.from(el.querySelectorAll('style'))) st.remove();
   if (el.tagName.toLowerCase() === 'style') el.remove();
+  // Plot writes its labels, ticks and <title> tooltips as text nodes of its own (option texts and ids
+  // among them): they get the rule dom.ts applies to every other text of the page.
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n !== null; n = walker.nextNode()) n.nodeValue = printable(n.nodeValue ?? '', { keepNewlines: true });
   const svg = el.tagName.toLowerCase() === 'svg' ? el : el.querySelector('svg');
   if (svg) {
     svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', `${text.title}. ${text.description}`);
+    svg.setAttribute('aria-label', printable(`${text.title}. ${text.description}`));
   }
   return h(
     'figure',

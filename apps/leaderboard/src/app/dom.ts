@@ -1,5 +1,8 @@
 // DOM building without HTML strings: every text (item text and model ids are untrusted) goes in as
 // a text node, attributes are set one by one, and event handlers are properties, never attributes.
+// Text passes core's `printable` (as in the CLI): a bidi override in a model id must not reorder
+// what the page shows (`org/phi4 \u202etxt.exe` shown as `...exe.txt`).
+import { printable } from '@llm-nrm/core';
 
 type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
@@ -10,8 +13,12 @@ function append(parent: Node, child: Child): void {
     for (const c of child) append(parent, c);
     return;
   }
-  parent.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+  parent.appendChild(
+    typeof child === 'string' || typeof child === 'number' ? document.createTextNode(printable(String(child), { keepNewlines: true })) : child,
+  );
 }
+
+const SHOWN_ATTRIBUTES = new Set(['title', 'aria-label', 'alt', 'placeholder']);
 
 function setAttrs(el: Element, attrs: Attrs | undefined): void {
   if (!attrs) return;
@@ -24,7 +31,8 @@ function setAttrs(el: Element, attrs: Attrs | undefined): void {
     }
     // No inline style or handler attributes: the CSP forbids the first, this module the second.
     if (k === 'style' || /^on/i.test(k)) throw new Error(`attribute ${k} is not allowed`);
-    el.setAttribute(k, v === true ? '' : String(v));
+    // Attributes shown as text are text too; values and URLs are data (an option's value names a benchmark).
+    el.setAttribute(k, v === true ? '' : SHOWN_ATTRIBUTES.has(k) ? printable(String(v)) : String(v));
   }
 }
 

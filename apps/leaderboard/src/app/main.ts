@@ -1,4 +1,5 @@
 import './style.css';
+import { printable } from '@llm-nrm/core';
 import { h, replace } from './dom.js';
 import { manifest } from './data.js';
 import { leaderboardPage } from './pages/leaderboard.js';
@@ -34,7 +35,7 @@ async function route(): Promise<void> {
   const view = h('div', { class: 'view' });
   try {
     const m = await manifest();
-    document.getElementById('site-title')!.textContent = m.title;
+    document.getElementById('site-title')!.textContent = printable(m.title);
     await r.page(view, parts.slice(1));
     if (gen !== generation) return;
     replace(main, view);

@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { LlmNrmError } from '@llm-nrm/core';
+import { writeFolderOutput } from '../outputPolicy.js';
 import { harnessExporter } from './exporters.js';
 import { multipleInputItems, tinyItemsJsonl, type TinyBank, type TinyItem, type TinyPackage } from './tinyPackage.js';
 
 export interface WriteTinyPackageOptions {
   /** Harnesses to export (default all: lm-eval, inspect, openai-evals). */
   harnesses?: string[];
-  /** Replace an existing folder (default false: refuse). */
+  /** Replace a folder llm-nrm wrote before (default false: refuse); never one the output policy protects. */
   overwrite?: boolean;
+  /** The inputs of the run (bundle, responses): a folder holding one is never written (output policy). */
+  inputs?: readonly string[];
 }
 
 export interface WriteTinyPackageResult {
@@ -114,36 +117,24 @@ export async function writeTinyPackage(dir: string, pkg: TinyPackage, options: W
     const why = e.unsupported?.(pkg);
     if (why) throw new LlmNrmError('INVALID_OPTION', `--harness ${e.name}: ${why}`);
   }
-  let exists: boolean;
-  try {
-    await stat(dir);
-    exists = true;
-  } catch {
-    exists = false;
-  }
-  if (exists && !options.overwrite) throw new LlmNrmError('IO', `${dir} exists; choose another folder or pass --force to replace it`, { file: dir });
   const files = [
     { path: 'README.md', content: readme(pkg, dir, harnesses) },
     { path: 'bank.json', content: pkg.bankJson },
     { path: 'items.jsonl', content: pkg.itemsJsonl },
     ...exporters.flatMap((e) => e.files(pkg)),
   ];
-  const tmp = join(dirname(dir), `.${basename(dir)}.${process.pid}.${Date.now().toString(36)}.tmp`);
-  try {
-    for (const f of files) {
-      const p = join(tmp, f.path);
-      await mkdir(dirname(p), { recursive: true });
-      await writeFile(p, f.content);
-    }
-    if (exists) {
-      const old = `${tmp}.old`;
-      await rename(dir, old);
-      await rename(tmp, dir);
-      await rm(old, { recursive: true, force: true });
-    } else await rename(tmp, dir);
-  } catch (e) {
-    await rm(tmp, { recursive: true, force: true });
-    throw new LlmNrmError('IO', `cannot write the package ${dir}: ${(e as Error).message}`, { cause: e, file: dir });
-  }
+  // The output policy decides whether `dir` may be (re)written and swaps it in atomically.
+  await writeFolderOutput(
+    dir,
+    async (tmp) => {
+      for (const f of files) {
+        const p = join(tmp, f.path);
+        await mkdir(dirname(p), { recursive: true });
+        await writeFile(p, f.content);
+      }
+      return files.map((f) => f.path);
+    },
+    { command: 'publish', inputs: options.inputs ?? [], replace: options.overwrite ?? false, forceFlag: '--force' },
+  );
   return { dir, files: files.map((f) => join(dir, f.path)), bankSha256: pkg.bankSha256, itemsSha256: pkg.bank.itemsSha256 };
 }

@@ -1,4 +1,5 @@
 import { bankFromRecords, type BankFromRecordsOptions, type BankStats, type RecordSource, type ResponseBank, type ResponseRecord } from '@llm-nrm/core';
+import { assertNotEmptyFile } from '../detect.js';
 import { newReport, type ReadReport } from '../reader.js';
 import { readResponseBatches, type ReadResponsesOptions } from './readResponses.js';
 
@@ -16,6 +17,7 @@ export interface LoadBankOptions extends ReadResponsesOptions, Omit<BankFromReco
  * keyed differently in two records) names the line it came from.
  */
 export async function loadBank(path: string, options: LoadBankOptions = {}): Promise<{ bank: ResponseBank; stats: BankStats; report: ReadReport }> {
+  await assertNotEmptyFile(path);
   const report = options.report ?? newReport();
   const records: ResponseRecord[] = [];
   const sources: RecordSource[] = [];

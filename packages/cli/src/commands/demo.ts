@@ -1,12 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bankFromRecords, bankRecords, fit, simulateFleet, toBundle, type CalibrationBundle, type ResponseRecord } from '@llm-nrm/core';
-import { newReport, readLmEvalHarness, writeFileAtomic, writeLmEvalHarness } from '@llm-nrm/adapters';
+import { checkFolderOutput, filesUnder, newReport, readLmEvalHarness, writeFolderOutput, writeLmEvalHarness } from '@llm-nrm/adapters';
 import { pearson, spearmanRho } from '@llm-nrm/analysis';
 import { buildSite } from '@llm-nrm/site';
-import { formatTable, info, printJson } from '../output.js';
+import { formatTable, info, printJson, printText } from '../output.js';
 import { commandLine, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress, formatDiagnostics, ranked } from './fit.js';
@@ -51,12 +51,13 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       .option('items', { describe: 'Items in the simulated bank', type: 'number', default: 400 })
       .option('seed', { describe: 'Seed of the simulation', type: 'number', default: 1 })
       .option('out', {
-        describe: 'Keep the outputs in this folder (lm-eval/ samples, bundle.json, truth.json) instead of a temp dir',
+        describe: 'Keep the outputs in this folder (lm-eval/ samples, bundle.json, truth.json, site/) instead of a temp dir: absent, empty, or one demo wrote',
         type: 'string',
         requiresArg: true,
       })
       .option('site', {
-        describe: 'Write the leaderboard site here (default: <out>/site with --out, else llm-nrm-demo-site in the temp folder); --no-site skips it',
+        describe:
+          'Write the leaderboard site here (default: <out>/site with --out, else a new llm-nrm-demo-site-* folder in the temp folder); --no-site skips it',
         type: 'string',
       })
       .option('json', { describe: 'Print the results as JSON', type: 'boolean', default: false })
@@ -80,12 +81,16 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     say(`1/4 simulated ${argv.models} LLMs x ${argv.items} items (seed ${argv.seed}) in ${secs(t)} s`);
 
     // 2. As lm-eval-harness outputs, then 3. read back through the lm-eval reader.
-    const dir = argv.out ?? (await mkdtemp(join(tmpdir(), 'llm-nrm-demo-')));
+    // Everything is made in a private temp folder; with --out it is then moved in under the output
+    // policy (checked first, so a refused --out costs nothing).
+    if (argv.out !== undefined) await checkFolderOutput(argv.out, { command: 'demo', inputs: [], replace: true, flag: '--out' });
+    const dir = await mkdtemp(join(tmpdir(), 'llm-nrm-demo-'));
     const lmDir = join(dir, 'lm-eval');
+    const shown = (p: string) => (argv.out !== undefined ? join(argv.out, relative(dir, p)) : p);
     try {
       t = Date.now();
       const written = await writeLmEvalHarness(bankRecords(fleet.bank), lmDir);
-      say(`2/4 wrote ${written.records} lm-eval-harness samples (${written.files.length} files) under ${lmDir} in ${secs(t)} s`);
+      say(`2/4 wrote ${written.records} lm-eval-harness samples (${written.files.length} files) under ${shown(lmDir)} in ${secs(t)} s`);
       t = Date.now();
       const report = newReport();
       const records: ResponseRecord[] = [];
@@ -106,14 +111,24 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       let site: string | null = null;
       if ((argv.site as unknown) !== false) {
         t = Date.now();
-        site = argv.site ?? (argv.out !== undefined ? join(dir, 'site') : join(tmpdir(), 'llm-nrm-demo-site'));
-        const built = await buildSite({ bundle, bank, title: `LLM-NRM demo: ${argv.models} simulated LLMs` }, site);
+        // Without --out or --site, a fresh folder: a fixed name in the shared temp folder could be another user's.
+        const where = argv.site ?? (argv.out !== undefined ? join(dir, 'site') : await mkdtemp(join(tmpdir(), 'llm-nrm-demo-site-')));
+        const built = await buildSite({ bundle, bank, title: `LLM-NRM demo: ${argv.models} simulated LLMs` }, where, { command: 'demo' });
+        site = argv.site ?? shown(where);
         say(`site: wrote the leaderboard site (${built.files} data files) to ${site} in ${secs(t)} s`);
       }
       if (argv.out !== undefined) {
-        await writeFileAtomic(join(dir, 'bundle.json'), JSON.stringify(bundle, null, 2) + '\n');
-        await writeFileAtomic(join(dir, 'truth.json'), JSON.stringify(fleetTruth(fleet), null, 2) + '\n');
-        say(`wrote ${join(dir, 'bundle.json')} and ${join(dir, 'truth.json')}`);
+        await writeFile(join(dir, 'bundle.json'), JSON.stringify(bundle, null, 2) + '\n');
+        await writeFile(join(dir, 'truth.json'), JSON.stringify(fleetTruth(fleet), null, 2) + '\n');
+        await writeFolderOutput(
+          argv.out,
+          async (tmp) => {
+            await cp(dir, tmp, { recursive: true });
+            return filesUnder(tmp);
+          },
+          { command: 'demo', inputs: [], replace: true, flag: '--out' },
+        );
+        say(`wrote ${join(argv.out, 'bundle.json')} and ${join(argv.out, 'truth.json')}`);
       }
       const trueTheta = new Map(fleet.bank.models.map((id, j) => [id, fleet.truth[fleet.layout.theta + j]!]));
       const board = ranked(bundle.llms);
@@ -140,9 +155,9 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
         });
         return;
       }
-      process.stdout.write(report_(bundle, board, trueTheta, recovery, argv, seconds, site));
+      printText(report_(bundle, board, trueTheta, recovery, argv, seconds, site));
     } finally {
-      if (argv.out === undefined) await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
     }
   },
 };

@@ -13,7 +13,7 @@ import {
 } from '@llm-nrm/analysis';
 import { engineOption, loadEngine } from '../engines.js';
 import { crossValidateParallel } from './evaluateWorkers.js';
-import { formatTable, info, printJson, progress } from '../output.js';
+import { formatTable, info, printJson, printText, progress } from '../output.js';
 
 interface EvaluateArgs {
   responses: string;
@@ -219,6 +219,6 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       text.push(calibrationTable(res));
     }
     if (argv.json) printJson(out);
-    else process.stdout.write(text.join('\n'));
+    else printText(text.join('\n'));
   },
 };

@@ -10,6 +10,7 @@ import {
   describeItemVersions,
   fit,
   getFamily,
+  isLlmNrmError,
   toBundle,
   type BundleLlm,
   type BundleWarning,
@@ -22,7 +23,7 @@ import {
   type SeMode,
 } from '@llm-nrm/core';
 import { assertOutputIsNotInput, excludeFromWalks, readAnyResponses, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
-import { fmt, formatSkipped, formatTable, info, infoLines, printJson, progress } from '../output.js';
+import { fmt, formatSkipped, formatTable, info, infoLines, printJson, printText, progress } from '../output.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
 import { identityOptions } from '../identityOptions.js';
@@ -260,7 +261,21 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     if (argv.lr !== undefined) options.lr = argv.lr;
     if (argv['max-iterations'] !== undefined) options.maxIterations = argv['max-iterations'];
     if (argv.tolerance !== undefined) options.tolerance = argv.tolerance;
-    const result: FitResult = fit(bank, options);
+    let result: FitResult;
+    try {
+      result = fit(bank, options);
+    } catch (e) {
+      // Advice in terms of fit's own options (core's message names none).
+      if (isLlmNrmError(e, 'NON_FINITE'))
+        throw new LlmNrmError(
+          'NON_FINITE',
+          `${e.message}; ${options.optimizer === 'adam' ? 'try a smaller --lr or --optimizer lbfgs' : 'try --optimizer adam with a small --lr'}`,
+          {
+            cause: e,
+          },
+        );
+      throw e;
+    }
     const bundle = toBundle(result, {
       version: toolVersion(),
       inputs: hashing === undefined ? [] : await hashing.done,
@@ -307,7 +322,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       (warnings.length > 0 ? `\nwarnings\n${warnings.map((w) => `  ${w.message}`).join('\n')}\n` : '') +
       `\nfit\n${formatDiagnostics(bundle.fit)}`;
     if (toStdout) info(argv.quiet, text.trimEnd());
-    else process.stdout.write(text);
+    else printText(text);
     if (!bundle.fit.converged) info(argv.quiet, `warning: the fit did not converge (${bundle.fit.reason}); raise --max-iterations or --steps`);
     const unidentified = bundle.llms.filter((l) => l.identified === false).map((l) => l.id);
     if (unidentified.length > 0)

@@ -1,8 +1,8 @@
 // `llm-nrm leaderboard`: builds the static site from a bundle (and its responses, a tiny folder),
-// replaces an old site atomically, previews a built site with --serve. The pages themselves are
+// replaces a site it wrote atomically (and refuses any other folder), previews a built site with --serve. The pages themselves are
 // tested in headless Chromium in apps/leaderboard/test.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankRecords, simulateFleet, type CalibrationBundle } from '@llm-nrm/core';
@@ -25,15 +25,24 @@ beforeAll(async () => {
 afterAll(() => tmp.cleanup());
 
 describe('llm-nrm leaderboard', () => {
-  it('writes the site (assets and data shards) and replaces an old one whole', async () => {
+  it('writes the site (assets and data shards) and replaces a site it wrote whole; a foreign file stops it', async () => {
     const site = join(tmp.dir, 'site');
-    mkdirSync(site);
-    writeFileSync(join(site, 'stale.txt'), 'old');
+    // An old site of an earlier build (one fewer LLM's shard would stay behind if not replaced whole).
+    const first = await runCli(['leaderboard', bundleFile, '-o', site, '-q']);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(site, 'data/manifest.json'), 'utf8'))).toMatchObject({ hasResponses: false });
+    // A file llm-nrm did not write: the folder is refused, the file kept.
+    writeFileSync(join(site, 'notes.txt'), 'mine');
+    const refused = await runCli(['leaderboard', bundleFile, '--responses', responses, '-o', site, '-q']);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/refused -o .*site: llm-nrm leaderboard wrote it, but it now also holds 1 entry llm-nrm did not write \(first "notes\.txt"\)/);
+    expect(readFileSync(join(site, 'notes.txt'), 'utf8')).toBe('mine');
+    rmSync(join(site, 'notes.txt'));
     const { code, out } = await runCli(['leaderboard', bundleFile, '--responses', responses, '-o', site, '--json', '-q']);
     expect(code).toBe(0);
     const summary = JSON.parse(out);
     expect(summary).toMatchObject({ llms: 8, items: 40, responses: true, tiny: null });
-    expect(existsSync(join(site, 'stale.txt'))).toBe(false);
+    expect(readdirSync(tmp.dir).filter((n) => n.endsWith('.tmp') || n.endsWith('.old'))).toEqual([]);
     expect(readFileSync(join(site, 'index.html'), 'utf8')).toContain('http-equiv="Content-Security-Policy"');
     const manifest = JSON.parse(readFileSync(join(site, 'data/manifest.json'), 'utf8'));
     expect(manifest).toMatchObject({ llms: 8, items: 40, hasResponses: true });

@@ -2,10 +2,10 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, parseBundle, validateBundle, type CalibrationBundle, type ResponseRecord } from '@llm-nrm/core';
-import { newReport, readResponsesWithSources } from '@llm-nrm/adapters';
+import { LlmNrmError, parseBundle, validateBundle, type CalibrationBundle } from '@llm-nrm/core';
+import { checkFolderOutput, readAnyResponses } from '@llm-nrm/adapters';
 import { buildSite, responsesBank, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/site';
-import { info, printJson } from '../output.js';
+import { info, printJson, printText } from '../output.js';
 
 interface LeaderboardArgs {
   bundle: string;
@@ -57,13 +57,13 @@ export async function siteInput(
   const input: SiteInput = { bundle, onProgress: say };
   if (options.title !== undefined) input.title = options.title;
   if (options.responses !== undefined) {
-    const report = newReport();
-    const records: ResponseRecord[] = [];
-    for await (const { record } of readResponsesWithSources(options.responses, { skipInvalid: options.skipInvalid ?? false, report })) records.push(record);
+    // The reader path `fit` takes (tidy files or harness outputs, detected as `convert` does), so the
+    // site accepts the responses the bundle was fitted from.
+    const { records, summary } = await readAnyResponses(options.responses, { skipInvalid: options.skipInvalid ?? false });
     const { bank, skipped } = responsesBank(bundle, records);
     input.bank = bank;
     say(
-      `read ${records.length} responses from ${options.responses}: ${bank.models.length} calibrated LLMs${skipped > 0 ? `, ${skipped} responses of other LLMs or items left out` : ''}${report.skipped.length > 0 ? `, ${report.skipped.length} invalid records skipped` : ''}`,
+      `read ${records.length} responses from ${options.responses}: ${bank.models.length} calibrated LLMs${skipped > 0 ? `, ${skipped} responses of other LLMs or items left out` : ''}${summary.skipped.length > 0 ? `, ${summary.skipped.length} invalid records skipped` : ''}`,
     );
   }
   if (options.tiny !== undefined) {
@@ -107,7 +107,7 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       })
       .option('output', {
         alias: 'o',
-        describe: 'Folder to write the site into (replaced atomically); required unless <bundle> is a built site',
+        describe: 'Folder to write the site into: absent, empty, or a site llm-nrm built (replaced atomically); required unless <bundle> is a built site',
         type: 'string',
         requiresArg: true,
       })
@@ -138,6 +138,9 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       return;
     }
     if (argv.output === undefined) throw new LlmNrmError('INVALID_OPTION', 'missing -o/--output: the folder to write the site into');
+    // The output policy is checked before the (long) read: the site never holds or replaces an input.
+    const inputs = [argv.bundle, ...(argv.responses !== undefined ? [argv.responses] : []), ...(argv.tiny !== undefined ? [argv.tiny] : [])];
+    await checkFolderOutput(argv.output, { command: 'leaderboard', inputs, replace: true });
     const t0 = performance.now();
     const input = await siteInput(argv.bundle, {
       ...(argv.responses !== undefined ? { responses: argv.responses } : {}),
@@ -146,7 +149,7 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       skipInvalid: argv['skip-invalid'],
       say,
     });
-    const res: BuildSiteResult = await buildSite(input, argv.output);
+    const res: BuildSiteResult = await buildSite(input, argv.output, { inputs });
     const seconds = (performance.now() - t0) / 1000;
     const summary = {
       output: res.dir,
@@ -160,18 +163,24 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
     };
     if (argv.json) printJson(summary);
     else {
-      process.stdout.write(
+      printText(
         `wrote the leaderboard site for ${summary.llms} LLMs x ${summary.items} items to ${res.dir} ` +
           `(${res.files} data files, ${(res.bytes / 1e6).toFixed(1)} MB) in ${seconds.toFixed(1)} s\n`,
       );
     }
     if (!argv.serve) {
-      say(`preview it: llm-nrm leaderboard ${argv.bundle} -o ${argv.output} --serve  (or serve the folder with any static web server)`);
+      // Serve the folder just built: rebuilding from the bundle would drop what --responses, --tiny and --title added.
+      say(`preview it: llm-nrm leaderboard ${shellWord(argv.output)} --serve  (or serve the folder with any static web server)`);
       return;
     }
     await serveUntilStopped(res.dir, argv.port);
   },
 };
+
+/** A path as one shell word (quoted when it holds anything but safe characters), for hints to copy. */
+function shellWord(p: string): string {
+  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+}
 
 /** A folder holding a built site (index.html and data/manifest.json). */
 function isBuiltSite(path: string): boolean {
@@ -190,7 +199,7 @@ async function serveUntilStopped(dir: string, port: number): Promise<void> {
   } catch (e) {
     throw new LlmNrmError('IO', `cannot serve on 127.0.0.1:${port}: ${(e as Error).message} (try --port 0)`, { cause: e });
   }
-  process.stdout.write(`serving ${dir} at ${served.url} (Ctrl-C stops)\n`);
+  printText(`serving ${dir} at ${served.url} (Ctrl-C stops)\n`);
   await new Promise<void>((done) => {
     const stop = () => {
       process.off('SIGINT', stop);

@@ -230,7 +230,7 @@ describe('llm-nrm publish', () => {
     // An existing folder is not overwritten without --force.
     const again = await runCli(['publish', bundlePath, '--responses', bare, '--items', '10', '--render-prompt', '-o', join(out, 'A')]);
     expect(again.code).toBe(1);
-    expect(again.err).toContain('exists; choose another folder or pass --force');
+    expect(again.err).toMatch(/refused -o .*A: it exists \(written by llm-nrm publish\); pass --force to replace it/);
     // A harness without an exporter is refused before anything is written.
     const h = await runCli(['publish', bundlePath, '--responses', calibration, '--harness', 'lm-eval,helm', '-o', join(tmp.dir, 'never')]);
     expect(h.code).not.toBe(0);

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
@@ -12,10 +12,19 @@ import {
   type CalibrationBundle,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { HARNESS_EXPORTERS, readAnyResponses, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
+import {
+  HARNESS_EXPORTERS,
+  checkFolderOutput,
+  readAnyResponses,
+  tinyPackage,
+  writeTinyPackage,
+  type TinyAccuracy,
+  type TinyBank,
+  type TinyItem,
+} from '@llm-nrm/adapters';
 import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
-import { formatTable, info, printJson } from '../output.js';
+import { formatTable, info, printJson, printText } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { TINY_NUISANCE, crossFitCalibrations, crossFittedTinyRunScores, tinyRunRecords, tinyRunScores, type TinyRunScore } from '../tinyRunScores.js';
 
@@ -156,19 +165,39 @@ async function readItemList(file: string, bundle: CalibrationBundle, forms: numb
     const id = raw.trim();
     if (id === '' || id.startsWith('#')) return;
     const i = index.get(id);
-    if (i === undefined) throw new LlmNrmError('UNKNOWN_ITEM', `${file}:${n + 1}: item ${JSON.stringify(id)} is not in the bundle`, { file, line: n + 1 });
-    if (seen.has(id)) throw new LlmNrmError('INVALID_OPTION', `${file}:${n + 1}: item ${JSON.stringify(id)} is listed twice`, { file, line: n + 1 });
+    if (i === undefined) throw new LlmNrmError('UNKNOWN_ITEM', `item ${JSON.stringify(id)} is not in the bundle`, { file, line: n + 1 });
+    if (seen.has(id)) throw new LlmNrmError('INVALID_OPTION', `item ${JSON.stringify(id)} is listed twice`, { file, line: n + 1 });
     if (exact && !exact[i])
-      throw new LlmNrmError(
-        'INVALID_OPTION',
-        `${file}:${n + 1}: item ${JSON.stringify(id)} has no recorded prompt and continuations (--render-prompt builds one)`,
-        { file, line: n + 1 },
-      );
+      throw new LlmNrmError('INVALID_OPTION', `item ${JSON.stringify(id)} has no recorded prompt and continuations (--render-prompt builds one)`, {
+        file,
+        line: n + 1,
+      });
     seen.add(id);
     ids.push(id);
   });
   if (ids.length === 0) throw new LlmNrmError('INVALID_OPTION', `--item-list ${file} lists no item`, { file });
   return ids;
+}
+
+/**
+ * With --forms the output holds one package folder per form (A/, B/, ...), each under the output
+ * policy; the folder above them must be absent, empty or hold form folders only, so that forms are
+ * never scattered among a user's own files.
+ */
+async function checkFormsFolder(dir: string): Promise<void> {
+  const st = await stat(dir).catch(() => undefined);
+  if (st !== undefined && !st.isDirectory()) {
+    throw new LlmNrmError('OUTPUT_REFUSED', `refused -o ${dir}: it is a file, not a folder; choose an absent or empty folder`);
+  }
+  const names = st === undefined ? [] : await readdir(dir);
+  const other = names.filter((n) => !/^[A-Z]$/.test(n)).sort();
+  if (other.length > 0) {
+    throw new LlmNrmError(
+      'OUTPUT_REFUSED',
+      `refused -o ${dir}: --forms writes form folders A/, B/, ... into it, and it holds other entries (first ${JSON.stringify(other[0])}); ` +
+        'nothing was changed; choose an absent or empty folder, or one publish --forms wrote',
+    );
+  }
 }
 
 export const publishCommand: CommandModule<object, PublishArgs> = {
@@ -209,8 +238,18 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         type: 'number',
         requiresArg: true,
       })
-      .option('output', { alias: 'o', describe: 'Package folder to write (atomically)', type: 'string', demandOption: true, requiresArg: true })
-      .option('force', { describe: 'Replace an existing output folder', type: 'boolean', default: false })
+      .option('output', {
+        alias: 'o',
+        describe: 'Package folder to write (atomically): absent, empty, or one llm-nrm wrote with --force',
+        type: 'string',
+        demandOption: true,
+        requiresArg: true,
+      })
+      .option('force', {
+        describe: 'Replace a package folder llm-nrm wrote (never one holding an input, the working directory or files llm-nrm did not write)',
+        type: 'boolean',
+        default: false,
+      })
       .option('json', { describe: 'Print the summary as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No status on stderr', type: 'boolean', default: false })
       .example('$0 publish bundle.json --responses calib.jsonl --items 41 --name mmlu -o tiny-mmlu/', '41 items as lm-eval, Inspect and OpenAI-evals tasks')
@@ -237,6 +276,11 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     for (const h of harnesses)
       if (!HARNESS_EXPORTERS.has(h))
         throw new LlmNrmError('INVALID_OPTION', `unknown --harness ${JSON.stringify(h)} (known: ${[...HARNESS_EXPORTERS.keys()].join(', ')})`);
+    // The output policy is checked before any work: a package folder never holds or replaces an input.
+    const inputs = [argv.bundle, argv.responses, ...(argv['item-list'] !== undefined ? [argv['item-list']] : [])];
+    const formDirs = argv.forms > 1 ? Array.from({ length: argv.forms }, (_, f) => join(argv.output, String.fromCharCode(65 + f))) : [argv.output];
+    if (argv.forms > 1) await checkFormsFolder(argv.output);
+    for (const d of formDirs) await checkFolderOutput(d, { command: 'publish', inputs, replace: argv.force, forceFlag: '--force' });
     const bundle = await readBundle(argv.bundle);
     if (!getFamily(bundle.model).optionLevel) {
       throw new LlmNrmError(
@@ -385,7 +429,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       };
       const dir = argv.forms > 1 ? join(argv.output, formName) : argv.output;
       const pkg = tinyPackage(bank, items);
-      const res = await writeTinyPackage(dir, pkg, { harnesses, overwrite: argv.force });
+      const res = await writeTinyPackage(dir, pkg, { harnesses, overwrite: argv.force, inputs });
       info(
         argv.quiet,
         `wrote ${dir}: ${items.length} items${rendered > 0 ? ` (${rendered} with rendered prompts)` : ''}, bank sha256 ${res.bankSha256.slice(0, 12)}...`,
@@ -408,15 +452,15 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       return;
     }
     for (const s of summaries) {
-      process.stdout.write(`${s.dir}: task ${s.task}, ${(s.items as string[]).length} items\n`);
-      process.stdout.write(
+      printText(`${s.dir}: task ${s.task}, ${(s.items as string[]).length} items\n`);
+      printText(
         formatTable(
           ['benchmark', 'items'],
           Object.entries(s.benchmarks as Record<string, number>).map(([b, n]) => [b || '(none)', n]),
         ),
       );
     }
-    process.stdout.write(
+    printText(
       `run: lm_eval --model <model> --model_args <args> --tasks ${summaries[0]!.task} --include_path ${join(String(summaries[0]!.dir), 'lm-eval')} --log_samples --output_path out/\nthen: llm-nrm score ${summaries[0]!.dir} out/\n`,
     );
   },

@@ -11,7 +11,7 @@ import {
   type InformationSummaryRow,
 } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
-import { formatTable, printJson } from '../output.js';
+import { formatTable, info, printJson, printText } from '../output.js';
 
 interface ReportArgs {
   bundle: string;
@@ -103,8 +103,22 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         agree.rows.map((r) => [r.score, r.spearman, r.spearmanSd, r.kendall, r.kendallSd]),
       );
       if (agree.missingExternal.length > 0) text += `no external score for: ${agree.missingExternal.join(', ')}\n`;
+      // Rows whose model is no calibrated LLM (a spelling of the id, another org prefix) are said,
+      // never dropped silently: how many, and the first with its line.
+      const known = new Set(ids);
+      const unmatched = ext.models.map((m, t) => ({ model: m, line: ext.lines?.[t] })).filter((r) => !known.has(r.model));
+      out['unmatchedExternal'] = unmatched;
+      if (unmatched.length > 0) {
+        const first = unmatched[0]!;
+        const line =
+          `${unmatched.length} of ${ext.models.length} rows of ${argv.external} match no calibrated LLM and are left out; ` +
+          `the first: ${JSON.stringify(first.model)}${first.line !== undefined ? ` (line ${first.line})` : ''}`;
+        text += `${line}\n`;
+        // With --json the text is not printed: the warning goes to stderr.
+        info(!argv.json, `warning: ${line}`);
+      }
     }
     if (argv.json) printJson(out);
-    else process.stdout.write(text);
+    else printText(text);
   },
 };

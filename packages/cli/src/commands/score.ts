@@ -5,6 +5,7 @@ import {
   FLEET_NUISANCE_BELOW,
   LlmNrmError,
   getFamily,
+  isLlmNrmError,
   parseBundle,
   scoreResponses,
   type CalibrationBundle,
@@ -12,9 +13,9 @@ import {
   type RecordSource,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { isToolOutput, readAnyResponses, writeFileAtomic, type TinyBank } from '@llm-nrm/adapters';
+import { assertOutputIsNotInput, isToolOutput, readAnyResponses, writeFileOutput, type TinyBank } from '@llm-nrm/adapters';
 import { accuracyAt, predictTinyAccuracy } from '@llm-nrm/analysis';
-import { formatTable, info, printJson } from '../output.js';
+import { formatTable, info, printJson, printText } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress } from './fit.js';
@@ -275,7 +276,12 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
           'among the calibrated LLMs that theta ± 1.645 SE takes; a tiny package also predicts the full-bank accuracy (90% interval).',
       ) as unknown as Argv<ScoreArgs>,
   handler: async (argv) => {
-    const tiny = (await isDir(argv.bundle)) ? await readTinyFolder(argv.bundle) : null;
+    // Refused before any work: the scores never replace the bundle or the responses.
+    // A published folder is read through its bank.json and items.jsonl: those are inputs too.
+    const bundleDir = await isDir(argv.bundle);
+    const inputs = [argv.bundle, argv.responses, ...(bundleDir ? [join(argv.bundle, 'bank.json'), join(argv.bundle, 'items.jsonl')] : [])];
+    if (argv.output !== undefined) await assertOutputIsNotInput(argv.output, inputs);
+    const tiny = bundleDir ? await readTinyFolder(argv.bundle) : null;
     let bundle: CalibrationBundle;
     if (tiny) {
       // What the harness ran is what the items are checked against.
@@ -365,13 +371,20 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     }
     // A tiny package says how its runs are scored (what its lm-eval aggregation does too).
     const nuisance = tiny && argv.nuisance === 'auto' ? tiny.bank.scoring.nuisance : argv.nuisance;
-    const res = scoreResponses(bundle, records, {
-      sources,
-      skipInvalid: argv['skip-invalid'],
-      nuisance,
-      engine: await loadEngine(argv.engine),
-      onProgress: fitProgress(argv.quiet, 'score'),
-    });
+    const engine = await loadEngine(argv.engine);
+    let res: ReturnType<typeof scoreResponses>;
+    try {
+      res = scoreResponses(bundle, records, { sources, skipInvalid: argv['skip-invalid'], nuisance, engine, onProgress: fitProgress(argv.quiet, 'score') });
+    } catch (e) {
+      // Advice in terms of score's own options (it has no optimizer or learning rate to change).
+      if (isLlmNrmError(e, 'NON_FINITE'))
+        throw new LlmNrmError(
+          'NON_FINITE',
+          `${e.message}; ${nuisance === 'fleet' ? 'check the responses' : 'try --nuisance fleet (theta alone), or check the responses'}`,
+          { cause: e },
+        );
+      throw e;
+    }
     const skippedInvalid = report.skipped.length + res.stats.skipped - unknown;
     info(
       argv.quiet,
@@ -412,19 +425,19 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       provenance: { tool: 'llm-nrm', version: toolVersion(), createdAt: new Date().toISOString(), command: commandLine() },
     };
     if (argv.output !== undefined) {
-      await writeFileAtomic(argv.output, JSON.stringify(summary, null, 2) + '\n');
+      await writeFileOutput(argv.output, JSON.stringify(summary, null, 2) + '\n', { inputs });
       info(argv.quiet, `wrote ${argv.output}`);
     }
     if (argv.json) {
       printJson(summary);
       return;
     }
-    process.stdout.write(formatScores(bundle, scored));
+    printText(formatScores(bundle, scored));
     if (tiny) {
       for (const l of scored) {
         const pa = l.predictedAccuracy!;
         const parts = Object.entries(pa).map(([b, v]) => `${b} ${(100 * v.accuracy).toFixed(1)}% [${(100 * v.low).toFixed(1)}, ${(100 * v.high).toFixed(1)}]`);
-        process.stdout.write(
+        printText(
           `${l.id}: rank ${l.rankInterval[0]}-${l.rankInterval[1]} of ${bundle.llms.length + 1} (90%); predicted full-bank accuracy ${parts.join('; ')}\n`,
         );
       }

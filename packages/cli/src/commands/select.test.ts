@@ -68,6 +68,24 @@ describe('llm-nrm report', () => {
     expect(out).toMatch(/raw accuracy/);
   });
 
+  it('says how many ranking rows match no calibrated LLM, and the first with its line', async () => {
+    const csv = join(tmp.dir, 'elo-unmatched.csv');
+    writeFileSync(
+      csv,
+      ['model,score', `${bank.models[0]},1200`, 'openai/gpt-4o,1300', `${bank.models[1]},1100`, 'gpt-4o-mini,1250', `${bank.models[2]},900`].join('\n') + '\n',
+    );
+    const { code, out } = await run(['report', bundlePath, '--external', csv]);
+    expect(code).toBe(0);
+    expect(out).toMatch(/Agreement with .*elo-unmatched\.csv over 3 matched LLMs/);
+    expect(out).toMatch(/2 of 5 rows of .*elo-unmatched\.csv match no calibrated LLM and are left out; the first: "openai\/gpt-4o" \(line 3\)/);
+    const json = await run(['report', bundlePath, '--external', csv, '--json']);
+    expect(JSON.parse(json.out).unmatchedExternal).toEqual([
+      { model: 'openai/gpt-4o', line: 3 },
+      { model: 'gpt-4o-mini', line: 5 },
+    ]);
+    expect(json.err).toMatch(/warning: 2 of 5 rows .* match no calibrated LLM/);
+  });
+
   it('fails with one clear line on a broken ranking file', async () => {
     const bad = join(tmp.dir, 'bad.csv');
     writeFileSync(bad, 'model,score\na,notanumber\n');

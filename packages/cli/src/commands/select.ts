@@ -1,11 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bundleItems, bundleParameters, fit, withObserved } from '@llm-nrm/core';
-import { loadBank } from '@llm-nrm/adapters';
+import { assertOutputIsNotInput, loadBank, writeFileOutput } from '@llm-nrm/adapters';
 import { kendallTau, selectForRange, selectItems, spearmanRho } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { engineOption, loadEngine } from '../engines.js';
-import { formatTable, info, printJson } from '../output.js';
+import { formatTable, info, printJson, printText } from '../output.js';
 
 interface SelectArgs {
   bundle: string;
@@ -58,6 +57,9 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
       .example('$0 select bundle.json --items 41 --method information', 'the 41 items of highest average information (the old ranking)')
       .example('$0 select bundle.json --items 41 --responses new-models.jsonl', 'and how well they rank new models'),
   handler: async (argv) => {
+    // Refused before any work: the item list never replaces the bundle or the responses.
+    const inputs = [argv.bundle, ...(argv.responses !== undefined ? [argv.responses] : [])];
+    if (argv.output !== undefined) await assertOutputIsNotInput(argv.output, inputs);
     if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
     const bundle = await readBundle(argv.bundle);
     const { bank, layout, x } = bundleBank(bundle);
@@ -105,10 +107,10 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
       text += `\n${sel.ids.length} items vs all ${rb.items.length} on ${check.llms} LLMs: Kendall ${check.kendall.toFixed(4)}, Spearman ${check.spearman.toFixed(4)}\n`;
     }
     if (argv.output !== undefined) {
-      await writeFile(argv.output, sel.ids.join('\n') + '\n');
+      await writeFileOutput(argv.output, sel.ids.join('\n') + '\n', { inputs });
       info(argv.quiet, `wrote ${sel.ids.length} item ids to ${argv.output}`);
     }
     if (argv.json) printJson(out);
-    else process.stdout.write(text);
+    else printText(text);
   },
 };

@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bankRecords, simulateFleet, softplus, type SimulatedFleet } from '@llm-nrm/core';
-import { tidyFormatFromExtension, writeFileAtomic, writeResponses } from '@llm-nrm/adapters';
-import { info, printJson, progress } from '../output.js';
+import { assertOutputIsNotInput, tidyFormatFromExtension, writeFileOutput, writeResponses } from '@llm-nrm/adapters';
+import { info, printJson, printText, progress } from '../output.js';
 import { commandLine, toolVersion } from '../provenance.js';
 
 interface SimulateArgs {
@@ -86,6 +86,8 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     if (tidyFormatFromExtension(argv.output) === undefined) {
       throw new LlmNrmError('INVALID_OPTION', `unknown output extension: ${argv.output} (use .jsonl, .jsonl.gz, .arrow or .parquet)`);
     }
+    // The two outputs are refused before any work when they are one file (the truth would replace the responses).
+    if (argv.truth !== undefined) await assertOutputIsNotInput(argv.truth, [argv.output], '--truth');
     check('models', argv.models, Number.isInteger(argv.models) && argv.models >= 1, 'a positive integer');
     check('items', argv.items, Number.isInteger(argv.items) && argv.items >= 1, 'a positive integer');
     check('rotations', argv.rotations, Number.isInteger(argv.rotations) && argv.rotations >= 1 && argv.rotations <= 20, 'an integer from 1 to 20');
@@ -119,7 +121,7 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
         options: fleet.options,
         provenance: { tool: 'llm-nrm', version: toolVersion(), createdAt: new Date().toISOString(), command: commandLine() },
       };
-      await writeFileAtomic(argv.truth, JSON.stringify(truth, null, 2) + '\n');
+      await writeFileOutput(argv.truth, JSON.stringify(truth, null, 2) + '\n', { inputs: [argv.output], flag: '--truth' });
       info(argv.quiet, `wrote the true parameters to ${argv.truth}`);
     }
     let options = 0;
@@ -135,7 +137,7 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     };
     if (argv.json) printJson(summary);
     else {
-      process.stdout.write(
+      printText(
         `${records} records: ${argv.models} LLMs x ${argv.items} items (mean ${summary.meanOptions.toFixed(2)} options), seed ${argv.seed}, ` +
           `noise ${argv.noise}, missing ${argv.missing}, hard ${argv.hard}, rotations ${argv.rotations}\n`,
       );

@@ -1,3 +1,4 @@
+import { printable } from '@llm-nrm/core';
 import { download, fmt, h, howTo, pct, replace, s } from '../dom.js';
 import { leaderboard, manifest } from '../data.js';
 import { board, type BoardRow } from '../state.js';
@@ -165,7 +166,7 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
     });
     accHead.querySelector('button')!.textContent = bench >= 0 ? `Accuracy (${m.benchmarks[bench]!.name})` : 'Accuracy';
     const list = visible();
-    count.textContent = `${list.length} of ${rows.length} models${query ? ` matching “${query}”` : ''}.`;
+    count.textContent = printable(`${list.length} of ${rows.length} models${query ? ` matching “${query}”` : ''}.`);
     replace(
       tbody,
       list.map((r) => {

@@ -1,3 +1,4 @@
+import { printable } from '@llm-nrm/core';
 import { fmt, h, howTo, pct, replace } from '../dom.js';
 import { leaderboard, manifest } from '../data.js';
 import { added, board } from '../state.js';
@@ -161,7 +162,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
       );
     } catch (e) {
       status.classList.add('error');
-      status.textContent = (e as Error).message;
+      status.textContent = printable((e as Error).message, { keepNewlines: true });
     } finally {
       busy = false;
       input.value = '';
