@@ -3,6 +3,7 @@
 // built bin, which the root `test` script builds first. `npm test` runs the unit and property tests;
 // `*.e2e.test.ts` (real lm_eval, Chromium, the readers' fuzz, study-sized experiments) run under
 // `npm run test:e2e` (vitest.e2e.config.ts, these aliases).
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -31,5 +32,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every core: vitest's default for `run` leaves one idle (a single fork on a 2-core machine).
+    maxWorkers: availableParallelism(),
+    minWorkers: 1,
   },
 });
