@@ -3,11 +3,14 @@
 // - package direction: core imports no other @llm-nrm package; analysis, adapters and the engines
 //   only core (analysis and adapters never each other); site only core and analysis; cli and
 //   apps/* anything; tests may also import @llm-nrm/tooling. No relative import leaves its package.
+//   A package's benches (bench/) run in Node and may import the package itself and what it may
+//   import (the root bench/ package: what it declares).
 // - core and analysis library code (and every file a browser entry reaches: adapters/browser,
 //   engine-wasm/browser, the leaderboard's page, the site's shard types) import nothing from
 //   node:* and use no Node globals.
 // - explicit export lists (no `export *`), no Math.random in library code (every random path takes
 //   a seed), no focused or skipped tests.
+import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
@@ -16,6 +19,11 @@ import { browserClosure } from './tooling/eslint/browserClosure.mjs';
 import { noImportOutsidePackage } from './tooling/eslint/noImportOutsidePackage.mjs';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
+
+/** The package.json of the package folder `dir`. */
+function readPackage(dir) {
+  return JSON.parse(readFileSync(`${root}${dir}/package.json`, 'utf8'));
+}
 
 /** Which @llm-nrm packages each package may import (absent: any). */
 const ALLOWED = {
@@ -28,6 +36,8 @@ const ALLOWED = {
   'packages/site': ['@llm-nrm/core', '@llm-nrm/analysis'],
   // Test helpers: imported by tests only, and need core's types.
   tooling: ['@llm-nrm/core'],
+  // Core's benches (the private @llm-nrm/bench package): what it declares.
+  bench: Object.keys(readPackage('bench').dependencies),
 };
 /** Packages whose library code must run in a browser as it is. */
 const NODE_FREE = ['packages/core', 'packages/analysis'];
@@ -87,15 +97,18 @@ function rules({ allowed, nodeFree, test }) {
   return out;
 }
 
-/** Config blocks for the package folder `dir`: library code, then its tests. */
+/** Config blocks for the package folder `dir`: library code, then its tests, then its benches. */
 function packageBlocks(dir) {
   const allowed = ALLOWED[dir];
   const nodeFree = NODE_FREE.includes(dir);
   const files = SOURCES.map((g) => `${dir}/${g}`);
   const tests = TESTS.map((g) => `${dir}/${g}`);
+  const own = readPackage(dir).name;
+  const bench = SOURCES.map((g) => `${dir}/bench/${g}`);
   return [
     { files, rules: rules({ allowed, nodeFree, test: false }) },
     { files: tests, rules: { 'no-restricted-globals': 'off', ...rules({ allowed, nodeFree: false, test: true }) } },
+    { files: bench, rules: { 'no-restricted-globals': 'off', ...rules({ allowed: [...allowed, own], nodeFree: false, test: false }) } },
   ];
 }
 
@@ -111,11 +124,10 @@ function browserBlocks() {
 
 export default tseslint.config(
   {
-    // Core's benches live in the private @llm-nrm/bench package (bench/); the other packages' benches are scripts, not library code; generated and built code is not ours to lint.
+    // Generated and built code is not ours to lint.
     ignores: [
       '**/node_modules/**',
       '**/dist/**',
-      '**/bench/**',
       '**/src/generated/**',
       'packages/engine-wasm/assembly/**',
       '.venv-lmeval/**',
@@ -141,7 +153,10 @@ export default tseslint.config(
     files: ['**/*.{js,mjs}'],
     languageOptions: {
       globals: Object.fromEntries(
-        ['process', 'Buffer', 'URL', 'console', 'setTimeout', 'clearTimeout', 'TextEncoder', 'TextDecoder'].map((g) => [g, 'readonly']),
+        ['process', 'Buffer', 'URL', 'console', 'setTimeout', 'clearTimeout', 'TextEncoder', 'TextDecoder', 'performance', 'WebAssembly'].map((g) => [
+          g,
+          'readonly',
+        ]),
       ),
     },
   },

@@ -1,6 +1,9 @@
 // One vitest run over every package: tests import workspace packages from their TypeScript
 // sources (aliases below), so `npm test` needs no build for library tests; CLI tests spawn the
-// built bin, which the root `test` script builds first.
+// built bin, which the root `test` script builds first. `npm test` runs the unit and property tests;
+// `*.e2e.test.ts` (real lm_eval, Chromium, the readers' fuzz, study-sized experiments) run under
+// `npm run test:e2e` (vitest.e2e.config.ts, these aliases).
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -26,8 +29,12 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**', '**/*.e2e.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Every core: vitest's default for `run` leaves one idle (a single fork on a 2-core machine).
+    maxWorkers: availableParallelism(),
+    minWorkers: 1,
   },
 });

@@ -25,7 +25,6 @@ const cpu1 = process.cpuUsage(cpu0);
 const defSec = (performance.now() - t) / 1000;
 // The SEs at the default fit's point (core's TypeScript curvature whatever the engine).
 Object.assign(def, { se: core.fit(f.bank, { init: def.x, maxIterations: 0, distanceTolerance: 0 }).se });
-t = performance.now();
 const se0 = performance.now();
 core.thetaStandardErrors(def.family, def.bank, def.layout, def.x, core.modelObjective(f.bank, 'llm-nrm').objective.free, {}, 0, { profileItems: true });
 const seSec = (performance.now() - se0) / 1000;

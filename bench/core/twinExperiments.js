@@ -34,8 +34,7 @@ process.exit(0);
 function startExperiment() {
   const tb = core.twinBank(r.bank, r.layout, r.x);
   const cmp = (name, x, passes, sec) => {
-    let d = 0,
-      dp = 0;
+    let d = 0;
     for (let j = 0; j < J; j++) d = Math.max(d, Math.abs(x[j] - r.x[j] - r.twin.bias[j]) / r.se[j]);
     console.log(`${name}: ${passes} passes ${sec.toFixed(1)} s; max |b - b_default| / final SE ${d.toFixed(3)}`);
   };

@@ -1,5 +1,5 @@
 // Fuzz every reader with N mutated real fixture records (default 10,000 per reader), through the
-// same seeded property as test/fuzz.test.ts, and print per reader: cases, seconds, and how the
+// same seeded property as test/fuzz.e2e.test.ts, and print per reader: cases, seconds, and how the
 // cases ended (every record out / loss listed as skipped / typed error / valid shorter input).
 // Usage (from the repo root or packages/adapters): node packages/adapters/bench/fuzz.mjs [--cases 10000] [--seed 20261201]
 import { spawnSync } from 'node:child_process';
@@ -14,7 +14,7 @@ const cases = Number(arg('cases', '10000'));
 const seed = Number(arg('seed', '20261201'));
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const started = Date.now();
-const res = spawnSync('npx', ['vitest', 'run', 'packages/adapters/test/fuzz.test.ts', '--reporter=dot'], {
+const res = spawnSync('npx', ['vitest', 'run', '--config', 'vitest.e2e.config.ts', 'packages/adapters/test/fuzz.e2e.test.ts', '--reporter=dot'], {
   cwd: root,
   encoding: 'utf8',
   env: { ...process.env, LLM_NRM_FUZZ_CASES: String(cases), LLM_NRM_FUZZ_SEED: String(seed), LLM_NRM_FUZZ_REPORT: '1' },

@@ -85,7 +85,8 @@ describe('detectFormat on the real fixtures', () => {
   });
 
   it('refuses a mixed folder, listing what it found', async () => {
-    const e = await detectFormat(fixture('response-matrices')).catch((x: unknown) => x as LlmNrmError);
+    const e = (await detectFormat(fixture('response-matrices')).catch((x: unknown) => x)) as LlmNrmError;
+    expect(e).toBeInstanceOf(LlmNrmError);
     expect(e.message).toMatch(/mixed formats in one folder: .*; give the subfolders separately or pass --from/);
     expect(e.message).toMatch(/lm-eval-harness \(1\)/);
     expect(e.message).toMatch(/naep-rotations \(42\)/);

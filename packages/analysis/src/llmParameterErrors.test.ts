@@ -7,8 +7,9 @@ describe('llmParameterErrors', () => {
     const small = simulateFleet({ models: 12, items: 60, seed: 5, rotations: 4, optionWeights: { 4: 1 } });
     const big = simulateFleet({ models: 12, items: 240, seed: 5, rotations: 4, optionWeights: { 4: 1 } });
     const errs = (fleet: typeof small) => {
-      const fitted = fit(fleet.bank, { seed: 1 });
-      // fit's SEs profile theta over the items too; the items-fixed ones are this module's quantity.
+      // fit has no random path (so no seed). Its SEs profile theta over the items too; the
+      // items-fixed ones are this module's quantity.
+      const fitted = fit(fleet.bank);
       const free = modelObjective(fitted.bank, fitted.model, fitted.parts, fitted.priors).objective.free;
       const res = { ...fitted, se: thetaStandardErrors(fitted.family, fitted.bank, fitted.layout, fitted.x, free, fitted.priors, 0).se };
       return { res, e: llmParameterErrors(res.bank, res.layout, res.x, { priors: res.priors }) };
@@ -32,7 +33,7 @@ describe('llmParameterErrors', () => {
 
   it('agrees with the observed information (finite differences of the gradient) on the bias SEs', () => {
     const fleet = simulateFleet({ models: 10, items: 150, seed: 9, rotations: 4, optionWeights: { 4: 1 } });
-    const res = fit(fleet.bank, { seed: 1 });
+    const res = fit(fleet.bank);
     const { objective } = modelObjective(res.bank, res.model, res.parts, res.priors);
     const j = 3;
     const idx = llmParamIndices(res.layout, j).filter((t) => objective.free[t]);
@@ -60,9 +61,11 @@ describe('llmParameterErrors', () => {
     const e = llmParameterErrors(res.bank, res.layout, res.x, { rows: [j], priors: res.priors })[0]!;
     expect(e.theta / Math.sqrt(observedVar(0))).toBeCloseTo(1, 1);
     // The centred delta_0 - mean(delta): c' H^-1 c with c = e_0 - 1/K over the delta block (a plain solve).
-    const K = res.layout.kMax;
+    const L = res.layout;
+    if (L.kind !== 'llm-nrm') throw new Error(`expected an llm-nrm layout, got ${L.kind}`);
+    const K = L.kMax;
     const c = new Float64Array(P);
-    for (let k = 0; k < K; k++) c[idx.indexOf(res.layout.delta + j * K + k)] = (k === 0 ? 1 : 0) - 1 / K;
+    for (let k = 0; k < K; k++) c[idx.indexOf(L.delta + j * K + k)] = (k === 0 ? 1 : 0) - 1 / K;
     const A = Array.from({ length: P }, (_, r) => [...Array.from({ length: P }, (_, q) => 0.5 * (H[r * P + q]! + H[q * P + r]!)), c[r]!]);
     for (let col = 0; col < P; col++) {
       let piv = col;

@@ -1,6 +1,6 @@
 // Every engine the CLI offers computes the same objective: tfjs (float32, chunked over LLM rows)
 // and wasm (f32x4 SIMD, f64 sums) against each other and against core's float64 'ts' kernel, at a
-// small size (packages/engine-tfjs/bench/vs-wasm.js measures 189 x 2,000: within 6e-8 relative).
+// small size (packages/cli/bench/tfjs-vs-wasm.js measures 189 x 2,000: within 6e-8 relative).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bankRecords, getFamily, LlmNrmError, simulateFleet, type CalibrationBundle } from '@llm-nrm/core';

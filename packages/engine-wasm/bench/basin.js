@@ -29,7 +29,10 @@ function groups(L, xa, xb) {
     let at = -1;
     for (let t = 0; t < n; t++) {
       const v = Math.abs(xa[lo + t] - xb[lo + t]);
-      if (v > m) ((m = v), (at = t));
+      if (v > m) {
+        m = v;
+        at = t;
+      }
     }
     return { max: m, at };
   };
@@ -63,7 +66,10 @@ for (const seed of seeds) {
   let thetaAt = -1;
   for (let j = 0; j < J; j++) {
     const v = Math.abs(def.x[L.theta + j] - adam.x[L.theta + j]) / def.se[j];
-    if (v > thetaSe) ((thetaSe = v), (thetaAt = j));
+    if (v > thetaSe) {
+      thetaSe = v;
+      thetaAt = j;
+    }
   }
   const r = {
     seed,

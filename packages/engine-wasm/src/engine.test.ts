@@ -24,7 +24,7 @@ import {
 } from '@llm-nrm/core';
 import { gradientFleet, randomPoint } from '@llm-nrm/tooling/gradient';
 import { describe, expect, it } from 'vitest';
-import { disposeWasmThreads, wasmEngine, wasmLlmNrmObjective, wasmThreadPool } from './index.js';
+import { disposeWasmThreads, wasmEngine, wasmLlmNrmObjective, wasmThreadPool, type WasmObjective } from './index.js';
 
 const threadCount = (): number => readdirSync('/proc/self/task').length;
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -125,7 +125,7 @@ describe('wasmEngine', () => {
       const layout = llmNrmLayout(bank, ALL_PARTS);
       const x = randomPoint(layout, randomSource(5));
       const o = engine.objective(bank, layout);
-      expect(o.threads).toBe(2);
+      expect((o as WasmObjective).threads).toBe(2);
       expect(Number.isFinite(pass(o, x).loss)).toBe(true);
       engine.dispose();
       expect(() => pass(o, x)).toThrow(/disposed/);

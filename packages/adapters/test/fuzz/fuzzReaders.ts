@@ -6,7 +6,7 @@
 //      array element removed), which no reader can tell from a smaller run;
 //   3. without skipInvalid, the read either fails with a typed error or gives what skipInvalid gave
 //      with no damage listed.
-// Shared by test/fuzz.test.ts (a seeded run of a few seconds per reader) and bench/fuzz.mjs
+// Shared by test/fuzz.test.ts (40 cases per reader), test/fuzz.e2e.test.ts (400) and bench/fuzz.mjs
 // (10,000 cases per reader).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';

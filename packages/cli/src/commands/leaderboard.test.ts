@@ -98,7 +98,7 @@ describe('llm-nrm leaderboard', () => {
       const res = await fetch(`${url}data/manifest.json`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
-      expect((await res.json()).llms).toBe(8);
+      expect(((await res.json()) as { llms: number }).llms).toBe(8);
       expect((await fetch(`${url}..%2f..%2fetc/passwd`)).status).toBeGreaterThanOrEqual(400);
     } finally {
       child.kill('SIGTERM');

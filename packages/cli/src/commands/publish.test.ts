@@ -1,7 +1,7 @@
 // `llm-nrm publish` and scoring a tiny run back: a package exported from a simulated calibration,
-// run for real through lm_eval 0.4.13 (`--model dummy`) when the venv `.ci/run` builds is there
-// (skipped only outside CI when it is not), Inspect and OpenAI-evals files compiled and their
-// readers fed logs shaped as those tasks write, and the bad inputs a user meets.
+// Inspect and OpenAI-evals files compiled and their readers fed logs shaped as those tasks write,
+// and the bad inputs a user meets. The same packages run for real through lm_eval 0.4.13 in
+// publish.e2e.test.ts (`npm run test:e2e`).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,44 +65,6 @@ const scoreJson = async (...args: string[]) => {
   const r = await runCli(['score', ...args, '--json', '-q']);
   return { ...r, json: r.code === 0 ? JSON.parse(r.out) : null };
 };
-
-// The real harness: lm_eval 0.4.13 in the venv `.ci/run` builds (CI always has it; elsewhere the tests are skipped without it).
-const lmEval = join(repoRoot, '.venv-lmeval/bin/lm_eval');
-const haveLmEval = existsSync(lmEval);
-const findFiles = (dir: string, re: RegExp): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? findFiles(join(dir, e.name), re) : re.test(e.name) ? [join(dir, e.name)] : []));
-
-/** `lm_eval --model dummy` on a package's task: its output folder and its results entry for the task. */
-function runLmEval(pkgDir: string, task: string, out: string): { results: Record<string, number>; config: Record<string, unknown> } {
-  expect(haveLmEval, `${lmEval} is missing: .ci/run installs lm_eval 0.4.13 into .venv-lmeval before the tests`).toBe(true);
-  const shim = join(tmp.dir, 'shim');
-  spawnSync('mkdir', ['-p', shim]);
-  // lm-eval's table printer imports pytablewriter, which the local package index lacks: a minimal stand-in.
-  writeFileSync(
-    join(shim, 'pytablewriter.py'),
-    [
-      'class _Writer:',
-      '    def __init__(self, *a, **k):',
-      '        self.headers, self.value_matrix = [], []',
-      '    def dumps(self):',
-      '        rows = [self.headers] + [[str(v) for v in r] for r in self.value_matrix]',
-      '        return "\\n".join("|" + "|".join(str(c) for c in r) + "|" for r in rows)',
-      'MarkdownTableWriter = LatexTableWriter = _Writer',
-      '',
-    ].join('\n'),
-  );
-  const r = spawnSync(lmEval, ['--model', 'dummy', '--tasks', task, '--include_path', join(pkgDir, 'lm-eval'), '--log_samples', '--output_path', out], {
-    encoding: 'utf8',
-    env: { ...process.env, PYTHONPATH: shim, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false' },
-    timeout: 540_000,
-  });
-  expect(r.status, r.stderr.slice(-3000)).toBe(0);
-  expect(r.stdout).toMatch(/nrm_theta/);
-  const [results] = findFiles(out, /^results_.*\.json$/);
-  const doc = readJson(results!);
-  expect(doc.configs[task].metadata.bank_sha256).toBe(spawnSync('sha256sum', [join(pkgDir, 'bank.json')], { encoding: 'utf8' }).stdout.split(' ')[0]);
-  return { results: doc.results[task], config: doc.configs[task] };
-}
 
 /** The toy package again with the estimator fitted on cross-fitted tiny runs (`--cross-fit 5`), published once. */
 let crossFitted: Promise<string> | undefined;
@@ -522,23 +484,6 @@ describe('llm-nrm publish', () => {
     expect(o.json.llms[0].items).toBe(N);
     expect(o.json.llms[0].cells).toBe(N);
   });
-
-  it.skipIf(!haveLmEval && !process.env.CI)(
-    'lm_eval --model dummy runs the task; its nrm_theta equals llm-nrm score of the same samples (1e-4)',
-    async () => {
-      const out = join(tmp.dir, 'lm-eval-out');
-      const { results: res } = runLmEval(pkg, 'tiny_toy', out);
-      const scored = await scoreJson(pkg, out);
-      expect(scored.code).toBe(0);
-      const l = scored.json.llms[0];
-      expect(l.items).toBe(N);
-      expect(Math.abs(res['nrm_theta,none']! - l.theta)).toBeLessThan(1e-4);
-      expect(Math.abs(res['nrm_theta_se,none']! - l.se)).toBeLessThan(1e-4);
-      expect(Math.abs(res['nrm_pred_acc,none']! - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
-      expect(Math.abs(res['acc,none']! - l.accuracy)).toBeLessThan(1e-9);
-    },
-    600_000,
-  );
 });
 
 describe('a package from the winogrande fixture (multiple-input) round-trips', () => {
@@ -648,36 +593,4 @@ describe('a package from the winogrande fixture (multiple-input) round-trips', (
     const it0 = readJson(join(wino.pkg, 'bank.json')).bundle.items[0];
     expect(full.items.find((x) => x.id === it0.id)!.a).toEqual(it0.a);
   });
-
-  it.skipIf(!haveLmEval && !process.env.CI)(
-    'lm_eval --model dummy runs it as a multiple-input task: the requests are the contexts, nrm_theta equals llm-nrm score (1e-4)',
-    async () => {
-      const out = join(tmp.dir, 'wino-lm-eval-out');
-      const { results: res, config } = runLmEval(wino.pkg, 'tiny_wino', out);
-      expect(config.doc_to_text).toBe('gold');
-      const [samples] = findFiles(out, /^samples_tiny_wino_.*\.jsonl$/);
-      const byId = new Map(wino.rows.map((it) => [it.item_id, it]));
-      const lines = readFileSync(samples!, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l));
-      expect(lines).toHaveLength(41);
-      for (const smp of lines) {
-        const row = byId.get(smp.doc.item_id)!;
-        const args = Object.values(smp.arguments as Record<string, { arg_0: string; arg_1: string }>);
-        // Exactly the calibration's requests: (context_k, shared continuation) per option.
-        expect(args.map((a) => a.arg_0)).toEqual(row.contexts);
-        expect(args.map((a) => a.arg_1)).toEqual(row.continuations);
-      }
-      const scored = await scoreJson(wino.pkg, out);
-      expect(scored.code, scored.err).toBe(0);
-      const l = scored.json.llms[0];
-      expect(l.items).toBe(41);
-      expect(Math.abs(res['nrm_theta,none']! - l.theta)).toBeLessThan(1e-4);
-      expect(Math.abs(res['nrm_theta_se,none']! - l.se)).toBeLessThan(1e-4);
-      expect(Math.abs(res['nrm_pred_acc,none']! - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
-      expect(Math.abs(res['acc,none']! - l.accuracy)).toBeLessThan(1e-9);
-    },
-    600_000,
-  );
 });

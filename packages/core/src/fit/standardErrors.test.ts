@@ -86,7 +86,7 @@ describe('theta standard errors', () => {
     expect(worst).toBeLessThan(1e-7);
     expect(sameP).toBe(true);
     // A direction over an item's parameter is not covered: the caller takes differences.
-    expect(family.predictor(f.bank, L, x).along!(0, Int32Array.from([L.a]), Float64Array.from([1]))).toBeNull();
+    expect(family.predictor(f.bank, L, x).along!(0, Int32Array.from([(L as { a: number }).a]), Float64Array.from([1]))).toBeNull();
   });
 
   it.each([

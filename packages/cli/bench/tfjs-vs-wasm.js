@@ -2,7 +2,7 @@
 // The tfjs engine's loss and gradient against the wasm engine's at 189 x 2,000 (issue 9: equal
 // within 1e-5 relative). Plain node on the built dist (`npm run build` first); not a test.
 //
-//   node packages/engine-tfjs/bench/vs-wasm.js [--models 189] [--items 2000] [--seed 1]
+//   node packages/cli/bench/tfjs-vs-wasm.js [--models 189] [--items 2000] [--seed 1]
 //        [--families llm-nrm,nrm,2pl] [--chunk-slots 2000000] [--threads 1]
 //
 // The bank is `simulateFleet` (seed 1 by default). For each family both engines' objectives are
@@ -14,7 +14,7 @@
 // tfjs pass is chunked over LLM rows, `chunkSlots` option slots at a time).
 import * as core from '@llm-nrm/core';
 import { wasmEngine, disposeWasmThreads, loadWasmKernel } from '@llm-nrm/engine-wasm';
-import { tfjsEngine } from '../dist/index.js';
+import { tfjsEngine } from '@llm-nrm/engine-tfjs';
 
 const args = process.argv.slice(2);
 const opt = (name, def) => {

@@ -1,7 +1,7 @@
 // Tiny-benchmark study (issue 10): Kendall tau of tiny-run thetas vs full-bank thetas and the MAE of
 // the predicted full-bank accuracy, over 5 LLM folds.
-//   node packages/analysis/bench/tiny-study.mjs sim [models] [items]   simulated fleet (default 189 x 2000)
-//   node packages/analysis/bench/tiny-study.mjs naep                     NAEP fixture (18 LLMs x 297 items x 4 rotations)
+//   node packages/cli/bench/tiny-study.mjs sim [models] [items]   simulated fleet (default 189 x 2000)
+//   node packages/cli/bench/tiny-study.mjs naep                     NAEP fixture (18 LLMs x 297 items x 4 rotations)
 // Default: the exported-files study. Per fold the calibration is written as a bundle and a tidy file, and
 // the built CLI publishes the tiny package (`llm-nrm publish`; `--item-list` for random items); the
 // held-out LLMs' answers to its items (one presentation each, with the package's prompts) go through the
@@ -89,9 +89,9 @@ if (process.env.IN_MEMORY) {
   process.exit(0);
 }
 
-const bin = new URL('../../cli/dist/bin.js', import.meta.url).pathname;
+const bin = new URL('../dist/bin.js', import.meta.url).pathname;
 // One presentation per (model, item), the content-order one: what `publish` scores the calibrated LLMs on.
-const { tinyRunRecords } = await import(new URL('../../cli/dist/tinyRunScores.js', import.meta.url).href);
+const { tinyRunRecords } = await import(new URL('../dist/tinyRunScores.js', import.meta.url).href);
 const cli = async (...args) => {
   const c0 = performance.now();
   try {
@@ -100,7 +100,7 @@ const cli = async (...args) => {
     if (process.env.TIMING) say(`  llm-nrm ${args[0]}: ${((performance.now() - c0) / 1000).toFixed(1)} s wall`);
     return out;
   } catch (e) {
-    throw new Error(`llm-nrm ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
+    throw new Error(`llm-nrm ${args.join(' ')} failed: ${e.stderr ?? e.message}`, { cause: e });
   }
 };
 // Lines joined into 8,192-record chunks: one write (and one Buffer) per chunk, not per record (a
@@ -152,7 +152,6 @@ const est = new Map(
 const full = new Float64Array(J).fill(NaN);
 const work = mkdtempSync(join(tmpdir(), 'llm-nrm-tiny-study-'));
 const llm = { name: 'llm-nrm', model: 'llm-nrm' };
-const twoPl = { name: '2pl', model: '2pl' };
 const bundleOf = (fit, trainIds) => {
   const b = toBundle(fit, { version: 'bench' });
   return { ...b, llms: b.llms.filter((l) => trainIds.has(l.id)) };
