@@ -1,7 +1,7 @@
 // The project's guard rails (DESIGN.md "package direction", STYLE.md), in one place. Run by every
 // package's `lint` script (`npm run lint`, and `npm test` through turbo): a violation fails it.
 // - package direction: core imports no other @llm-nrm package; analysis, adapters and the engines
-//   only core (analysis and adapters never each other); site only core and analysis; cli and
+//   only core (analysis and adapters never each other); site core, analysis and adapters; cli and
 //   apps/* anything; tests may also import @llm-nrm/tooling. No relative import leaves its package.
 //   A package's benches (bench/) run in Node and may import the package itself and what it may
 //   import (the root bench/ package: what it declares).
@@ -32,8 +32,9 @@ const ALLOWED = {
   'packages/adapters': ['@llm-nrm/core'],
   'packages/engine-tfjs': ['@llm-nrm/core'],
   'packages/engine-wasm': ['@llm-nrm/core'],
-  // The site builder (Node): the data every page shows comes from core's and analysis' functions.
-  'packages/site': ['@llm-nrm/core', '@llm-nrm/analysis'],
+  // The site builder (Node): the data every page shows comes from core's and analysis' functions;
+  // its folder is written under adapters' output policy.
+  'packages/site': ['@llm-nrm/core', '@llm-nrm/analysis', '@llm-nrm/adapters'],
   // Test helpers: imported by tests only, and need core's types.
   tooling: ['@llm-nrm/core'],
   // Core's benches (the private @llm-nrm/bench package): what it declares.
@@ -63,7 +64,7 @@ function forbiddenPackages(allowed) {
 
 const nodeMessage = 'node: imports are not allowed here: this code must also run in a browser (DESIGN.md, package direction)';
 const directionMessage =
-  'package direction (DESIGN.md): analysis/adapters/engines -> core only, site -> core and analysis, core -> nothing; cli and apps/* compose';
+  'package direction (DESIGN.md): analysis/adapters/engines -> core only, site -> core, analysis, adapters, core -> nothing; cli and apps/* compose';
 
 /** The restricted-import and restricted-syntax rules for one kind of file. */
 function rules({ allowed, nodeFree, test }) {
