@@ -9,7 +9,7 @@ import { TEMP_FILE_NAME } from './walk.js';
 /** The path that means standard output (`-o -`). */
 export const STDOUT_PATH = '-';
 
-/** Temporary files this process has open: removed on SIGINT / SIGTERM before it dies. */
+/** Temporary files and folders this process has open: removed on SIGINT / SIGTERM before it dies. */
 const liveTemps = new Set<string>();
 let signalsHooked = false;
 
@@ -18,7 +18,7 @@ function hookSignals(): void {
   signalsHooked = true;
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = (): void => {
-      for (const t of liveTemps) rmSync(t, { force: true });
+      for (const t of liveTemps) rmSync(t, { force: true, recursive: true });
       liveTemps.clear();
       // Die of the same signal (exit status 128 + n), as the default handler would.
       process.removeListener(signal, onSignal);
@@ -32,8 +32,22 @@ function tempPath(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now().toString(36)}.tmp`);
 }
 
+/**
+ * Run `work` with `tmp` (a temporary file or folder of our naming) registered for removal should
+ * the process be interrupted (SIGINT, SIGTERM, SIGHUP) before it is renamed into place.
+ */
+export async function withLiveTemp<T>(tmp: string, work: () => Promise<T>): Promise<T> {
+  hookSignals();
+  liveTemps.add(tmp);
+  try {
+    return await work();
+  } finally {
+    liveTemps.delete(tmp);
+  }
+}
+
 /** True when process `pid` is alive (signal 0 probes without sending anything). */
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);

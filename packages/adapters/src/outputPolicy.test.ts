@@ -1,12 +1,13 @@
 // The output policy on real folders (temp dirs): what it writes, what it refuses, and that a
 // refusal changes nothing (a listing with content hashes is compared before and after).
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '@llm-nrm/tooling/test';
-import { OUTPUT_MARKER, assertOutputIsNotInput, writeFileOutput, writeFolderOutput } from './outputPolicy.js';
+import { OUTPUT_MARKER, assertOutputIsNotInput, removeStaleFolderTemps, writeFileOutput, writeFolderOutput } from './outputPolicy.js';
 
 const tmp = tempDir('llm-nrm-output-policy-');
 afterAll(() => tmp.cleanup());
@@ -131,6 +132,53 @@ describe('writeFolderOutput', () => {
     };
     await expect(writeFolderOutput(dir, failing, { command: 'publish', inputs: [], replace: true })).rejects.toThrow(/cannot write the folder: disk full/);
     expect(snapshot(root)).toEqual(before);
+  });
+});
+
+describe('what a killed run left beside a folder output', () => {
+  /** The pid of a process that has exited (and so is not alive). */
+  const deadPid = (): number => spawnSync(process.execPath, ['-e', '0']).pid ?? 999_999;
+  const marker = (files: string[]): string => JSON.stringify({ tool: 'llm-nrm', command: 'test', createdAt: '2026-01-01T00:00:00Z', files });
+
+  it("removes a half-built temp folder of a dead run, keeps a live run's and folders of other names", async () => {
+    const dir = fresh({
+      [`.site.${deadPid()}.k1.tmp/index.html`]: 'half',
+      [`.site.${process.pid}.k2.tmp/index.html`]: 'live',
+      ['.site.backup/keep.txt']: 'mine',
+      [`.other.${deadPid()}.k3.tmp/x`]: 'not beside site',
+    });
+    const before = snapshot(dir);
+    await writeFolderOutput(join(dir, 'site'), async (t) => (await writeFile(join(t, 'a.txt'), 'new'), ['a.txt']), { command: 'test', inputs: [] });
+    const after = snapshot(dir);
+    expect(Object.keys(after).filter((k) => k.includes('k1'))).toEqual([]);
+    for (const k of Object.keys(before).filter((k) => !k.includes('k1'))) expect(after[k]).toBe(before[k]);
+    expect(readFileSync(join(dir, 'site/a.txt'), 'utf8')).toBe('new');
+  });
+
+  it('puts an old folder moved aside back when the swap never happened; otherwise removes only its listed files', async () => {
+    const pid = deadPid();
+    const dir = fresh({
+      [`.site.${pid}.k1.tmp.old/${OUTPUT_MARKER}`]: marker(['a.txt']),
+      [`.site.${pid}.k1.tmp.old/a.txt`]: 'old',
+    });
+    expect(await removeStaleFolderTemps(join(dir, 'site'))).toEqual([join(dir, `.site.${pid}.k1.tmp.old`)]);
+    expect(readFileSync(join(dir, 'site/a.txt'), 'utf8')).toBe('old');
+
+    const dir2 = fresh({
+      [`site/${OUTPUT_MARKER}`]: marker(['a.txt']),
+      ['site/a.txt']: 'current',
+      [`.site.${pid}.k1.tmp.old/${OUTPUT_MARKER}`]: marker(['a.txt']),
+      [`.site.${pid}.k1.tmp.old/a.txt`]: 'old',
+      [`.site.${pid}.k1.tmp.old/notes.txt`]: 'the user put this here',
+    });
+    await removeStaleFolderTemps(join(dir2, 'site'));
+    expect(snapshot(dir2)).toEqual({
+      'site/': 'dir',
+      [`site/${OUTPUT_MARKER}`]: expect.any(String),
+      'site/a.txt': createHash('sha256').update('current').digest('hex'),
+      [`.site.${pid}.k1.tmp.old/`]: 'dir',
+      [`.site.${pid}.k1.tmp.old/notes.txt`]: createHash('sha256').update('the user put this here').digest('hex'),
+    });
   });
 });
 

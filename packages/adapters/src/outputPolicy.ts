@@ -16,7 +16,7 @@
 import { lstat, mkdir, readFile, readdir, realpath, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { LlmNrmError } from '@llm-nrm/core';
-import { STDOUT_PATH, writeFileAtomic } from './atomic.js';
+import { STDOUT_PATH, alive, withLiveTemp, writeFileAtomic } from './atomic.js';
 
 /** The marker file in every folder llm-nrm writes: which command wrote it, and which files. */
 export const OUTPUT_MARKER = '.llm-nrm-output.json';
@@ -222,18 +222,22 @@ export async function writeFolderOutput(
   build: (tmp: string) => Promise<readonly string[]>,
   options: FolderOutputOptions,
 ): Promise<FolderOutputResult> {
-  const { marker: old, exists } = await checkFolderOutput(dir, options);
   // Renames act on the real folder: a link to it stays a link (and rename(2) cannot put a folder over a link).
   const target = await realish(dir);
+  // First what a killed run left here (it may put an old folder back in place), then the policy.
+  await removeStaleFolderTemps(target);
+  const { marker: old, exists } = await checkFolderOutput(dir, options);
   const parent = dirname(target);
   await mkdir(parent, { recursive: true });
   const tmp = join(parent, `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
-  let files: string[];
+  let files: string[] = [];
   try {
-    await mkdir(tmp);
-    files = [...(await build(tmp))].map((f) => f.split(sep).join('/')).sort();
-    const marker: OutputMarker = { tool: 'llm-nrm', command: options.command, createdAt: new Date().toISOString(), files };
-    await writeFile(join(tmp, OUTPUT_MARKER), JSON.stringify(marker, null, 2) + '\n');
+    await withLiveTemp(tmp, async () => {
+      await mkdir(tmp);
+      files = [...(await build(tmp))].map((f) => f.split(sep).join('/')).sort();
+      const marker: OutputMarker = { tool: 'llm-nrm', command: options.command, createdAt: new Date().toISOString(), files };
+      await writeFile(join(tmp, OUTPUT_MARKER), JSON.stringify(marker, null, 2) + '\n');
+    });
   } catch (e) {
     await rm(tmp, { recursive: true, force: true });
     if (e instanceof LlmNrmError) throw e;
@@ -263,6 +267,40 @@ export async function writeFolderOutput(
   }
   await removeListed(aside, old);
   return { dir, files, replaced: true };
+}
+
+/**
+ * What a killed run left beside `target` (named `.<name>.<pid>.<time>.tmp[.old]`, its process
+ * gone): a half-built folder (`.tmp`) is removed; an old folder moved aside (`.tmp.old`) goes back
+ * to `target` when the swap never happened, and otherwise loses only the files its marker lists.
+ * Returns the paths it dealt with.
+ */
+export async function removeStaleFolderTemps(target: string): Promise<string[]> {
+  const parent = dirname(target);
+  const name = basename(target);
+  let entries: string[];
+  try {
+    entries = await readdir(parent);
+  } catch {
+    return [];
+  }
+  const done: string[] = [];
+  for (const entry of entries) {
+    if (!entry.startsWith(`.${name}.`)) continue;
+    const m = /\.(\d+)\.[0-9a-z]+\.tmp(\.old)?$/.exec(entry.slice(name.length + 1));
+    if (m === null || entry.length !== name.length + 1 + m[0].length || alive(Number(m[1]))) continue;
+    const p = join(parent, entry);
+    if (!(await lstat(p).catch(() => undefined))?.isDirectory()) continue;
+    if (m[2] === undefined) await rm(p, { recursive: true, force: true });
+    else {
+      const marker = await readMarker(p);
+      if (marker === undefined) continue;
+      if ((await lstat(target).catch(() => undefined)) === undefined) await rename(p, target);
+      else await removeListed(p, marker);
+    }
+    done.push(p);
+  }
+  return done;
 }
 
 /**
