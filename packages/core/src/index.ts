@@ -17,21 +17,24 @@ export { parseResponseRecord, describeValue } from './record/parseResponseRecord
 export {
   describeItemVersions,
   resolveItemVersions,
+  singleContentCheck,
   type ItemVersion,
   type ItemVersionConflict,
   type ItemVersionPolicy,
   type ResolvedItemVersions,
 } from './record/resolveItemVersions.js';
-export { duplicateRows, type DuplicateRows } from './record/duplicateRows.js';
+export { duplicateRowCounter, duplicateRows, type DuplicateRows } from './record/duplicateRows.js';
 export { checkDesign, type DesignGroup, type DesignReport } from './design/checkDesign.js';
 export {
   MAX_OPTIONS,
   argmaxAt,
   bankFromRecords,
   correctness,
+  createBankBuilder,
   hardenBank,
   recordDistribution,
   withObserved,
+  type BankBuilder,
   type BankFromRecordsOptions,
   type BankStats,
   type ResponseBank,

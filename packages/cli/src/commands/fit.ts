@@ -5,7 +5,6 @@ import {
   LlmNrmError,
   MODEL_NAMES,
   SE_MODES,
-  bankFromRecords,
   checkDesign,
   describeItemVersions,
   fit,
@@ -22,7 +21,7 @@ import {
   type OptimizeProgress,
   type SeMode,
 } from '@llm-nrm/core';
-import { assertOutputIsNotInput, excludeFromWalks, readAnyResponses, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
+import { assertOutputIsNotInput, excludeFromWalks, readAnyBank, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
 import { fmt, formatSkipped, formatTable, info, infoLines, printJson, printText, progress } from '../output.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
@@ -205,7 +204,14 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     const engine = loadEngine(argv.engine, argv.threadedVectors ? {} : { threadedVectors: false });
     engine.catch(() => undefined); // awaited below; a read error must not leave it unhandled
     const skipInvalid = argv['skip-invalid'];
-    const input = await readAnyResponses(argv.responses, { skipInvalid, itemVersions: argv['item-versions'], replicates: argv.replicates });
+    // Records flow into the bank as they are read (not kept): memory follows the bank.
+    const input = await readAnyBank(argv.responses, {
+      skipInvalid,
+      itemVersions: argv['item-versions'],
+      replicates: argv.replicates,
+      dropEmpty: argv['drop-empty'],
+    });
+    const { bank, stats } = input;
     // The input is hashed (provenance) on another thread while the bank is built and fitted.
     const tidyOnly = input.summary.inputs.every((i) => i.format === 'tidy');
     // Standard input leaves no file to hash.
@@ -230,8 +236,6 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       warnings.push({ code: 'DUPLICATE_ROWS', message });
       info(argv.quiet, `warning: ${message}`);
     }
-    // readAnyResponses' records are parseResponseRecord's own (checked: not checked twice).
-    const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid, dropEmpty: argv['drop-empty'], checked: true });
     info(
       argv.quiet,
       `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells) from ${argv.responses}`,

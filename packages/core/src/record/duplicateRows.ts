@@ -14,6 +14,13 @@ export interface DuplicateRows {
  * they are always reported.
  */
 export function duplicateRows(records: readonly ResponseRecord[]): DuplicateRows {
+  const counter = duplicateRowCounter();
+  for (const r of records) counter.add(r);
+  return counter.result();
+}
+
+/** `duplicateRows` one record at a time (records streamed into a bank are not kept). */
+export function duplicateRowCounter(): { add(record: ResponseRecord): void; result(): DuplicateRows } {
   // Keys (the item, and its display order where one is given) and models by index, the key of a
   // record tried first as the one that followed the previous record's key last time (LLMs answer
   // the same sequence of items); then per model a typed array by key of the rows seen and of the
@@ -30,8 +37,9 @@ export function duplicateRows(records: readonly ResponseRecord[]): DuplicateRows
   let prevKey = -1;
   let prevModel: string | undefined;
   let mi = -1;
-  for (let t = 0; t < records.length; t++) {
-    const r = records[t]!;
+  let t = -1;
+  const add = (r: ResponseRecord): void => {
+    t++;
     const k = r.position === undefined ? r.item : `${r.item}\u0000${r.position.join(',')}`;
     const guess = prevKey >= 0 ? nextKey[prevKey] : undefined;
     let ki = guess !== undefined && keys[guess] === k ? guess : keyIndex.get(k);
@@ -67,17 +75,20 @@ export function duplicateRows(records: readonly ResponseRecord[]): DuplicateRows
     const n = ++c[ki]!;
     if (n === 1) firstRow[mi]![ki] = t;
     else if (n === 2) repeated.push([mi, ki]);
-  }
-  let count = 0;
-  for (const [m, k] of repeated) count += counts[m]![k]! - 1;
-  // The examples in the order their (model, key) first appeared, as before.
-  const examples: DuplicateRows['examples'] = repeated
-    .sort((a, b) => firstRow[a[0]]![a[1]]! - firstRow[b[0]]![b[1]]!)
-    .slice(0, 5)
-    .map(([m, k]) => {
-      const key = keys[k]!;
-      const cut = key.indexOf('\u0000');
-      return { model: models[m]!, item: cut < 0 ? key : key.slice(0, cut), rows: counts[m]![k]! };
-    });
-  return { count, examples };
+  };
+  const result = (): DuplicateRows => {
+    let count = 0;
+    for (const [m, k] of repeated) count += counts[m]![k]! - 1;
+    // The examples in the order their (model, key) first appeared, as before.
+    const examples: DuplicateRows['examples'] = repeated
+      .sort((a, b) => firstRow[a[0]]![a[1]]! - firstRow[b[0]]![b[1]]!)
+      .slice(0, 5)
+      .map(([m, k]) => {
+        const key = keys[k]!;
+        const cut = key.indexOf('\u0000');
+        return { model: models[m]!, item: cut < 0 ? key : key.slice(0, cut), rows: counts[m]![k]! };
+      });
+    return { count, examples };
+  };
+  return { add, result };
 }

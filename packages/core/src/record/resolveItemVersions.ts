@@ -55,20 +55,29 @@ function sameTexts(a: readonly string[] | undefined, b: readonly string[] | unde
  * renamed or dropped, whatever the policy.
  */
 function singleContent(records: readonly ResponseRecord[]): boolean {
+  const check = singleContentCheck();
+  for (const r of records) if (!check(r)) return false;
+  return true;
+}
+
+/**
+ * `singleContent` one record at a time: false from the first record whose id was seen with other
+ * content (then `resolveItemVersions` must see every record; a stream is read again whole).
+ */
+export function singleContentCheck(): (record: ResponseRecord) => boolean {
   const first = new Map<string, ResponseRecord>();
   let last: ResponseRecord | undefined;
-  for (const r of records) {
+  return (r) => {
     // Records of one id often come in runs (one LLM's rows, or an item's): the last record first.
     const f = last !== undefined && last.item === r.item ? last : first.get(r.item);
     if (f === undefined) {
       first.set(r.item, r);
       last = r;
-      continue;
+      return true;
     }
     last = f;
-    if (r.key !== f.key || statedOptions(r) !== statedOptions(f) || r.source?.docHash !== f.source?.docHash || !sameTexts(r.options, f.options)) return false;
-  }
-  return true;
+    return !(r.key !== f.key || statedOptions(r) !== statedOptions(f) || r.source?.docHash !== f.source?.docHash || !sameTexts(r.options, f.options));
+  };
 }
 
 /** 32-bit FNV-1a of a string, as 6 base-36 characters: short content tags for ids. */
