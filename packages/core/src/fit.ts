@@ -15,9 +15,7 @@ import {
   standardized,
   withThetaSd,
 } from './fit/identification.js';
-import { itemSweep } from './fit/itemSweep.js';
 import { minimizeLbfgs } from './fit/lbfgs.js';
-import { minimizeNewton } from './fit/newton.js';
 import type { OptimizeOptions, OptimizeProgress, OptimizeResult, OptimizerName } from './fit/optimizer.js';
 import { thetaStandardErrors } from './fit/standardErrors.js';
 import { forEachTwinRows, TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
@@ -79,34 +77,6 @@ export interface FitOptions {
   engine?: Engine | string;
   /** 'lbfgs' (default: block-preconditioned L-BFGS) or 'adam' (the paper's recipe). */
   optimizer?: OptimizerName;
-  /**
-   * Under 'lbfgs', fleet fits (not fixItems) of a family with a full Newton model (ModelFamily.newton;
-   * today 3PL) run damped Newton on it instead (fit/newton.ts): tens of iterations instead of
-   * hundreds, to the SE-distance stop. Default false: on 3PL it reaches lower training optima than
-   * L-BFGS (3PL has several local minima), which on NAEP's CV gave slightly worse held-out
-   * log-loss and Brier (packages/core/BENCHMARKS.md), so it is not the default.
-   */
-  newton?: boolean;
-  /**
-   * Under 'lbfgs' (fleet fits of LLM-NRM on an engine with per-item losses): after each
-   * preconditioner refresh, block-Newton steps on the items given the LLMs, each item with its own
-   * line search (fit/itemSweep.ts). Default false: at 189 x 2,000 it saved at most 6% of the passes
-   * and at paper scale none, and every setting tried moved some weak gate item to another local
-   * basin, up to 19 nats higher (packages/engine-wasm/BENCHMARKS.md, "Item sweeps").
-   */
-  itemSweeps?: boolean;
-  /** Newton steps per item sweep (default 2). */
-  sweepRounds?: number;
-  /** The first L-BFGS iteration with an item sweep (default 0). */
-  sweepFrom?: number;
-  /**
-   * With item sweeps: once L-BFGS has converged, refit every item from its start value given the
-   * fitted LLMs, move the items whose loss is lower there and continue. Default false: on the
-   * fleets measured it moved no item (the worse item basins are not the start's).
-   */
-  itemRestart?: boolean;
-  /** A line per item-sweep round (benchmarks). */
-  sweepDebug?: (line: string) => void;
   /** Adam steps (default 2500) and learning rate (default 0.05). */
   steps?: number;
   lr?: number;
@@ -125,17 +95,12 @@ export interface FitOptions {
    * SEs (default: the family's `toleranceDistance`, else Infinity: always).
    */
   toleranceDistance?: number;
-  /** Stop once the loss reaches this value (benchmarks). */
-  targetLoss?: number;
   priors?: Priors;
   /**
    * How the ability scale is pinned. 'standardize' (default for fleet fits of 3+ LLMs, except 1PL):
-   * theta = (t - mean t) / sd t over the calibration LLMs, i.e. the fleet is N(0,1) by construction.
-   * 'prior': the paper's literal theta ~ N(0,1) term in the joint MAP. In a joint MAP that prior
-   * does not pin the scale: shrinking every theta by l and growing a (or s) by 1/l leaves the
-   * likelihood unchanged and lowers the prior term, so the optimum drifts to small thetas and large
-   * slopes, held only by the weak item ridge (measured: fitted thetas came out 1.85x too compressed
-   * against the simulated truth). Scoring with fixed items always uses the prior.
+   * theta = (t - mean t) / sd t over the calibration LLMs. 'prior': the paper's theta ~ N(0, 1) term
+   * alone, which in a joint MAP lets the scale drift against the slopes (BENCHMARKS.md). Scoring
+   * with fixed items always uses the prior.
    */
   identification?: 'standardize' | 'prior';
   /** SD of the theta prior under 'prior' identification (default 1, the paper's N(0, 1)). */
@@ -143,22 +108,13 @@ export interface FitOptions {
   /** Compute per-LLM standard errors of theta (default true). */
   standardErrors?: boolean;
   /**
-   * How the SEs of a fleet fit are computed (scoring, fixItems, always uses 'fisher').
-   * 'twin' (default): refit the fit's noise-free twin (the model's own predictions) from the
-   * estimate, and take as the bias term max(prior term, TWIN_BIAS_SCALE b^2) with b the twin's bias
-   * (fit/twinBias.ts), the prior term with the fleet's sharpness spread by the unbiased moment
-   * (StandardErrorOptions.spread 'measured'). Soft option-level families only (LLM-NRM, NRM); others
-   * get 'quasi'. 'quasi': thetaStandardErrors' 'quasi' SE alone. The twin is one more L-BFGS run from
-   * the fit's end on the fit's objective, preconditioner and memory, stopped at 0.1 SE. Measured
-   * (BENCHMARKS.md, "Cheap twin, default SEs"; bench/core/coverage.js --se twin): 93-97% coverage
-   * at 6, 20, 41 and 200 items on both standard seed sets, where 'quasi' gives 98.4% at 20 and
-   * 88.5-90.4% at 200; the twin adds about 10% to the CPU of `llm-nrm fit` at 189 x 2,000 and about
-   * a third of the fit's CPU at 189 x 31,554 (216 passes beside the fit's 340; engine-wasm's
-   * BENCHMARKS.md, "refreshwasm").
+   * How the SEs of a fleet fit are computed (scoring, fixItems, always uses 'fisher'). 'twin'
+   * (default; soft option-level families, LLM-NRM and NRM, else 'quasi'): refit the model's own
+   * predictions from the estimate (one more L-BFGS run from the fit's end, stopped at 0.1 SE) and
+   * take max(prior term, TWIN_BIAS_SCALE b^2) as the bias term, b the twin's bias (fit/twinBias.ts).
+   * 'quasi': thetaStandardErrors' 'quasi' SE alone. Coverage and cost: BENCHMARKS.md, "Cheap twin".
    */
   seMode?: SeMode;
-  /** Deprecated: `seMode` (true: 'twin'; false: 'quasi'). */
-  twinBias?: boolean;
   /** Warm start: a parameter vector of the same layout. */
   init?: Float64Array;
   /**
@@ -199,14 +155,10 @@ export interface FitResult {
   reason: string;
   /** Estimated distance to the optimum at the end, in standard errors (L-BFGS's Newton decrement; NaN for Adam). */
   distance: number;
-  /** The optimizer that ran: 'lbfgs', 'adam', or 'newton' (damped Newton under `newton: true`). */
-  optimizer: OptimizerName | 'newton';
+  /** The optimizer that ran: 'lbfgs' or 'adam'. */
+  optimizer: OptimizerName;
   /** Name of the engine that computed loss and gradient ('ts', 'tfjs', ...). */
   engine: string;
-  /** L-BFGS: passes spent in item sweeps (fit/itemSweep.ts), of `passes`. */
-  blockPasses: number;
-  /** L-BFGS: the item restart after convergence (items moved, its passes and seconds, the loss before and after it). */
-  itemRestart?: { moved: number; passes: number; seconds: number; lossBefore: number; lossAfter: number };
   trace: number[];
   /** Seconds and passes at each trace entry. */
   traceSeconds: number[];
@@ -285,7 +237,6 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   x0 = toRaw(x0);
   const progress = options.onProgress ? (p: OptimizeProgress) => options.onProgress!({ ...p, phase: 'fit' }) : undefined;
   const common = {
-    ...(options.targetLoss !== undefined ? { targetLoss: options.targetLoss } : {}),
     ...(progress ? { onProgress: progress } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
@@ -294,21 +245,8 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   // keptBlocks: the twin runs on the fit's last blocks and needs no twin bank of its own (twinOf
   // is called only to build its blocks).
   let warmTwin: { keptBlocks: boolean; run(twinOf: () => ResponseBank, distanceTolerance: number): OptimizeResult } | null = null;
-  let itemRestart: FitResult['itemRestart'];
-  let ran: OptimizerName | 'newton' = optimizer;
   if (optimizer === 'adam') {
     res = minimizeAdam(objective, x0, { ...common, steps: options.steps ?? 2500, lr: options.lr ?? 0.05 });
-  } else if (family.newton && !options.fixItems && options.newton === true) {
-    const model = family.newton(fitBank, layout, priors, {
-      standardize: identification === 'standardize',
-      thetaPrecision: identification === 'prior' ? 1 / (thetaSd * thetaSd) : 0,
-    });
-    ran = 'newton';
-    res = minimizeNewton(objective, x0, model, {
-      ...common,
-      maxIterations: options.maxIterations ?? 200,
-      distanceTolerance: options.distanceTolerance ?? DISTANCE_TOLERANCE,
-    });
   } else {
     const pc0 = blockPreconditioner(fitBank, family, objective0, priors, { engine });
     // Standardised theta lives in x as raw t: the family reads the standardised values.
@@ -325,30 +263,10 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
       return sOff !== null ? centredSharpness(m, sOff, J) : m;
     };
     const degenerate = deg === null || options.fixItems ? null : (x: Float64Array) => deg(fitBank, layout, degModel(x));
-    const sweeps = options.itemSweeps ?? false;
-    const restartItems = options.itemRestart ?? false;
-    const now = options.now ?? Date.now;
-    // The item sweep (fit/itemSweep.ts) where the kernel reports per-item losses.
-    const makeSweep = (pc: BlockPreconditioner): ReturnType<typeof itemSweep> | null =>
-      (sweeps || restartItems) && !options.fixItems && built.objective.itemLosses === true && layout.kind === 'llm-nrm'
-        ? itemSweep(objective, layout, fitBank.itemOffsets, pc.apply, {
-            ...(built.objective.lossNoise ? { lossNoise: built.objective.lossNoise } : {}),
-            ...(options.sweepRounds !== undefined ? { rounds: options.sweepRounds } : {}),
-            ...(options.sweepFrom !== undefined ? { from: options.sweepFrom } : {}),
-            ...(options.sweepDebug ? { debug: options.sweepDebug } : {}),
-          })
-        : null;
     const refreshOf = (pc: BlockPreconditioner) => (identification === 'standardize' ? (x: Float64Array) => pc.refresh(toModel(x)) : pc.refresh);
-    const lbfgs = (
-      start: Float64Array,
-      maxIterations = options.maxIterations ?? 1000,
-      pc = pc0,
-      sweep = makeSweep(pc),
-      more: OptimizeOptions = {},
-    ): OptimizeResult =>
-      minimizeLbfgs(sweep ? sweep.wrap : objective, start, {
+    const lbfgs = (start: Float64Array, maxIterations = options.maxIterations ?? 1000, pc = pc0, more: OptimizeOptions = {}): OptimizeResult =>
+      minimizeLbfgs(objective, start, {
         ...common,
-        ...(sweep && sweeps ? { blockStep: sweep.step } : {}),
         preconditioner: { apply: pc.apply, applyPair: pc.applyPair, refresh: refreshOf(pc) },
         refreshEvery: 10,
         ...(built.objective.lossNoise ? { lossNoise: built.objective.lossNoise } : {}),
@@ -361,24 +279,9 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         ...(degenerate ? { stop: degenerate } : {}),
         ...more,
       });
-    const sweep0 = makeSweep(pc0);
-    res = lbfgs(x0, undefined, pc0, sweep0);
+    res = lbfgs(x0, undefined, pc0);
     // The preconditioner whose blocks the run ended with (the twin's first; null after a gate restart's own).
     let lastPc: BlockPreconditioner | null = pc0;
-    if (sweep0 !== null && res.converged && restartItems) {
-      // Item multi-start (fit/itemSweep.ts restart): each item refitted from its start value given
-      // the fitted LLMs; items whose loss is lower there move, and L-BFGS continues from them.
-      const x1 = Float64Array.from(res.x);
-      const t1 = now();
-      const r = sweep0.restart(x1, new Float64Array(layout.size), res.loss, family.start(fitBank, layout), refreshOf(pc0));
-      const restartSeconds = (now() - t1) / 1000;
-      itemRestart = { moved: r.moved, passes: r.passes, seconds: restartSeconds, lossBefore: res.loss, lossAfter: r.loss };
-      if (r.moved > 0) {
-        const second = lbfgs(x1, Math.max(50, res.iterations), pc0, sweep0);
-        res = appendRun(res, second, r.passes, restartSeconds);
-        res.reason = `${second.reason} (after an item restart)`;
-      } else res = { ...res, passes: res.passes + r.passes, seconds: res.seconds + restartSeconds };
-    }
     // A fit that ended in a known degenerate basin (LLM-NRM: the gate shut for every cell, or the
     // fallback dominating none) gets a second start from the family (given its end point in model
     // space, standardised thetas, and the bank); the lower loss wins.
@@ -395,8 +298,8 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         blockPreconditioner(fitBank, family, objective0, priors, { globalStepCap: GLOBAL_STEP_CAP, engine }),
       );
       const better = second.loss < res.loss;
-      const { iterations, passes, blockPasses, seconds, trace, traceSeconds, tracePasses } = appendRun(res, second);
-      res = { ...(better ? second : res), iterations, passes, blockPasses, seconds, trace, traceSeconds, tracePasses };
+      const { iterations, passes, seconds, trace, traceSeconds, tracePasses } = appendRun(res, second);
+      res = { ...(better ? second : res), iterations, passes, seconds, trace, traceSeconds, tracePasses };
       if (better) res.reason = `${second.reason} (after a gate restart)`;
       lastPc = better ? null : pc0;
     }
@@ -418,7 +321,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
       // After a gate restart that won (its blocks are not kept; two of the six fleets) the twin
       // refreshes its own blocks as a fit does.
       const pc = endPc ?? blockPreconditioner(twinOf(), family, objective0, priors, { engine });
-      return lbfgs(fitRes.x, options.maxIterations ?? 1000, pc, null, {
+      return lbfgs(fitRes.x, options.maxIterations ?? 1000, pc, {
         distanceTolerance,
         memory: TWIN_MEMORY,
         decreaseStepFrom: 0,
@@ -430,12 +333,7 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     warmTwin = { keptBlocks: endPc !== null, run };
   }
   x0 = toModel(res.x);
-  const twinMode =
-    options.standardErrors !== false &&
-    !options.fixItems &&
-    (options.seMode ?? (options.twinBias === false ? 'quasi' : 'twin')) === 'twin' &&
-    family.optionLevel &&
-    !family.hardened;
+  const twinMode = options.standardErrors !== false && !options.fixItems && (options.seMode ?? 'twin') === 'twin' && family.optionLevel && !family.hardened;
   // SEs from each LLM's own block at the final point; under standardisation the scale is fixed by
   // the fleet, so no theta prior enters that block's information.
   const seParts =
@@ -480,8 +378,8 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
         retarget.call(built.objective, fitBank.q);
       }
     } else {
-      // Adam, Newton, engines without retarget: a whole fit of the twin bank from x0.
-      const { twinBias: _off, seMode: _mode, onProgress: _p, ...rest } = options;
+      // Adam, engines without retarget: a whole fit of the twin bank from x0.
+      const { seMode: _mode, onProgress: _p, ...rest } = options;
       const tw = fit(twinBank(fitBank, layout, x0), { ...rest, init: x0, standardErrors: false, distanceTolerance: TWIN_DISTANCE });
       twinX = tw.x;
       twinPasses = tw.passes;
@@ -506,10 +404,8 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
     converged: res.converged,
     reason: res.reason,
     distance: res.distance ?? NaN,
-    optimizer: ran,
+    optimizer,
     engine: built.objective.engine ?? engine.name,
-    blockPasses: res.blockPasses ?? 0,
-    ...(itemRestart ? { itemRestart } : {}),
     trace: res.trace,
     traceSeconds: res.traceSeconds,
     tracePasses: res.tracePasses,
@@ -519,17 +415,16 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
 }
 
 /**
- * Two runs as one: counts and traces of `second` appended to `first`'s, after `gapPasses` passes
- * and `gapSeconds` spent between them; the rest (x, loss, reason, ...) is `second`'s.
+ * Two runs as one: counts and traces of `second` appended to `first`'s; the rest (x, loss,
+ * reason, ...) is `second`'s.
  */
-function appendRun(first: OptimizeResult, second: OptimizeResult, gapPasses = 0, gapSeconds = 0): OptimizeResult {
-  const off = first.passes + gapPasses;
-  const tOff = first.seconds + gapSeconds;
+function appendRun(first: OptimizeResult, second: OptimizeResult): OptimizeResult {
+  const off = first.passes;
+  const tOff = first.seconds;
   return {
     ...second,
     iterations: first.iterations + second.iterations,
     passes: off + second.passes,
-    blockPasses: (first.blockPasses ?? 0) + (second.blockPasses ?? 0),
     seconds: tOff + second.seconds,
     trace: [...first.trace, ...second.trace],
     traceSeconds: [...first.traceSeconds, ...second.traceSeconds.map((t) => t + tOff)],

@@ -38,16 +38,7 @@ export {
 } from './bank.js';
 export { binaryLayout, llmNrmLayout, sigmoid, softplus, softplusInv, type BinaryLayout, type Layout, type LlmNrmLayout } from './layout.js';
 export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackward } from './difficulty.js';
-export {
-  DEFAULT_PRIORS,
-  finishItemLosses,
-  finishLlmNrmPass,
-  priorPrecisions,
-  type EvalScope,
-  type Objective,
-  type PriorPrecisions,
-  type Priors,
-} from './objective.js';
+export { DEFAULT_PRIORS, finishLlmNrmPass, priorPrecisions, type EvalScope, type Objective, type PriorPrecisions, type Priors } from './objective.js';
 export { llmNrmObjective } from './families/llmNrm/objective.js';
 export { binaryObjective, type BinaryObjectiveOptions } from './families/binary/objective.js';
 export type { BinaryCells, BinaryKernel, BinaryKernelFactory } from './families/binary/kernel.js';
@@ -64,7 +55,6 @@ export { familyOfLayout, freeMask, getFamily, llmParamIndices, optionLevelLayout
 export { getEngine, registerEngine, tsEngine, type CurvatureBuilder, type Engine } from './engine.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';
 export { serialVectorOps, runParts, sumParts, vectorPart, vectorRange, VECTOR_OP, VECTOR_PARTS, type VectorOpCode, type VectorOps } from './fit/vectorOps.js';
-export { itemSweep, type BlockStep, type ItemSweep, type ItemSweepOptions } from './fit/itemSweep.js';
 export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './fit/optimizer.js';
 export { standardizeTheta, standardized } from './fit/identification.js';
 export { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';

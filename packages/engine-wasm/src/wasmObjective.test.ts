@@ -261,36 +261,3 @@ describe('threads', () => {
     expect(() => o.lossAndGrad(x, g)).toThrow(/disposed/);
   });
 });
-
-describe('per-item losses (scope.itemLoss)', () => {
-  it('equal the TypeScript kernel item by item, leave loss and gradient bit for bit, and follow the row scope', () => {
-    for (const parts of [ALL_PARTS, { sharpness: false, position: false, fallback: false }]) {
-      for (const { name, bank } of banks(13)) {
-        const layout = llmNrmLayout(bank, parts);
-        const ts = llmNrmObjective(bank, layout);
-        const wa = wasmLlmNrmObjective(bank, layout);
-        expect(wa.itemLosses).toBe(true);
-        const x = randomPoint(layout, randomSource(21));
-        for (const scope of [{}, { rowStart: 1, rowEnd: 4 }, { itemPrior: false }]) {
-          const I = layout.nItems;
-          const a = new Float64Array(I).fill(NaN);
-          const b = new Float64Array(I).fill(NaN);
-          const g1 = new Float64Array(x.length);
-          const g2 = new Float64Array(x.length);
-          const g3 = new Float64Array(x.length);
-          ts.lossAndGrad(x, g1, { ...scope, itemLoss: a });
-          const l2 = wa.lossAndGrad(x, g2, { ...scope, itemLoss: b });
-          const l3 = wa.lossAndGrad(x, g3, scope);
-          expect(l2).toBe(l3);
-          expect(Buffer.from(g2.buffer).equals(Buffer.from(g3.buffer))).toBe(true);
-          let total = 0;
-          for (let i = 0; i < I; i++) {
-            total += Math.abs(a[i]!);
-            expect(Math.abs(b[i]! - a[i]!), `${name} ${JSON.stringify(scope)} item ${i}`).toBeLessThanOrEqual(1e-6 * Math.abs(a[i]!) + 1e-9);
-          }
-          expect(total).toBeGreaterThan(0);
-        }
-      }
-    }
-  });
-});

@@ -1,6 +1,5 @@
 import type { ResponseBank } from '../bank.js';
 import type { BundleItem, BundleLlm, CalibrationBundle } from '../bundle.js';
-import type { NewtonModel } from '../fit/newton.js';
 import type { Blocks } from '../internal/blocks.js';
 import type { Layout } from '../layout.js';
 import type { Objective, Priors } from '../objective.js';
@@ -181,12 +180,6 @@ export interface ModelFamily extends BundleMapping {
   llmIndices(layout: Layout, j: number): number[];
   /** Mask of the layout's free (1) and fixed (0) parameters (switched-off parts, unused item parameters). */
   freeMask(layout: Layout): Uint8Array;
-  /**
-   * The family's full Newton model (fit/newton.ts), where its whole Hessian solves cheaply (1PL-4PL:
-   * an arrowhead over items and thetas); fit runs damped Newton on it for fleet fits. Absent: L-BFGS.
-   * standardize: theta is fit.ts's standardised t; thetaPrecision: the theta prior's (0 under it).
-   */
-  newton?(bank: ResponseBank, layout: Layout, priors: Priors, options: { standardize: boolean; thetaPrecision: number }): NewtonModel;
   /**
    * Fit's default `toleranceDistance` for this family (absent: Infinity, the relative-tolerance stop
    * counts wherever it fires): that stop then counts only within this many SEs of the optimum.

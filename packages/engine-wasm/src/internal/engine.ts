@@ -21,7 +21,7 @@ export interface WasmEngineOptions {
   curvaturePrecision?: 'f32' | 'f32-rows' | 'f64';
   /**
    * The binary (1PL-4PL) full pass (binaryKernel.ts BinaryPass) for every binary objective: 'phased'
-   * and 'scalar' give core's bits; 'simd' is about 2x cheaper again but not core's bits (within
+   * gives core's bits; 'simd' is about 2x cheaper again but not core's bits (within
    * 1e-12). Default: 'simd' for families that allow a fast kernel (`ModelFamily.fastKernel`,
    * passed as `{ layout, fastKernel }`: 3PL and 4PL), else 'phased' (packages/engine-wasm/BENCHMARKS.md,
    * "Binary kernel").
