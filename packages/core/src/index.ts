@@ -42,7 +42,15 @@ export { DEFAULT_PRIORS, finishLlmNrmPass, priorPrecisions, type EvalScope, type
 export { llmNrmObjective } from './families/llmNrm/objective.js';
 export { binaryObjective, type BinaryObjectiveOptions } from './families/binary/objective.js';
 export type { BinaryCells, BinaryKernel, BinaryKernelFactory } from './families/binary/kernel.js';
-export { type BundleMapping, type CurvatureAt, type CurvatureOptions, type FleetNuisance, type LlmPrior, type ModelFamily } from './families/family.js';
+export {
+  type BundleMapping,
+  type Predictor,
+  type CurvatureAt,
+  type CurvatureOptions,
+  type FleetNuisance,
+  type LlmPrior,
+  type ModelFamily,
+} from './families/family.js';
 export {
   llmNrmCorrectionInputs,
   llmNrmCorrectionsFromSums,
@@ -51,7 +59,7 @@ export {
   type LlmNrmCorrectionInputs,
   type LlmNrmCurvatureSums,
 } from './families/llmNrm/curvature.js';
-export { familyOfLayout, freeMask, getFamily, llmParamIndices, optionLevelLayout } from './families/registry.js';
+export { familyOfLayout, freeMask, getFamily, itemDifficulties, llmParamIndices, optionLevelLayout } from './families/registry.js';
 export { getEngine, registerEngine, tsEngine, type CurvatureBuilder, type Engine } from './engine.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';
 export { serialVectorOps, runParts, sumParts, vectorPart, vectorRange, VECTOR_OP, VECTOR_PARTS, type VectorOpCode, type VectorOps } from './fit/vectorOps.js';
@@ -59,22 +67,14 @@ export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type 
 export { standardizeTheta, standardized } from './fit/identification.js';
 export { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
 export { inverseFirstDiagonal, thetaStandardErrors, type StandardErrorOptions, type ThetaStandardErrors } from './fit/standardErrors.js';
-export { fit, initialParameters, itemDifficulties, modelObjective, SE_MODES, type FitOptions, type FitResult, type SeMode } from './fit.js';
-export { predictor, wrongOptionShares, type Predictor } from './predict.js';
+export { fit, SE_MODES, type FitOptions, type FitResult, type SeMode } from './fit/fit.js';
+export { initialParameters, modelObjective } from './fit/modelObjective.js';
+export { predictor, wrongOptionShares } from './predict.js';
 export { itemContentSha256, recordContentSha256 } from './itemContent.js';
 export { randomSource, type Random } from './random.js';
 export { bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
-export {
-  bundleItems,
-  bundleParameters,
-  parseBundle,
-  toBundle,
-  validateBundle,
-  type BundleItem,
-  type BundleLlm,
-  type BundleWarning,
-  type CalibrationBundle,
-} from './bundle.js';
+export { bundleItems, bundleParameters, parseBundle, toBundle, validateBundle } from './bundle.js';
+export type { BundleItem, BundleLlm, BundleWarning, CalibrationBundle } from './bundleFormat.js';
 export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
 export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
 export { SCORE_P_FLOOR, fleetNuisance, minimiseTheta, minimiseThetaSharpness } from './scoreThetaAlone.js';

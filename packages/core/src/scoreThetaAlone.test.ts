@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bankRecords, simulateFleet } from './simulate.js';
 import { bankFromRecords } from './bank.js';
-import { fit } from './fit.js';
+import { fit } from './fit/fit.js';
 import { toBundle } from './bundle.js';
 import { FLEET_NUISANCE_BELOW, scoreResponses } from './score.js';
 import { fleetNuisance, minimiseTheta } from './scoreThetaAlone.js';

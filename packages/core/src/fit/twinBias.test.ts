@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fit } from '../fit.js';
+import { fit } from './fit.js';
 import { freeMask } from '../families/registry.js';
 import { predictor } from '../predict.js';
 import { simulateFleet } from '../simulate.js';

@@ -1,6 +1,7 @@
 import type { ResponseBank } from '../bank.js';
 import type { Layout } from '../layout.js';
-import { predictor, type Predictor } from '../predict.js';
+import type { Predictor } from '../families/family.js';
+import { predictor } from '../predict.js';
 
 /**
  * The fit's noise-free twin: the same bank (cells, rotations, hard flags) with every observed
