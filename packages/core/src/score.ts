@@ -1,7 +1,7 @@
 import { bankFromRecords, type BankStats } from './bank.js';
 import { bundleItems, bundleParameters } from './bundle.js';
 import type { CalibrationBundle } from './bundleFormat.js';
-import type { Engine } from './engine.js';
+import type { Engine } from './engines.js';
 import { fit } from './fit/fit.js';
 import { familyOfLayout } from './families/registry.js';
 import { scoreThetaAlone } from './scoreThetaAlone.js';

@@ -13,7 +13,10 @@
 // wall ms and CPU ms of --runs passes, the median over runs of the CPU ratio to the first kernel (ts),
 // and whether loss and gradient are core's bits (gradient entries that differ, largest relative gap).
 import { performance } from 'node:perf_hooks';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 import { wasmBinaryKernel } from '../dist/internal/binaryKernel.js';
 import { log, median, num, opt } from './options.js';
 

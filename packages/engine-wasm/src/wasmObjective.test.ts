@@ -12,9 +12,7 @@
 // 1e-5 |g_t| + 1e-5 max_t |g_t|, i.e. about 170 u of the largest gradient (measured: below 1e-7 of it).
 import {
   ALL_PARTS,
-  hardenBank,
   llmNrmLayout,
-  llmNrmObjective,
   randomSource,
   simulateFleet,
   type EvalScope,
@@ -23,6 +21,7 @@ import {
   type Objective,
   type ResponseBank,
 } from '@llm-nrm/core';
+import { hardenBank, llmNrmObjective } from '@llm-nrm/core/engine';
 import { gradientFleet, placeDenominators, randomPoint } from '@llm-nrm/tooling/gradient';
 import { afterAll, describe, expect, it } from 'vitest';
 import { wasmLlmNrmObjective, wasmThreadPool, type WasmObjective } from './index.js';

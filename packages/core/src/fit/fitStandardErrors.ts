@@ -1,4 +1,4 @@
-import type { CurvatureBuilder } from '../engine.js';
+import type { CurvatureBuilder } from '../engines.js';
 import type { FitProblem } from './identify.js';
 import { thetaStandardErrors, type ThetaStandardErrors } from './standardErrors.js';
 

@@ -1,5 +1,5 @@
 import type { ResponseBank } from '../bank.js';
-import { resolveEngine, type Engine } from '../engine.js';
+import { resolveEngine, type Engine } from '../engines.js';
 import { LlmNrmError } from '../errors.js';
 import type { ModelFamily } from '../families/family.js';
 import type { Layout } from '../layout.js';

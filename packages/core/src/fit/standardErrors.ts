@@ -1,5 +1,5 @@
 import type { ResponseBank } from '../bank.js';
-import type { CurvatureBuilder } from '../engine.js';
+import type { CurvatureBuilder } from '../engines.js';
 import type { ModelFamily } from '../families/family.js';
 import { cholesky, choleskyInto, cholSolve } from '../internal/cholesky.js';
 import type { Layout } from '../layout.js';

@@ -1,17 +1,8 @@
 // The wasm binary cell pass (assembly/binary.ts through binaryKernel.ts) against core's TypeScript
 // one: the same loss and gradient bit for bit for 1PL-4PL, item by item and row by row, with
 // unobserved cells, odd item counts, rotated columns, row scopes, and the priors on, off and changed.
-import {
-  binaryLayout,
-  binaryObjective,
-  correctness,
-  randomSource,
-  simulateFleet,
-  withObserved,
-  type BinaryLayout,
-  type EvalScope,
-  type ResponseBank,
-} from '@llm-nrm/core';
+import { randomSource, simulateFleet, withObserved, type BinaryLayout, type EvalScope, type ResponseBank } from '@llm-nrm/core';
+import { binaryLayout, binaryObjective, correctness } from '@llm-nrm/core/engine';
 import { randomPoint } from '@llm-nrm/tooling/gradient';
 import { describe, expect, it } from 'vitest';
 import { wasmBinaryKernel } from './binaryKernel.js';

@@ -4,7 +4,7 @@
 // values and thetas straight into the module's memory and reads the sums back without copies. The
 // memory is sized once and never grows, so the views stay valid. f64 throughout, exp/log/log1p
 // imported from JavaScript's Math: the same bits as core's tsBinaryKernel (binaryKernel.test.ts).
-import type { BinaryCells, BinaryKernel } from '@llm-nrm/core';
+import type { BinaryCells, BinaryKernel } from '@llm-nrm/core/engine';
 import { binaryKernelModule } from './module.js';
 import { PAGE, bumpAllocator } from './memoryLayout.js';
 

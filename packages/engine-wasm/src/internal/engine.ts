@@ -3,7 +3,8 @@
 // (binaryKernel.ts; f64, by default the same bits as core's TypeScript pass). Threaded engines share one process-wide
 // pool per thread count, so however many engines and fits a program makes, it holds at most
 // threads - 1 workers per count (idle, unref'd); `disposeWasmThreads()` stops them.
-import { binaryObjective, correctness, type CurvatureBuilder, type Engine, type Layout, type Objective, type Priors, type ResponseBank } from '@llm-nrm/core';
+import { type CurvatureBuilder, type Engine, type Layout, type Objective, type Priors, type ResponseBank } from '@llm-nrm/core';
+import { binaryObjective, correctness } from '@llm-nrm/core/engine';
 import { wasmBinaryKernel, type BinaryPass } from './binaryKernel.js';
 import { createWasmObjective, type WasmObjective } from './objective.js';
 import { sharedMemorySupported } from './module.js';

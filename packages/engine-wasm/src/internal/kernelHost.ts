@@ -3,7 +3,8 @@
 // number of "blocks" that depend on the bank only, never on the thread count: each block owns its
 // partial sums, and `reduce` adds them in block order, so the loss and gradient are the same bits
 // whichever thread ran which block.
-import { LlmNrmError, MAX_OPTIONS, type LlmNrmLayout, type ResponseBank } from '@llm-nrm/core';
+import { LlmNrmError, type LlmNrmLayout, type ResponseBank } from '@llm-nrm/core';
+import { MAX_OPTIONS } from '@llm-nrm/core/engine';
 import { kernelModule, type KernelExports, type KernelVariant } from './module.js';
 import { PAGE, bumpAllocator } from './memoryLayout.js';
 

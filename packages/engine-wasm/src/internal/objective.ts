@@ -4,17 +4,9 @@
 // around it: parameters in (f64 -> f32), the gate difficulties b_i and their backward pass (core's
 // `computeDifficulties` / `difficultyBackward`), the priors and the free mask.
 import {
-  priorPrecisions,
   LlmNrmError,
-  computeDifficulties,
-  difficultyBackward,
-  finishLlmNrmPass,
   freeMask,
   getFamily,
-  llmNrmCorrectionInputs,
-  llmNrmCorrectionsFromSums,
-  llmNrmCurvatureFromSums,
-  llmNrmRowBlocksFromSums,
   sigmoid,
   softplus,
   type CurvatureAt,
@@ -25,6 +17,16 @@ import {
   type Priors,
   type ResponseBank,
 } from '@llm-nrm/core';
+import {
+  priorPrecisions,
+  computeDifficulties,
+  difficultyBackward,
+  finishLlmNrmPass,
+  llmNrmCorrectionInputs,
+  llmNrmCorrectionsFromSums,
+  llmNrmCurvatureFromSums,
+  llmNrmRowBlocksFromSums,
+} from '@llm-nrm/core/engine';
 import { LlmNrmKernel, type KernelLayoutOptions } from './kernelHost.js';
 import { TASK, kernelModule, runTask, sharedMemorySupported } from './module.js';
 import { BlockApplyHost } from './blockApplyHost.js';
