@@ -12,6 +12,7 @@ const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.
 export default defineConfig({
   resolve: {
     alias: {
+      '@llm-nrm/core/engine': fileURLToPath(new URL('./packages/core/src/engine.ts', import.meta.url)),
       '@llm-nrm/core/record': fileURLToPath(new URL('./packages/core/src/record/index.ts', import.meta.url)),
       '@llm-nrm/core': src('core'),
       '@llm-nrm/analysis': src('analysis'),

@@ -9,6 +9,7 @@
 // the two (0: the same bits).
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { coreOf } from './coreOf.js';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -22,7 +23,7 @@ const J = Number(opt('models', '189'));
 const I = Number(opt('items', '2000'));
 const pls = opt('pl', '1,2,3,4').split(',').map(Number);
 const dist = (p) => import(pathToFileURL(join(root, 'packages/core/dist', p)).href);
-const core = await dist('index.js');
+const core = await coreOf(root);
 const { binaryCurvature } = await dist('families/binary/curvature.js');
 const { binaryCells } = await dist('families/binary/kernel.js');
 const { binaryFreeMask } = await dist('families/binary/layout.js');

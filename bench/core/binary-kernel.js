@@ -6,6 +6,7 @@
 // between checkouts bit for bit.
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { coreOf } from './coreOf.js';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -17,7 +18,7 @@ const passes = Number(opt('passes', '30'));
 const J = Number(opt('models', '189'));
 const I = Number(opt('items', '2000'));
 const pls = opt('pl', '1,2,3,4').split(',').map(Number);
-const core = await import(pathToFileURL(join(root, 'packages/core/dist/index.js')).href);
+const core = await coreOf(root);
 const { binaryObjective } = await import(pathToFileURL(join(root, 'packages/core/dist/families/binary/objective.js')).href);
 const { bank } = core.simulateFleet({ models: J, items: I, seed: 1 });
 const y = core.correctness(bank);

@@ -4,7 +4,10 @@
 // the loss ever rose, and the positional biases LLM-NRM finds.
 //   node bench/core/naep.js [--optimizer lbfgs|adam] [--priors '{"sharpnessCentre": "fleet", "sharpnessSd": 1}']
 import { fileURLToPath } from 'node:url';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 import { newReport, readNaepRotations } from '@llm-nrm/adapters';
 
 const dir = fileURLToPath(new URL('../../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url));

@@ -6,11 +6,12 @@
 //   node bench/core/refreshAB.js /path/to/A /path/to/B [threads = 2] [runs = 10]
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { coreOf } from './coreOf.js';
 const [ra, rb, threadsArg, runsArg] = process.argv.slice(2);
 const threads = Number(threadsArg ?? 2),
   runs = Number(runsArg ?? 10);
 async function setup(root) {
-  const core = await import(join(root, 'packages/core/dist/index.js'));
+  const core = await coreOf(root);
   const wasm = await import(join(root, 'packages/engine-wasm/dist/index.js'));
   const { bank } = core.simulateFleet({ models: 189, items: 31554, seed: 1 });
   const layout = core.llmNrmLayout(bank, core.ALL_PARTS);

@@ -6,8 +6,9 @@
 //   node bench/core/refreshCpu.js [/path/to/checkout]   (default: this one)
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { coreOf } from './coreOf.js';
 const root = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '../..');
-const core = await import(join(root, 'packages/core/dist/index.js'));
+const core = await coreOf(root);
 const wasm = await import(join(root, 'packages/engine-wasm/dist/index.js'));
 const f = core.simulateFleet({ models: 189, items: 2000, seed: 7 });
 const layout = core.llmNrmLayout(f.bank, core.ALL_PARTS);

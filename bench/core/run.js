@@ -11,7 +11,10 @@
 // where it is affordable, and `paper` reports when the default fit first comes within that excess of
 // its own converged loss (and within excess + 0.1%).
 import { performance } from 'node:perf_hooks';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 
 const args = process.argv.slice(2);
 const mode = args[0] ?? 'all';

@@ -6,6 +6,7 @@
 //   node bench/core/sameBits.js --root /path/to/other/checkout [--models 60] [--items 300]
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { coreOf } from './coreOf.js';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
@@ -15,7 +16,7 @@ if (other === null) throw new Error('give --root /path/to/other/checkout');
 const models = Number(opt('models', '60'));
 const items = Number(opt('items', '300'));
 const load = async (root) => ({
-  core: await import(join(root, 'packages/core/dist/index.js')),
+  core: await coreOf(root),
   wasm: await import(join(root, 'packages/engine-wasm/dist/index.js')),
 });
 const A = await load(here);

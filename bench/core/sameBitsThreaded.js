@@ -6,6 +6,7 @@
 //   node bench/core/sameBitsThreaded.js --root /path/to/other/checkout
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { coreOf } from './coreOf.js';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
@@ -14,7 +15,7 @@ const other = opt('root', null);
 if (other === null) throw new Error('give --root /path/to/other/checkout');
 
 async function run(root, models, items) {
-  const core = await import(join(root, 'packages/core/dist/index.js'));
+  const core = await coreOf(root);
   const wasm = await import(join(root, 'packages/engine-wasm/dist/index.js'));
   const out = [];
   const pool = wasm.wasmThreadPool(2);

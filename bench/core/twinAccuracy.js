@@ -4,7 +4,10 @@
 // bias theta_twin - theta.
 //   node bench/core/twinAccuracy.js [--engine ts|wasm] [--threads 2] [--fleets 100x200x200100,189x2000x7]
 import { wasmEngine } from '@llm-nrm/engine-wasm';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
 const w = opt('engine', 'wasm') === 'wasm' ? wasmEngine({ threads: Number(opt('threads', 2)) }) : null;

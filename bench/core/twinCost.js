@@ -5,7 +5,10 @@
 // stopped at 0.1 or 0.3 SE, lands from the one fit runs.
 //   node bench/core/twinCost.js [models=100] [items=200] [seed=200100] [--engine ts|wasm] [--threads 2] [--runs 1] [--no-check]
 import { wasmEngine } from '@llm-nrm/engine-wasm';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
 const pos = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));

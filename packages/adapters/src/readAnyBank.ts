@@ -1,14 +1,6 @@
 import { stat } from 'node:fs/promises';
-import {
-  LlmNrmError,
-  bankFromRecords,
-  createBankBuilder,
-  duplicateRowCounter,
-  singleContentCheck,
-  type BankFromRecordsOptions,
-  type BankStats,
-  type ResponseBank,
-} from '@llm-nrm/core';
+import { LlmNrmError, bankFromRecords, createBankBuilder, type BankFromRecordsOptions, type BankStats, type ResponseBank } from '@llm-nrm/core';
+import { duplicateRowCounter, singleContentCheck } from '@llm-nrm/core/record';
 import { convertSourcedBatches } from './convert.js';
 import { isStdinPath } from './internal/stdin.js';
 import { readAnyResponses, type AnyResponses, type ReadAnyOptions } from './readAnyResponses.js';

@@ -129,7 +129,7 @@ describe('informationSplit', () => {
 
 describe('itemInformation over the prior', () => {
   it('a binary 2PL item has information a^2 P (1 - P)', async () => {
-    const { binaryLayout } = await import('@llm-nrm/core');
+    const { binaryLayout } = await import('@llm-nrm/core/engine');
     const bank = {
       items: [{ id: 'i', key: 0, nOptions: 2 }],
       models: ['m'],

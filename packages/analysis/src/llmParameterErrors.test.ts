@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fit, inverseFirstDiagonal, llmParamIndices, modelObjective, simulateFleet, thetaStandardErrors } from '@llm-nrm/core';
+import { fit, llmParamIndices, modelObjective, simulateFleet, thetaStandardErrors } from '@llm-nrm/core';
+import { inverseFirstDiagonal } from '@llm-nrm/core/engine';
 import { llmParameterErrors } from './llmParameterErrors.js';
 
 describe('llmParameterErrors', () => {

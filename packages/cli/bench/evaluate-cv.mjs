@@ -1,6 +1,6 @@
 // Speed benchmark (not a test) of `llm-nrm evaluate --cv 5` with all seven models, per model and
 // per fold, on the built dist. Usage (build first: npm run build):
-//   node packages/cli/bench/evaluate-cv.mjs [--file f.jsonl] [--runs 3] [--models llm-nrm,...] [--root DIR] [--wall N] [--newton] [--digits 4]
+//   node packages/cli/bench/evaluate-cv.mjs [--file f.jsonl] [--runs 3] [--models llm-nrm,...] [--root DIR] [--wall N] [--digits 4]
 //   node packages/cli/bench/evaluate-cv.mjs --fold 1[,2,...] --models 3pl,4pl [--runs 3] [--root DIR] [--binary-pass phased|simd]
 // --file: a tidy responses file (default: `llm-nrm simulate -o /tmp/llm-nrm-cv-bench.jsonl --seed 7`,
 //   189 x 2,000, written when missing). --root: a checkout whose built dist to time (e.g. another
@@ -15,11 +15,10 @@
 //   (2 worker threads), wall clock, and a check that its table equals the one-thread table;
 // - the held-out metrics (they must not change with speed work).
 // --digits: decimals of the held-out table (default 4).
-// --newton: fit's `newton: true` (3PL by damped Newton on its full Hessian; default L-BFGS for all).
 // --fold f: only fold f (1-based) of each model, --runs times: its CPU seconds, passes, iterations,
 //   loss, the stop (criterion and estimated distance in SE), the engine that ran, and the fold's
 //   held-out figures; then exit. A list (--fold 1,2,3,4,5): those folds, then the means of their figures.
-// --binary-pass phased|scalar|simd: the wasm engine's pass for every binary family (this checkout's
+// --binary-pass phased|simd: the wasm engine's pass for every binary family (this checkout's
 //   loader only; default per family, ModelFamily.fastKernel: simd for 3PL and 4PL, phased, the
 //   TypeScript kernel's bits, for 1PL and 2PL; `--binary-pass phased` gives core's bits for all).
 import { execFileSync } from 'node:child_process';
@@ -85,7 +84,7 @@ if (oneFold !== undefined) {
           plan.folds,
           { spec: plan.specs[0], fold: f },
           {
-            fitOptions: { engine, ...(args.includes('--newton') ? { newton: true } : {}) },
+            fitOptions: { engine },
             fit: (b, o) => {
               const res = coreFit(b, o);
               info = {
@@ -131,7 +130,7 @@ for (let r = 0; r < runs; r++) {
       models: [m],
       folds: 5,
       seed: 1,
-      fitOptions: { engine, ...(args.includes('--newton') ? { newton: true } : {}) },
+      fitOptions: { engine },
       // Each fold announces itself first (`cv <model>: fold f/k`): CPU time between announcements.
       onProgress: (msg) => {
         if (/: fold \d+\/\d+$/.test(msg)) marks.push(cpu());

@@ -22,7 +22,7 @@ export interface EngineLoadOptions {
    * cheaper but not those bits. Default: per family (`ModelFamily.fastKernel`: 'simd' for 3PL and
    * 4PL, 'phased' for 1PL and 2PL).
    */
-  binaryPass?: 'phased' | 'scalar' | 'simd';
+  binaryPass?: 'phased' | 'simd';
   /**
    * The wasm engine's L-BFGS vector sweeps in part on worker threads (engine-wasm's
    * WasmEngineOptions.threadedVectors): the same bits, 5-8% faster at paper scale. Default

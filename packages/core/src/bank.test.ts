@@ -79,7 +79,7 @@ describe('bankFromRecords', () => {
 describe('bankFromRecords does not depend on the order of the rows', () => {
   it('gives the same bank, and the same fit to 1e-9, for shuffled rows', async () => {
     const { simulateFleet, bankRecords } = await import('./simulate.js');
-    const { fit } = await import('./fit.js');
+    const { fit } = await import('./fit/fit.js');
     const { randomSource, shuffled } = await import('./random.js');
     const fleet = simulateFleet({ models: 8, items: 30, seed: 11 });
     // Each record says where it came from differently (its own file), as real merged inputs do.

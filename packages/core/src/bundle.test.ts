@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { bankFromRecords } from './bank.js';
 import { bundleItems, bundleParameters, parseBundle, toBundle, validateBundle } from './bundle.js';
 import { LlmNrmError } from './errors.js';
-import { fit, modelObjective } from './fit.js';
+import { fit } from './fit/fit.js';
+import { modelObjective } from './fit/modelObjective.js';
 import { scoreResponses } from './score.js';
 import { bankRecords, simulateFleet } from './simulate.js';
 

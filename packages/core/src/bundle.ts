@@ -1,88 +1,12 @@
 import AjvModule from 'ajv';
 import { correctness, type ResponseBank } from './bank.js';
 import { LlmNrmError } from './errors.js';
-import type { FitResult } from './fit.js';
-import { itemDifficulties } from './fit.js';
-import { familyOfLayout, getFamily } from './families/registry.js';
+import type { FitResult } from './fit/fit.js';
+import { familyOfLayout, getFamily, itemDifficulties } from './families/registry.js';
 import type { Layout } from './layout.js';
-import type { Priors } from './objective.js';
 import schema from './schema/calibration-bundle.schema.json' with { type: 'json' };
-import type { ItemSource, ItemSpec, LlmNrmParts, ModelName } from './types.js';
-
-/** The calibration bundle (schema: schema/calibration-bundle.schema.json, `schemaVersion` 1). */
-export interface CalibrationBundle {
-  schemaVersion: 1;
-  model: ModelName;
-  parts: LlmNrmParts;
-  priors?: Priors;
-  kMax: number;
-  llms: BundleLlm[];
-  items: BundleItem[];
-  globals: { w0: number; kappa: number };
-  fit: {
-    model: string;
-    loss: number;
-    iterations: number;
-    passes: number;
-    seconds: number;
-    converged: boolean;
-    reason?: string;
-    distance?: number | null;
-    optimizer: string;
-    engine: string;
-    cells?: number;
-    /** How the SEs were computed (FitOptions.seMode; 'fisher' under scoring). */
-    seMode?: string;
-  };
-  provenance: { tool: string; version: string; createdAt: string; inputs?: { path: string; sha256: string }[]; seed?: number; command?: string };
-  /** What the data cannot support (design checks, item versions): shown with any leaderboard. */
-  warnings?: BundleWarning[];
-}
-
-/** One warning of a bundle: a code to branch on, a sentence, and the LLMs or items concerned. */
-export interface BundleWarning {
-  code: string;
-  message: string;
-  llms?: string[];
-  items?: string[];
-}
-
-export interface BundleLlm {
-  id: string;
-  theta: number;
-  /** Standard error of theta (null when not computed or not identified). */
-  se: number | null;
-  /** false when theta is not identified (infinite SE: the CLI prints 'unidentified'). */
-  identified?: boolean;
-  sharpness: number;
-  /** delta_j over displayed positions 0..kMax-1 (sum to zero). */
-  positionBias: number[];
-  /** rho_j over displayed positions (sum to zero). */
-  fallback: number[];
-  /** Share of observed cells whose argmax was the key. */
-  accuracy?: number;
-  cells?: number;
-}
-
-export interface BundleItem {
-  id: string;
-  key: number;
-  nOptions: number;
-  benchmark?: string;
-  options?: string[];
-  /** Option slopes, content order, sum to zero (empty for binary models). */
-  a: number[];
-  /** Option intercepts, content order, sum to zero (empty for binary models). */
-  c: number[];
-  difficulty: number;
-  /** Binary models: discrimination, intercept, guess and upper asymptote. */
-  irt?: { discrimination: number; intercept: number; guess: number; upper: number };
-  informativeDistractors?: number[];
-  /** Where the item came from in its harness. */
-  source?: ItemSource;
-  /** `itemContentSha256(prompt, continuations)` of the calibration text. */
-  contentSha256?: string;
-}
+import type { ItemSpec } from './types.js';
+import type { BundleItem, BundleLlm, CalibrationBundle } from './bundleFormat.js';
 
 /** JSON Schema of the bundle, as published in the package (`@llm-nrm/core/schema`). */
 export const CALIBRATION_BUNDLE_SCHEMA: object = schema;

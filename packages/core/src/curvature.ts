@@ -1,6 +1,6 @@
 import type { ResponseBank } from './bank.js';
 import { LlmNrmError } from './errors.js';
-import type { Engine } from './engine.js';
+import type { Engine } from './engines.js';
 import type { ModelFamily } from './families/family.js';
 import { familyOfLayout } from './families/registry.js';
 import type { Blocks } from './internal/blocks.js';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResponseBank } from './bank.js';
 import { computeDifficulties, DIFFICULTY_EPS } from './difficulty.js';
-import { modelObjective } from './fit.js';
+import { modelObjective } from './fit/modelObjective.js';
 import type { Layout } from './layout.js';
 import type { EvalScope, Objective, Priors } from './objective.js';
 import { randomSource } from './random.js';

@@ -47,12 +47,6 @@ export interface EvalScope {
   itemPrior?: boolean;
   /** Add the theta ~ N(0, 1) prior (default true; false when theta is standardised instead, see fit). */
   thetaPrior?: boolean;
-  /**
-   * Where given (length nItems; objectives with `itemLosses` only), the pass also writes each item's
-   * share of the loss: its cells' terms plus its prior. Given the LLMs and the globals the loss
-   * separates over items, so these are what a per-item line search compares (fit/itemSweep.ts).
-   */
-  itemLoss?: Float64Array;
 }
 
 /**
@@ -71,8 +65,6 @@ export interface Objective {
    * kernel's: about 1e-8); absent for f64 kernels. L-BFGS then judges the smallest steps by the gradient.
    */
   readonly lossNoise?: number;
-  /** True where `lossAndGrad` fills `scope.itemLoss` (LLM-NRM on the ts and wasm engines). */
-  readonly itemLosses?: boolean;
   lossAndGrad(x: Float64Array, g: Float64Array, scope?: EvalScope): number;
   /**
    * Optional: replace the bank's targets q (the same cells, `bank.q`'s length and layout) in place;
@@ -148,26 +140,6 @@ export function finishLlmNrmPass(
   }
   for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
   return checkFinite(loss);
-}
-
-/**
- * Adds each item's prior N(0, 1/lamItem) on its a and c to `scope.itemLoss` (the cells' terms
- * already in it), as finishLlmNrmPass adds them to the loss. No-op without `scope.itemLoss`.
- */
-export function finishItemLosses(layout: LlmNrmLayout, itemOffsets: Int32Array, x: Float64Array, lamItem: number, scope: EvalScope): void {
-  const out = scope.itemLoss;
-  if (out === undefined || scope.itemPrior === false) return;
-  const A = layout.a;
-  const Cc = layout.c;
-  for (let i = 0; i < layout.nItems; i++) {
-    let s = 0;
-    for (let t = itemOffsets[i]!; t < itemOffsets[i + 1]!; t++) {
-      const av = x[A + t]!;
-      const cv = x[Cc + t]!;
-      s += av * av + cv * cv;
-    }
-    out[i]! += 0.5 * lamItem * s;
-  }
 }
 
 /** Throws NON_FINITE when a kernel's loss is not finite (a diverged fit or degenerate input). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bankFromRecords } from './bank.js';
 import { bundleItems, bundleParameters, toBundle } from './bundle.js';
 import { getFamily } from './families/registry.js';
-import { fit } from './fit.js';
+import { fit } from './fit/fit.js';
 import { predictor } from './predict.js';
 import { bankRecords, simulateFleet } from './simulate.js';
 import { randomSource } from './random.js';

@@ -1,7 +1,8 @@
 import { bankFromRecords, type BankStats } from './bank.js';
-import { bundleItems, bundleParameters, type CalibrationBundle } from './bundle.js';
-import type { Engine } from './engine.js';
-import { fit } from './fit.js';
+import { bundleItems, bundleParameters } from './bundle.js';
+import type { CalibrationBundle } from './bundleFormat.js';
+import type { Engine } from './engines.js';
+import { fit } from './fit/fit.js';
 import { familyOfLayout } from './families/registry.js';
 import { scoreThetaAlone } from './scoreThetaAlone.js';
 import type { OptimizeProgress } from './fit/optimizer.js';

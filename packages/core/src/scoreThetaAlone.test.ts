@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { bankRecords, simulateFleet } from './simulate.js';
 import { bankFromRecords } from './bank.js';
-import { fit } from './fit.js';
+import { fit } from './fit/fit.js';
 import { toBundle } from './bundle.js';
 import { FLEET_NUISANCE_BELOW, scoreResponses } from './score.js';
 import { fleetNuisance, minimiseTheta } from './scoreThetaAlone.js';
-import { tsEngine, type Engine } from './engine.js';
+import { tsEngine, type Engine } from './engines.js';
 
 const fleet = simulateFleet({ models: 25, items: 150, seed: 8 });
 const recs = [...bankRecords(fleet.bank)];

@@ -1,5 +1,5 @@
 import type { ResponseBank } from './bank.js';
-import type { CalibrationBundle } from './bundle.js';
+import type { CalibrationBundle } from './bundleFormat.js';
 import { familyOfLayout } from './families/registry.js';
 import type { Layout } from './layout.js';
 import { softplusInv } from './layout.js';

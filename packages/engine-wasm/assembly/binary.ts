@@ -2,9 +2,9 @@
 // `binaryObjective` (packages/core/src/families/binary/objective.ts; paper.md, baselines:
 // P_ji = lo_i + (hi_i - lo_i) sigmoid(a_i theta_j + beta_i), L = -sum [y log P + (1 - y) log(1 - P)]).
 //
-// Three full passes (src/internal/binaryKernel.ts BinaryPass; rotated banks and row scopes take
+// Two full passes (src/internal/binaryKernel.ts BinaryPass; rotated banks and row scopes take
 // rowMajorPass):
-// - itemMajorPass and rowMajorPass, scalar, core's bits: every operation is the same IEEE f64
+// - rowMajorPass, scalar, core's bits: every operation is the same IEEE f64
 //   operation in the same order (wasm rounds every f64 add, mul and div to nearest and never fuses
 //   a multiply-add, as V8's JavaScript does not), and exp, log and log1p are JavaScript's own Math
 //   functions, imported, so the transcendentals are the ieee754 routines the TypeScript kernel
@@ -98,86 +98,6 @@ export const HEADER_SLOTS: i32 = 32;
 /** The TypeScript kernel's clamp of P: keeps both logs finite at the edges (NaN passes through). */
 @inline function clampP(P: f64): f64 {
   return P < 1e-300 ? 1e-300 : P > 1 - 1e-16 ? 1 - 1e-16 : P;
-}
-
-/**
- * The whole cell pass item by item (banks with one column per item): per item, its four sums over
- * its cells in LLM order; per LLM, its theta sum over the items ascending; the cells' loss terms are
- * added afterwards in row-major order, each row followed by its theta prior 0.5 tp theta^2 (the
- * order of core's itemMajorPass). Returns the loss of the rows, theta priors included.
- */
-export function itemMajorPass(h: usize, tp: f64): f64 {
-  const J = hi(h, H_J);
-  const I = hi(h, H_I);
-  const pl = hi(h, H_PL);
-  const pl3 = pl >= 3;
-  const pl4 = pl >= 4;
-  const th = hp(h, H_TH);
-  const pA = hp(h, H_A);
-  const pB = hp(h, H_B);
-  const pLo = hp(h, H_LO);
-  const pRange = hp(h, H_RANGE);
-  const pSg = hp(h, H_SG);
-  const pSs = hp(h, H_SS);
-  const gA = hp(h, H_GA);
-  const gB = hp(h, H_GB);
-  const gLo = hp(h, H_GLO);
-  const gHi = hp(h, H_GHI);
-  const gTh = hp(h, H_GTH);
-  const rowStart = hp(h, H_ROW_START);
-  const colStart = hp(h, H_COL_START);
-  const cmRow = hp(h, H_CM_ROW);
-  const cmPos = hp(h, H_CM_POS);
-  const cmY = hp(h, H_CM_Y);
-  const term = hp(h, H_TERM);
-  const gT = hp(h, H_GT);
-  memory.fill(gT, 0, <usize>J << 3);
-  for (let i: i32 = 0; i < I; i++) {
-    const a = f64At(pA, i);
-    const b = f64At(pB, i);
-    const lo = f64At(pLo, i);
-    const range = f64At(pRange, i);
-    const sl = f64At(pSg, i);
-    const ss = f64At(pSs, i);
-    let ga: f64 = 0;
-    let gb: f64 = 0;
-    let glo: f64 = 0;
-    let ghi: f64 = 0;
-    const e1 = i32At(colStart, i + 1);
-    for (let e = i32At(colStart, i); e < e1; e++) {
-      const j = i32At(cmRow, e);
-      const t = f64At(th, j);
-      const sg = sigmoidOf(a * t + b);
-      const Pc = clampP(lo + range * sg);
-      let dP: f64;
-      if (load<u8>(cmY + <usize>e) == 1) {
-        setF64(term, i32At(cmPos, e), jsLog(Pc));
-        dP = -1 / Pc;
-      } else {
-        setF64(term, i32At(cmPos, e), jsLog1p(-Pc));
-        dP = 1 / (1 - Pc);
-      }
-      const deta = dP * range * sg * (1 - sg);
-      setF64(gT, j, f64At(gT, j) + deta * a);
-      gb += deta;
-      ga += deta * t;
-      if (pl3) glo += dP * (1 - sg) * sl * (1 - sl);
-      if (pl4) ghi += -dP * sg * ss * (1 - ss);
-    }
-    setF64(gA, i, ga);
-    setF64(gB, i, gb);
-    setF64(gLo, i, glo);
-    setF64(gHi, i, ghi);
-  }
-  let loss: f64 = 0;
-  for (let j: i32 = 0; j < J; j++) {
-    const e1 = i32At(rowStart, j + 1);
-    for (let e = i32At(rowStart, j); e < e1; e++) loss -= f64At(term, e);
-    const t = f64At(th, j);
-    loss += 0.5 * tp * t * t;
-    setF64(gTh, j, f64At(gT, j) + tp * t);
-  }
-  return loss;
 }
 
 /**
@@ -434,13 +354,13 @@ export function itemMajorSimd(h: usize, tp: f64): f64 {
 
 // ---- The phased pass: core's bits at a lower cost per cell. ----
 //
-// The scalar pass above calls exp and then log (or log1p) once per cell from inside a loop whose
-// every cell also waits on two divisions and two data-dependent branches. The phased pass runs the
+// A scalar pass (core's loop, as rowMajorPass above) calls exp and then log (or log1p) once per
+// cell from inside a loop whose every cell also waits on two divisions and two data-dependent branches. The phased pass runs the
 // same operations over all cells at once, in stages: phaseZ (wasm) z = a theta + beta per cell;
 // the host then fills exp(-|z|) with Math.exp over the buffer (the argument the TypeScript pass
 // passes: -z for z >= 0, z below); phaseP (wasm) sigmoid and the clamped P; the host the log terms
 // (Math.log(P) where y = 1, Math.log1p(-P) where y = 0); phaseG (wasm) the gradient sums, in the
-// order of core's itemMajorPass, and the loss of the terms in row-major order. Every value is the
+// order of core's item-major pass, and the loss of the terms in row-major order. Every value is the
 // one the TypeScript pass computes from the same operands with the same operations: the same bits.
 // phaseP and phaseG take two cells per f64x2 for the per-cell arithmetic (each lane op is the
 // scalar IEEE op) and add the lanes into the sums in cell order.
@@ -509,7 +429,7 @@ export function phaseP(h: usize): void {
 /**
  * Phase 3 (after the host's logs): per item its four sums over its cells in LLM order, per LLM its
  * theta sum over the items ascending; then the loss: the terms in row-major order, each row
- * followed by its theta prior (core's itemMajorPass). Returns the loss of the rows.
+ * followed by its theta prior (core's item-major pass). Returns the loss of the rows.
  */
 export function phaseG(h: usize, tp: f64): f64 {
   const J = hi(h, H_J);

@@ -24,12 +24,9 @@ export const H_TH4: i32 = 16;
 export const H_S4: i32 = 17;
 /** Per group and position: delta lanes, then rho lanes (32 bytes). */
 export const H_DR4: i32 = 18;
-/** Per block and item: the item's loss (f64), written only under ITEM_LOSS. */
-export const H_BLOCK_IL: i32 = 19;
+// Slots 19 and 21 are unused.
 /** Per option entry: a, c (f32 pairs). */
 export const H_ACF: i32 = 20;
-/** Per item: the loss of its cells summed over the blocks (ITEM_LOSS). */
-export const H_OUT_IL: i32 = 21;
 export const H_BF: i32 = 22;
 export const H_GTH: i32 = 23;
 export const H_GS: i32 = 24;

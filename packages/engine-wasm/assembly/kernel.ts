@@ -11,7 +11,7 @@
 // Header: i32 slots at `h` (the offsets H_* in header.ts, in 4-byte slots).
 
 import { exp4, sigmoid4 } from './simd';
-import { H_ACF, H_BF, H_BLOCK_GAC, H_BLOCK_GB, H_BLOCK_IL, H_BLOCK_SCALARS, H_C, H_COL_ITEM, H_COL_OFFSETS, H_COL_POS, H_DR4, H_FLAGS, H_GDELTA, H_GRHO, H_GROUPS, H_GROUPS_PER_BLOCK, H_GS, H_GTH, H_ITEMS, H_ITEM_OFFSETS, H_KAPPA, H_KMAX, H_MASK, H_OUT_GAC, H_OUT_GB, H_OUT_IL, H_OUT_SCALARS, H_Q4, H_RED_B0, H_RED_B1, H_RED_SLICES, H_ROW_END, H_ROW_START, H_S4, H_SCRATCH, H_SUMK, H_TH4, H_W0, H_WIDTH } from './header';
+import { H_ACF, H_BF, H_BLOCK_GAC, H_BLOCK_GB, H_BLOCK_SCALARS, H_C, H_COL_ITEM, H_COL_OFFSETS, H_COL_POS, H_DR4, H_FLAGS, H_GDELTA, H_GRHO, H_GROUPS, H_GROUPS_PER_BLOCK, H_GS, H_GTH, H_ITEMS, H_ITEM_OFFSETS, H_KAPPA, H_KMAX, H_MASK, H_OUT_GAC, H_OUT_GB, H_OUT_SCALARS, H_Q4, H_RED_B0, H_RED_B1, H_RED_SLICES, H_ROW_END, H_ROW_START, H_S4, H_SCRATCH, H_SUMK, H_TH4, H_W0, H_WIDTH } from './header';
 
 export { curvItems, curvRows, curvScratchBytes } from './curvature';
 export { curv4ScratchBytes } from './curvature4';
@@ -19,11 +19,6 @@ export { applyBlocks } from './blockApply';
 
 const USE_S: i32 = 1;
 const USE_FB: i32 = 4;
-/**
- * Also sum each item's cell losses (per block, then reduced): given the LLMs the loss separates
- * over items, and an optimizer's per-item line search (core's fit/itemSweep.ts) reads them.
- */
-const ITEM_LOSS: i32 = 8;
 
 /** Cells between flushes of the f32 positional-gradient sums into f64. */
 const FLUSH: i32 = 32;
@@ -244,7 +239,6 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
   const flags = hi(h, H_FLAGS);
   const useS = (flags & USE_S) != 0;
   const useFb = (flags & USE_FB) != 0;
-  const itemLoss = (flags & ITEM_LOSS) != 0;
   const I = hi(h, H_ITEMS);
   const sumK = hi(h, H_SUMK);
   const q4 = hp(h, H_Q4) + (<usize>grp * <usize>width << 4);
@@ -258,7 +252,6 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
   const dr = hp(h, H_DR4) + (<usize>grp * <usize>kMax << 5);
   const gac = hp(h, H_BLOCK_GAC) + (<usize>blk * <usize>sumK << 4);
   const gbB = hp(h, H_BLOCK_GB) + (<usize>blk * <usize>I << 3);
-  const ilB = hp(h, H_BLOCK_IL) + (<usize>blk * <usize>I << 3);
   const scal = hp(h, H_BLOCK_SCALARS) + (<usize>blk << 5);
   const sc = hp(h, H_SCRATCH) + <usize>blk * SCRATCH_BYTES;
   memory.fill(sc + S_ACCD, 0, SCRATCH_BYTES - S_ACCD);
@@ -306,10 +299,6 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
     const lossCell = f32x4.sub(f32x4.mul(Q, log4(sum)), v128.load(sc, S_QV));
     lossLo = f64x2.add(lossLo, f64x2.promote_low_f32x4(lossCell));
     lossHi = f64x2.add(lossHi, f64x2.promote_low_f32x4(i32x4.shuffle(lossCell, lossCell, 2, 3, 2, 3)));
-    if (itemLoss) {
-      const ilp = ilB + (<usize>i << 3);
-      store<f64>(ilp, load<f64>(ilp) + hsum64(lossCell));
-    }
     const inv = f32x4.div(Q, sum);
     if (useFb) backwardFb(K, pp, qp, acp, gp, dr, sc, th, s, omg, G, inv, laneMask);
     else backwardPlain(K, pp, qp, acp, gp, sc, th, s, inv, laneMask);
@@ -372,7 +361,6 @@ export function runBlock(h: usize, blk: i32): void {
   const sumK = hi(h, H_SUMK);
   memory.fill(hp(h, H_BLOCK_GAC) + (<usize>blk * <usize>sumK << 4), 0, <usize>sumK << 4);
   memory.fill(hp(h, H_BLOCK_GB) + (<usize>blk * <usize>I << 3), 0, <usize>I << 3);
-  if ((hi(h, H_FLAGS) & ITEM_LOSS) != 0) memory.fill(hp(h, H_BLOCK_IL) + (<usize>blk * <usize>I << 3), 0, <usize>I << 3);
   memory.fill(hp(h, H_BLOCK_SCALARS) + (<usize>blk << 5), 0, 32);
   const rowStart = hi(h, H_ROW_START);
   const rowEnd = hi(h, H_ROW_END);
@@ -387,7 +375,7 @@ export function runBlock(h: usize, blk: i32): void {
 /**
  * Sum the partials of blocks b0 .. b1-1 in block order (the same order for any thread count) into
  * the outputs, for entries [t0, t1) of the item gradient (pairs a, c) and, when t0 == 0, the
- * per-item gate sums, the per-item losses (under ITEM_LOSS) and the scalars.
+ * per-item gate sums and the scalars.
  */
 export function reduce(h: usize, b0: i32, b1: i32, t0: i32, t1: i32): void {
   reduceGac(h, b0, b1, t0, t1);
@@ -397,7 +385,7 @@ export function reduce(h: usize, b0: i32, b1: i32, t0: i32, t1: i32): void {
 /**
  * Task `s` of the reduction cut into H_RED_SLICES + 1 tasks that may run concurrently (the pool's
  * REDUCE task): s < slices sums its share of the item gradient's entries, s == slices the per-item
- * gate sums, item losses and scalars; blocks [H_RED_B0, H_RED_B1). Each output entry is summed in
+ * gate sums and scalars; blocks [H_RED_B0, H_RED_B1). Each output entry is summed in
  * block order as by `reduce`, so the same bits. At paper scale the reduction reads 16 blocks x
  * 183,419 entries x 16 bytes (47 MB): about 7 ms of one thread.
  */
@@ -442,19 +430,6 @@ function reduceItems(h: usize, b0: i32, b1: i32): void {
       p += gstride;
     }
     store<f64>(outGb + (<usize>i << 3), acc);
-  }
-  if ((hi(h, H_FLAGS) & ITEM_LOSS) != 0) {
-    const il = hp(h, H_BLOCK_IL);
-    const outIl = hp(h, H_OUT_IL);
-    for (let i = 0; i < I; i++) {
-      let acc: f64 = 0;
-      let p = il + (<usize>b0 * gstride) + (<usize>i << 3);
-      for (let b = b0; b < b1; b++) {
-        acc += load<f64>(p);
-        p += gstride;
-      }
-      store<f64>(outIl + (<usize>i << 3), acc);
-    }
   }
   const sc = hp(h, H_BLOCK_SCALARS);
   const outS = hp(h, H_OUT_SCALARS);

@@ -7,7 +7,10 @@
 //   node bench/basin.js [--seeds 1,2,3] [--noise 0.3] [--hard 0] [--missing 0] [--steps 2500] [--models 189 --items 2000] [--out results.json]
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 import { wasmEngine } from '../dist/index.js';
 import { opt, log } from './options.js';
 

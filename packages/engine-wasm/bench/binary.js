@@ -1,24 +1,22 @@
 #!/usr/bin/env node
 // One pass (loss + gradient) of the binary objectives 1PL-4PL at a CV fold's size: core's TypeScript
 // cell pass (ts) against the wasm binary kernel (assembly/binary.ts): its phased pass (wasm: the
-// engine's default, core's bits), its one-loop scalar pass with exp, log and log1p imported from
-// JS's Math per cell (wasm-scalar: core's bits), that pass built on AssemblyScript's own
-// exp/log/log1p (wasm-native, compiled here from the same source; not shipped), and its f64x2 pass
-// with its own exp and log (wasm-simd, opt-in: not core's bits). Plain node on the built dist
+// engine's default, core's bits) and its f64x2 pass with its own exp and log (wasm-simd, opt-in: not
+// core's bits). Plain node on the built dist
 // (`npm run build` first).
 //
-//   node packages/engine-wasm/bench/binary.js [--models 189] [--items 2000] [--seed 7] [--runs 15] [--families 1,2,3,4] [--kernels ts,wasm,wasm-native]
+//   node packages/engine-wasm/bench/binary.js [--models 189] [--items 2000] [--seed 7] [--runs 15] [--families 1,2,3,4] [--kernels ts,wasm,wasm-simd]
 //
 // The bank is a simulated fleet with a fifth of its cells held out (the training cells of one fold
 // of `evaluate --cv 5`). The kernels are timed round robin (one pass of each per run, after 3
 // warm-ups), so a shared machine's load falls on all alike. Prints per family and kernel the median
 // wall ms and CPU ms of --runs passes, the median over runs of the CPU ratio to the first kernel (ts),
 // and whether loss and gradient are core's bits (gradient entries that differ, largest relative gap).
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import asc from 'assemblyscript/asc';
-import { ASC_FLAGS } from '../scripts/ascFlags.mjs';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 import { wasmBinaryKernel } from '../dist/internal/binaryKernel.js';
 import { log, median, num, opt } from './options.js';
 
@@ -27,28 +25,7 @@ const I = num('items', 2000);
 const seed = num('seed', 7);
 const runs = num('runs', 15);
 const families = String(opt('families', '1,2,3,4')).split(',').map(Number);
-const kernels = String(opt('kernels', 'ts,wasm,wasm-scalar,wasm-native,wasm-simd')).split(',');
-
-/** assembly/binary.ts with the three Math imports replaced by AssemblyScript's own functions. */
-async function nativeModule() {
-  const src = readFileSync(new URL('../assembly/binary.ts', import.meta.url), 'utf8').replace(
-    /@external\('Math', '(\w+)'\) declare function (\w+)\(x: f64\): f64;/g,
-    (_, fn, name) => `@inline function ${name}(x: f64): f64 { return Math.${fn}(x); }`,
-  );
-  if (src.includes('@external')) throw new Error('binary.ts: the Math imports were not all replaced');
-  let wasm = null;
-  const { error } = await asc.main(['binary.ts', '--outFile', 'binary.wasm', ...ASC_FLAGS], {
-    readFile: (name) => (name === 'binary.ts' ? src : null),
-    writeFile: (name, contents) => {
-      if (name.endsWith('.wasm')) wasm = contents;
-    },
-    listFiles: () => [],
-    stdout: { write: () => true },
-    stderr: { write: (s) => (process.stderr.write(String(s)), true) },
-  });
-  if (error || wasm === null) throw new Error(`asc: ${error?.message ?? 'no output'}`);
-  return new WebAssembly.Module(wasm);
-}
+const kernels = String(opt('kernels', 'ts,wasm,wasm-simd')).split(',');
 
 const { bank: full } = core.simulateFleet({ models: J, items: I, seed });
 const mask = new Uint8Array(J * full.colItem.length).map((_, t) => ((t * 7919) % 5 === 2 ? 0 : 1));
@@ -57,12 +34,9 @@ const y = core.correctness(bank);
 let cells = 0;
 for (const v of y) if (v !== 255) cells++;
 log(`binary pass at ${J} x ${I} (seed ${seed}), a fifth held out: ${cells.toLocaleString('en')} observed cells; ${runs} timed passes per kernel`);
-const native = kernels.includes('wasm-native') ? await nativeModule() : null;
 const factories = {
   ts: undefined,
   wasm: (c) => wasmBinaryKernel(c),
-  'wasm-scalar': (c) => wasmBinaryKernel(c, { pass: 'scalar' }),
-  'wasm-native': (c) => wasmBinaryKernel(c, { module: native, pass: 'scalar' }),
   'wasm-simd': (c) => wasmBinaryKernel(c, { pass: 'simd' }),
 };
 

@@ -7,7 +7,10 @@
 // --gaps: then, per gap, the main thread busy for that many ms before each pair (as between an
 // optimiser's passes) and the share of the pair's tasks the workers ran: whether they wake late.
 import { performance } from 'node:perf_hooks';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 import { wasmLlmNrmObjective, wasmThreadPool } from '../dist/index.js';
 import { opt, log } from './options.js';
 

@@ -6,7 +6,10 @@
 // around it) | curv-ts | curv-wasm (one refresh of the block Gauss-Newton preconditioner: core's
 // TypeScript curvature, or the kernel's cell sums plus core's assembly of the blocks; curv-wasm64: the
 // kernel's scalar f64 passes instead of its f32 lanes). All warm up with 3 passes (so the JIT tiers are in place) before the timed ones.
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 import { wasmLlmNrmObjective } from '../dist/index.js';
 import { LlmNrmKernel } from '../dist/internal/kernelHost.js';
 

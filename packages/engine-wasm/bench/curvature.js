@@ -13,7 +13,10 @@
 // point, the median CPU time of the process over a refresh (on a shared machine: how much of the
 // wall time it really ran), and the largest gap of the wasm blocks to the TypeScript ones.
 import { performance } from 'node:perf_hooks';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 import { wasmLlmNrmObjective, wasmThreadPool } from '../dist/index.js';
 import { log, median, opt } from './options.js';
 

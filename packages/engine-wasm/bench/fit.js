@@ -6,7 +6,10 @@
 // Prints iterations, passes, seconds and the final loss of each, both losses evaluated by the f64
 // TypeScript kernel, and the largest ability difference.
 import { performance } from 'node:perf_hooks';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 import { wasmLlmNrmObjective } from '../dist/index.js';
 import { num } from './options.js';
 

@@ -11,7 +11,10 @@
 // of the wall time the pass really ran), the loss and its relative gap to the TS kernel, the setup
 // time and kernel memory of the wasm objective, and the peak RSS.
 import { performance } from 'node:perf_hooks';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 import { wasmLlmNrmObjective } from '../dist/index.js';
 import { log, median, opt } from './options.js';
 

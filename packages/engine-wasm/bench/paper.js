@@ -7,9 +7,8 @@
 // block solves) and the standard errors (by default seMode 'twin': the twin's refit included, and
 // printed apart: its passes, seconds and CPU), wall and main-thread CPU.
 //   /usr/bin/time -v node bench/paper.js [--items 31554] [--seed 1] [--threads 2] [--se false]
-//     [--se-mode twin|quasi] [--curvature-precision f32|f64] [--sweeps true] [--sweep-rounds 1] [--sweep-from 30] [--restart true] [--trace out.json] [--save x.bin] [--save-twin twin.json]
+//     [--se-mode twin|quasi] [--curvature-precision f32|f64] [--trace out.json] [--save x.bin] [--save-twin twin.json]
 //     [--pass-stats true] [--threaded-vectors false]
-// --sweeps / --restart turn on core's opt-in item sweeps and item restart (fit/itemSweep.ts).
 // --pass-stats: also the fit's passes on average (wall ms, process CPU ms, the tasks the pool's
 // workers ran of each pass), and the same for 30 passes back to back at the fit's end point after it,
 // in this process at the same load: whether a pass inside the fit costs more than a pass alone.
@@ -105,10 +104,6 @@ const engine = {
   ...(w.engine.vectors !== undefined ? { vectors: w.engine.vectors } : {}),
 };
 const extra = {};
-if (opt('sweeps', null) !== null) extra.itemSweeps = opt('sweeps') !== 'false';
-if (opt('sweep-rounds', null) !== null) extra.sweepRounds = Number(opt('sweep-rounds'));
-if (opt('sweep-from', null) !== null) extra.sweepFrom = Number(opt('sweep-from'));
-if (opt('restart', null) !== null) extra.itemRestart = opt('restart') !== 'false';
 // --se-mode quasi: the SEs without the twin (FitOptions.seMode; the default is core's, 'twin').
 if (opt('se-mode', null) !== null) extra.seMode = opt('se-mode');
 t = performance.now();
@@ -142,8 +137,6 @@ console.log(
     passes: r.passes,
     iterations: r.iterations,
     refreshes: fitPhase.refreshes,
-    sweepPasses: r.blockPasses,
-    ...(r.itemRestart ? { itemRestart: r.itemRestart } : {}),
     reason: r.reason,
     converged: r.converged,
     distance: r.distance,

@@ -5,7 +5,10 @@
 // and the standardisation's copy of x (a fresh array per pass before, one reused buffer now).
 //   node bench/passParts.js [--items 2000] [--runs 15]        (--items 31554: paper scale)
 import { performance } from 'node:perf_hooks';
-import * as core from '@llm-nrm/core';
+import * as coreMain from '@llm-nrm/core';
+import * as coreEngine from '@llm-nrm/core/engine';
+
+const core = { ...coreMain, ...coreEngine };
 import { wasmLlmNrmObjective } from '../dist/index.js';
 import { LlmNrmKernel } from '../dist/internal/kernelHost.js';
 import { opt } from './options.js';

@@ -15,7 +15,6 @@ import {
   fit,
   freeMask,
   getFamily,
-  hardenBank,
   llmNrmLayout,
   randomSource,
   simulateFleet,
@@ -27,6 +26,7 @@ import {
   type LlmNrmParts,
   type ResponseBank,
 } from '@llm-nrm/core';
+import { hardenBank } from '@llm-nrm/core/engine';
 import { gradientFleet, randomPoint } from '@llm-nrm/tooling/gradient';
 import { afterAll, describe, expect, it } from 'vitest';
 import { wasmEngine, wasmLlmNrmObjective, wasmThreadPool, type WasmObjective } from './index.js';

@@ -3,25 +3,18 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ALL_PARTS, getFamily, fit, llmNrmLayout, randomSource, simulateFleet, thetaStandardErrors, type Objective } from '@llm-nrm/core';
 import {
-  ALL_PARTS,
-  getFamily,
   binaryLayout,
   binaryObjective,
   blockPreconditioner,
   correctness,
-  fit,
   initialParameters,
-  llmNrmLayout,
   llmNrmObjective,
   minimizeLbfgs,
-  randomSource,
-  simulateFleet,
   standardizeTheta,
   standardized,
-  thetaStandardErrors,
-  type Objective,
-} from '@llm-nrm/core';
+} from '@llm-nrm/core/engine';
 import { gradientFleet, randomPoint } from '@llm-nrm/tooling/gradient';
 import { describe, expect, it } from 'vitest';
 import { disposeWasmThreads, wasmEngine, wasmLlmNrmObjective, wasmThreadPool, type WasmObjective } from './index.js';
@@ -141,10 +134,11 @@ describe('process lifetime', () => {
     expect(existsSync(dist), 'run `npm run build` first').toBe(true);
     const code = `
       import * as core from '@llm-nrm/core';
+      import { initialParameters } from '@llm-nrm/core/engine';
       import { wasmLlmNrmObjective, wasmEngine } from ${JSON.stringify(dist)};
       const { bank } = core.simulateFleet({ models: 20, items: 50, seed: 1 });
       const layout = core.llmNrmLayout(bank, core.ALL_PARTS);
-      const x = core.initialParameters(bank, layout);
+      const x = initialParameters(bank, layout);
       const o = wasmLlmNrmObjective(bank, layout, {}, { threads: 2 });
       const e = wasmEngine({ threads: 2 }).objective(bank, layout);
       const a = o.lossAndGrad(x, new Float64Array(x.length));

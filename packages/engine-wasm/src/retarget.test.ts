@@ -1,7 +1,8 @@
 // WasmObjective.retarget (core's Objective.retarget, fit's 'twin' SE mode): new targets on the
 // same cells give the loss, gradient and curvature of an objective built on the retargeted bank,
 // bit for bit, on one thread and on a pool; and retargeting back restores the original's.
-import { ALL_PARTS, fit, llmNrmLayout, randomSource, simulateFleet, twinBank, type Engine, type ResponseBank } from '@llm-nrm/core';
+import { ALL_PARTS, fit, llmNrmLayout, randomSource, simulateFleet, type Engine, type ResponseBank } from '@llm-nrm/core';
+import { twinBank } from '@llm-nrm/core/engine';
 import { randomPoint } from '@llm-nrm/tooling/gradient';
 import { describe, expect, it } from 'vitest';
 import { wasmEngine, wasmLlmNrmObjective, wasmThreadPool } from './index.js';

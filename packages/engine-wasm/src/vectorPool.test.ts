@@ -1,7 +1,8 @@
 // L-BFGS's vector sweeps on worker threads (internal/vectorPool.ts): the same bits as core's
 // serialVectorOps sweep by sweep and for a whole fit, the workers really taking parts, and the
 // vectors reused rather than dropped.
-import { fit, serialVectorOps, simulateFleet, VECTOR_OP } from '@llm-nrm/core';
+import { fit, simulateFleet } from '@llm-nrm/core';
+import { serialVectorOps, VECTOR_OP } from '@llm-nrm/core/engine';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodePlatform } from './internal/nodePlatform.js';
 import { FREE_RESTART_BYTES, MIN_SHARED_LENGTH, VectorPool } from './internal/vectorPool.js';

@@ -1,4 +1,4 @@
-import { gridGoldenMinimum } from '@llm-nrm/core';
+import { gridGoldenMinimum } from '@llm-nrm/core/engine';
 
 /**
  * One-dimensional MAP of theta: minimise nll(theta) + theta^2 / 2 (the N(0, 1) prior) on [-6, 6]:

@@ -1,5 +1,5 @@
 import { correctness, type ResponseBank } from '../bank.js';
-import type { BundleWarning } from '../bundle.js';
+import type { BundleWarning } from '../bundleFormat.js';
 
 /** A set of LLMs linked to each other through shared items (a connected part of the LLM-item graph). */
 export interface DesignGroup {

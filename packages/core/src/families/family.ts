@@ -1,11 +1,38 @@
 import type { ResponseBank } from '../bank.js';
-import type { BundleItem, BundleLlm, CalibrationBundle } from '../bundle.js';
-import type { NewtonModel } from '../fit/newton.js';
+import type { BundleItem, BundleLlm, CalibrationBundle } from '../bundleFormat.js';
 import type { Blocks } from '../internal/blocks.js';
 import type { Layout } from '../layout.js';
 import type { Objective, Priors } from '../objective.js';
-import type { Predictor } from '../predict.js';
 import type { LlmNrmParts, ModelName } from '../types.js';
+
+/**
+ * Model probabilities p_jik for cells of a bank (content order), for every model family:
+ * LLM-NRM/NRM by the softmax of paper.md; binary models give P(correct) at the key and spread the
+ * wrong mass 1 - P over the distractors in proportion to `wrongShares` (per item option, summing to
+ * 1 over the distractors; uniform when not given), as paper.md prescribes for option prediction.
+ */
+export interface Predictor {
+  readonly layout: Layout;
+  /** Write p for cell (j, column c) into out[0..K). */
+  cell(j: number, c: number, out: Float64Array): void;
+  /** P(correct) for cell (j, c). */
+  pKey(j: number, c: number): number;
+  /**
+   * Option-level families (p = softmax(v)): the logits v_k of cell (j, c) into v[0..K), at ability
+   * `theta` (default the LLM's own), and dv_k/dtheta into `dv` when given. null where the
+   * probabilities are not a softmax over option logits (binary families).
+   */
+  readonly logits: ((j: number, c: number, v: Float64Array, dv?: Float64Array, theta?: number) => void) | null;
+  /**
+   * Option-level families, optional: the derivative of LLM j's logits along a direction w over the
+   * parameters `idx` (LLM j's own and the globals), dv_k = sum_a w_a dv_k/dx_idx[a], analytically;
+   * returns a function writing, for a cell (j, c), p[0..K) (`cell`'s, bit for bit) and dv[0..K),
+   * valid until the next call of `along`. null where the direction moves a parameter it does not
+   * cover (callers then take differences of `cell`). The SEs' dispersion uses it in place of two
+   * predictors by central differences (fit/standardErrors.ts).
+   */
+  readonly along?: (j: number, idx: Int32Array, w: Float64Array) => ((c: number, p: Float64Array, dv: Float64Array) => void) | null;
+}
 
 /**
  * Block curvature of a family's objective at x: the factorised blocks the preconditioner applies,
@@ -181,12 +208,6 @@ export interface ModelFamily extends BundleMapping {
   llmIndices(layout: Layout, j: number): number[];
   /** Mask of the layout's free (1) and fixed (0) parameters (switched-off parts, unused item parameters). */
   freeMask(layout: Layout): Uint8Array;
-  /**
-   * The family's full Newton model (fit/newton.ts), where its whole Hessian solves cheaply (1PL-4PL:
-   * an arrowhead over items and thetas); fit runs damped Newton on it for fleet fits. Absent: L-BFGS.
-   * standardize: theta is fit.ts's standardised t; thetaPrecision: the theta prior's (0 under it).
-   */
-  newton?(bank: ResponseBank, layout: Layout, priors: Priors, options: { standardize: boolean; thetaPrecision: number }): NewtonModel;
   /**
    * Fit's default `toleranceDistance` for this family (absent: Infinity, the relative-tolerance stop
    * counts wherever it fires): that stop then counts only within this many SEs of the optimum.

@@ -1,3 +1,4 @@
+import type { ResponseBank } from '../bank.js';
 import { LlmNrmError } from '../errors.js';
 import type { Layout, LlmNrmLayout } from '../layout.js';
 import { MODEL_NAMES, type LlmNrmParts, type ModelName } from '../types.js';
@@ -52,4 +53,9 @@ export function freeMask(layout: Layout): Uint8Array {
 /** Indices of the per-LLM parameters of model j (theta, sbar, delta_j., rho_j.) or (theta) for binary (its family's). */
 export function llmParamIndices(layout: Layout, j: number): number[] {
   return familyOfLayout(layout).llmIndices(layout, j);
+}
+
+/** Item difficulties b_i of a fit (LLM-NRM: the gate's, guarded; binary: b = -beta / a). */
+export function itemDifficulties(bank: ResponseBank, layout: Layout, x: Float64Array): Float64Array {
+  return familyOfLayout(layout).difficulties(bank, layout, x);
 }

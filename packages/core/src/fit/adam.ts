@@ -23,18 +23,13 @@ export function minimizeAdam(obj: Objective, x0: Float64Array, opts: OptimizeOpt
   const traceSeconds: number[] = [];
   const tracePasses: number[] = [];
   let lastReport = now();
-  let f = NaN;
-  let reason = 'steps';
+  let f: number;
   let step = 0;
   for (; step < steps; step++) {
     f = obj.lossAndGrad(x, g, opts.scope);
     trace.push(f);
     traceSeconds.push((now() - t0) / 1000);
     tracePasses.push(step + 1);
-    if (opts.targetLoss !== undefined && f <= opts.targetLoss) {
-      reason = 'target';
-      break;
-    }
     const c1 = 1 - Math.pow(b1, step + 1);
     const c2 = 1 - Math.pow(b2, step + 1);
     for (let t = 0; t < n; t++) {
@@ -48,16 +43,13 @@ export function minimizeAdam(obj: Objective, x0: Float64Array, opts: OptimizeOpt
       opts.onProgress({ iteration: step + 1, passes: step + 1, loss: f, seconds: (lastReport - t0) / 1000 });
     }
   }
-  let passes = step;
-  if (reason === 'steps') {
-    // The loss at the final parameters (one more pass), so results compare like for like.
-    f = obj.lossAndGrad(x, g, opts.scope);
-    passes++;
-    trace.push(f);
-    traceSeconds.push((now() - t0) / 1000);
-    tracePasses.push(passes);
-  }
+  // The loss at the final parameters (one more pass), so results compare like for like.
+  f = obj.lossAndGrad(x, g, opts.scope);
+  const passes = step + 1;
+  trace.push(f);
+  traceSeconds.push((now() - t0) / 1000);
+  tracePasses.push(passes);
   const tail = trace.slice(-100);
-  const converged = reason === 'target' || tail[tail.length - 1]! <= Math.min(...tail) + 1e-6 * Math.abs(f);
-  return { x, loss: f, iterations: step, passes, converged, reason, trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
+  const converged = tail[tail.length - 1]! <= Math.min(...tail) + 1e-6 * Math.abs(f);
+  return { x, loss: f, iterations: step, passes, converged, reason: 'steps', trace, traceSeconds, tracePasses, seconds: (now() - t0) / 1000 };
 }

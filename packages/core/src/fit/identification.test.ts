@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fit, modelObjective } from '../fit.js';
+import { fit } from './fit.js';
+import { modelObjective } from './modelObjective.js';
 import { softplus } from '../layout.js';
 import { simulateFleet } from '../simulate.js';
 import { centreSharpness, centredSharpness, freeSharpnessOffset, rawSharpness } from './identification.js';

@@ -53,7 +53,6 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   const spare: Float64Array[] = [];
   const alpha = new Float64Array(m);
   let passes = 0;
-  let blockPasses = 0;
   const evalAt = (px: Float64Array, pg: Float64Array): number => {
     passes++;
     return obj.lossAndGrad(px, pg, opts.scope);
@@ -89,16 +88,6 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     if (pc && it % refreshEvery === 0 && !(it === 0 && opts.refreshed === true)) {
       pc.refresh(x);
       passes++;
-      if (opts.blockStep) {
-        const r = opts.blockStep(x, g, f, it);
-        passes += r.passes;
-        blockPasses += r.passes;
-        if (r.passes > 0) {
-          f = r.loss;
-          fTrack += noiseBand > 0 ? r.decrease : 0;
-          if (noiseBand === 0) fTrack = f;
-        }
-      }
     }
     // Convergence on the preconditioned gradient.
     let gmax = 0;
@@ -116,11 +105,6 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     }
     if (gmax < gtol) {
       reason = 'gradient';
-      converged = true;
-      break;
-    }
-    if (opts.targetLoss !== undefined && f <= opts.targetLoss) {
-      reason = 'target';
       converged = true;
       break;
     }
@@ -298,7 +282,6 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     loss: f,
     iterations: it,
     passes,
-    blockPasses,
     converged,
     reason,
     distance,

@@ -74,11 +74,6 @@ export interface OptimizeOptions {
    */
   startMemory?: LbfgsMemory;
   /**
-   * Run after each preconditioner refresh (L-BFGS): a step on part of the parameters that moves x
-   * in place and leaves the loss and gradient there (fit's item sweep, fit/itemSweep.ts).
-   */
-  blockStep?: (x: Float64Array, g: Float64Array, f: number, iteration: number) => { loss: number; passes: number; decrease: number };
-  /**
    * Relative rounding noise of the loss (an f32 kernel's: about 1e-8; default 0). Where a loss
    * difference is within 100 times it, the line search measures decreases from the gradients.
    */
@@ -86,8 +81,6 @@ export interface OptimizeOptions {
   /** Adam: steps (default 2500), learning rate (default 0.05), betas (0.9, 0.999). */
   steps?: number;
   lr?: number;
-  /** Stop early once the loss is at or below this value (used to time "reach loss X"). */
-  targetLoss?: number;
   /** Called about once a second with the state. */
   onProgress?: (p: OptimizeProgress) => void;
   /** Rows and prior scope passed to every evaluation. */
@@ -110,10 +103,8 @@ export interface OptimizeResult {
   iterations: number;
   /** Evaluations of lossAndGrad, i.e. passes over the data. */
   passes: number;
-  /** L-BFGS: the passes of those spent in `blockStep`. */
-  blockPasses?: number;
   converged: boolean;
-  /** Why it stopped: 'distance' | 'tolerance' | 'gradient' | 'max-iterations' | 'steps' | 'target' | 'line-search'. */
+  /** Why it stopped: 'distance' | 'tolerance' | 'gradient' | 'max-iterations' | 'steps' | 'line-search'. */
   reason: string;
   /** L-BFGS: the last Newton decrement, the estimated distance to the optimum in SE units (NaN for Adam). */
   distance?: number;

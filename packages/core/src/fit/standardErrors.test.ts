@@ -3,7 +3,7 @@
 // on simulated fleets is fit.test.ts's (seeded) and bench/core/coverage.js's (every size).
 import { describe, expect, it } from 'vitest';
 import { getFamily } from '../families/registry.js';
-import { fit } from '../fit.js';
+import { fit } from './fit.js';
 import { freeMask } from '../families/registry.js';
 import { simulateFleet } from '../simulate.js';
 import { cholesky, cholSolve } from '../internal/cholesky.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fit } from '../fit.js';
+import { fit } from './fit.js';
 import { freeMask } from '../families/registry.js';
 import { predictor } from '../predict.js';
 import { simulateFleet } from '../simulate.js';
@@ -96,9 +96,6 @@ describe("the fit's noise-free twin", () => {
       if (want[j]! > parts.se[j]! * (1 + 1e-9)) raised++;
     }
     expect(raised).toBeGreaterThan(0);
-    // The deprecated flag names the same modes.
-    expect(Array.from(fit(g.bank, { twinBias: true }).se)).toEqual(Array.from(on.se));
-    expect(Array.from(fit(g.bank, { twinBias: false }).se)).toEqual(Array.from(off.se));
     expect(fit(g.bank, { model: 'nrm-hard', seMode: 'twin' }).twin).toBeUndefined();
     const scored = fit(g.bank, { init: on.x, fixItems: true, seMode: 'twin' });
     expect(scored.twin).toBeUndefined();

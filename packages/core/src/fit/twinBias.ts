@@ -1,6 +1,7 @@
 import type { ResponseBank } from '../bank.js';
 import type { Layout } from '../layout.js';
-import { predictor, type Predictor } from '../predict.js';
+import type { Predictor } from '../families/family.js';
+import { predictor } from '../predict.js';
 
 /**
  * The fit's noise-free twin: the same bank (cells, rotations, hard flags) with every observed
@@ -61,8 +62,8 @@ function fillTwinRows(bank: ResponseBank, pred: Predictor, from: number, to: num
  * The 'twin' SE mode's scale on the twin's squared bias: the twin's truth is the already shrunk
  * estimate, so it sees only part of the priors' bias. A second twin (the twin of the twin) measures
  * that ratio per fleet, lambda = b1.b1 / b1.b2: 1.45-1.62 at 200 items, 1.8-2.3 at 20-41
- * (bench/core/twinScaled.js); lambda^2 = 2 fixed, chosen on the tuning seeds beside the measured
- * lambda and 1-4 (bench/core/twinRules.js), costs one twin instead of two.
+ * (measured; history in git); lambda^2 = 2 fixed, chosen on the tuning seeds beside the measured
+ * lambda and 1-4, costs one twin instead of two.
  */
 export const TWIN_BIAS_SCALE = 2;
 

@@ -1,4 +1,4 @@
-// A leaf module (imports nothing), so that families (binary/newton.ts) can standardise theta
+// A leaf module (imports nothing), so that fit and the families can standardise theta
 // without importing fit/identification.ts, which imports the family registry.
 
 /** Copy of x with theta (the first J entries) standardised to mean 0, sd 1. */

@@ -4,3 +4,6 @@
 // main entry's, so an error made here is an `LlmNrmError` there.
 export { LlmNrmError, type LlmNrmErrorCode } from '../errors.js';
 export { MAX_OPTIONS, describeValue, parseResponseRecord, type ParseRecordOptions } from './parseResponseRecord.js';
+// Record-level checks a streaming reader runs as records go by (adapters' readAnyBank).
+export { duplicateRowCounter } from './duplicateRows.js';
+export { singleContentCheck } from './resolveItemVersions.js';

@@ -4,7 +4,7 @@
 // values and thetas straight into the module's memory and reads the sums back without copies. The
 // memory is sized once and never grows, so the views stay valid. f64 throughout, exp/log/log1p
 // imported from JavaScript's Math: the same bits as core's tsBinaryKernel (binaryKernel.test.ts).
-import type { BinaryCells, BinaryKernel } from '@llm-nrm/core';
+import type { BinaryCells, BinaryKernel } from '@llm-nrm/core/engine';
 import { binaryKernelModule } from './module.js';
 import { PAGE, bumpAllocator } from './memoryLayout.js';
 
@@ -45,7 +45,6 @@ const HEADER_SLOTS = 32;
 
 interface BinaryKernelExports {
   HEADER_SLOTS: WebAssembly.Global;
-  itemMajorPass(h: number, tp: number): number;
   itemMajorSimd(h: number, tp: number): number;
   phaseZ(h: number): void;
   phaseP(h: number): void;
@@ -58,21 +57,18 @@ interface BinaryKernelExports {
  * the scalar row pass, core's bits):
  * - 'phased' (default): core's bits, in stages over all cells (assembly/binary.ts phaseZ, phaseP,
  *   phaseG, with Math.exp and Math.log/log1p over whole buffers here between them);
- * - 'scalar': core's bits, core's one loop (itemMajorPass, Math imported per cell);
  * - 'simd': the f64x2 pass (itemMajorSimd: its own exp and log, two lanes per item sum), within
  *   about 1e-13 of core's bits but not equal to them, so fits may end in other basins.
  */
-export type BinaryPass = 'phased' | 'scalar' | 'simd';
+export type BinaryPass = 'phased' | 'simd';
 
 export interface WasmBinaryKernelOptions {
   pass?: BinaryPass;
-  /** Another build of assembly/binary.ts (bench/binary.js times one on AssemblyScript's own exp and log). */
-  module?: WebAssembly.Module;
 }
 
 /** The binary cell pass on the wasm kernel (with `options` bound, a core `BinaryKernelFactory`). */
 export function wasmBinaryKernel(cells: BinaryCells, options: WasmBinaryKernelOptions = {}): BinaryKernel {
-  const module = options.module ?? binaryKernelModule();
+  const module = binaryKernelModule();
   const mode = options.pass ?? 'phased';
   const J = cells.nModels;
   const I = cells.nItems;
@@ -160,7 +156,7 @@ export function wasmBinaryKernel(cells: BinaryCells, options: WasmBinaryKernelOp
     T.set(outJs);
     return k.phaseG(header, tp);
   };
-  const full = mode === 'simd' ? (tp: number) => k.itemMajorSimd(header, tp) : mode === 'scalar' ? (tp: number) => k.itemMajorPass(header, tp) : phased;
+  const full = mode === 'simd' ? (tp: number) => k.itemMajorSimd(header, tp) : phased;
   return {
     a: f64(off.A, I),
     beta: f64(off.B, I),

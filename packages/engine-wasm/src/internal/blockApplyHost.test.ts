@@ -3,7 +3,8 @@
 // wasm objective's refresh (items under the gate capped, fixed parameters, LLM and global blocks),
 // with right-hand sides large enough that the caps bind; and what happens to blocks whose factors
 // a later refresh has overwritten (they solve in TypeScript again).
-import { ALL_PARTS, initialParameters, llmNrmLayout, randomSource, simulateFleet } from '@llm-nrm/core';
+import { ALL_PARTS, llmNrmLayout, randomSource, simulateFleet } from '@llm-nrm/core';
+import { initialParameters } from '@llm-nrm/core/engine';
 import { afterAll, describe, expect, it } from 'vitest';
 import { wasmLlmNrmObjective, wasmThreadPool } from '../index.js';
 

@@ -5,7 +5,8 @@
 // TypeScript's operations in the same order and blocks write disjoint entries, so the results are
 // core's bits for any thread count. At paper scale an L-BFGS iteration's pair of solves was about
 // 45 CPU ms of the main thread while the workers waited (packages/engine-wasm/BENCHMARKS.md, "paper60b").
-import type { BlockApplier, CurvatureAt } from '@llm-nrm/core';
+import type { CurvatureAt } from '@llm-nrm/core';
+import type { BlockApplier } from '@llm-nrm/core/engine';
 import { TASK, kernelModule, type KernelExports } from './module.js';
 import { PAGE, bumpAllocator } from './memoryLayout.js';
 import type { BlockPool } from './pool.js';

@@ -3,7 +3,8 @@
 // (binaryKernel.ts; f64, by default the same bits as core's TypeScript pass). Threaded engines share one process-wide
 // pool per thread count, so however many engines and fits a program makes, it holds at most
 // threads - 1 workers per count (idle, unref'd); `disposeWasmThreads()` stops them.
-import { binaryObjective, correctness, type CurvatureBuilder, type Engine, type Layout, type Objective, type Priors, type ResponseBank } from '@llm-nrm/core';
+import { type CurvatureBuilder, type Engine, type Layout, type Objective, type Priors, type ResponseBank } from '@llm-nrm/core';
+import { binaryObjective, correctness } from '@llm-nrm/core/engine';
 import { wasmBinaryKernel, type BinaryPass } from './binaryKernel.js';
 import { createWasmObjective, type WasmObjective } from './objective.js';
 import { sharedMemorySupported } from './module.js';
@@ -21,7 +22,7 @@ export interface WasmEngineOptions {
   curvaturePrecision?: 'f32' | 'f32-rows' | 'f64';
   /**
    * The binary (1PL-4PL) full pass (binaryKernel.ts BinaryPass) for every binary objective: 'phased'
-   * and 'scalar' give core's bits; 'simd' is about 2x cheaper again but not core's bits (within
+   * gives core's bits; 'simd' is about 2x cheaper again but not core's bits (within
    * 1e-12). Default: 'simd' for families that allow a fast kernel (`ModelFamily.fastKernel`,
    * passed as `{ layout, fastKernel }`: 3PL and 4PL), else 'phased' (packages/engine-wasm/BENCHMARKS.md,
    * "Binary kernel").

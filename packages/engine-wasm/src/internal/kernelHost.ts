@@ -3,7 +3,8 @@
 // number of "blocks" that depend on the bank only, never on the thread count: each block owns its
 // partial sums, and `reduce` adds them in block order, so the loss and gradient are the same bits
 // whichever thread ran which block.
-import { LlmNrmError, MAX_OPTIONS, type LlmNrmLayout, type ResponseBank } from '@llm-nrm/core';
+import { LlmNrmError, type LlmNrmLayout, type ResponseBank } from '@llm-nrm/core';
+import { MAX_OPTIONS } from '@llm-nrm/core/engine';
 import { kernelModule, type KernelExports, type KernelVariant } from './module.js';
 import { PAGE, bumpAllocator } from './memoryLayout.js';
 
@@ -28,9 +29,7 @@ const H = {
   TH4: 16,
   S4: 17,
   DR4: 18,
-  BLOCK_IL: 19,
   ACF: 20,
-  OUT_IL: 21,
   BF: 22,
   GTH: 23,
   GS: 24,
@@ -98,8 +97,6 @@ const CURV4_SCRATCH_BYTES = 2 * MAX_OPTIONS * 16 + MAX_OPTIONS * 4 + 16 + (2 + 2
 const MAX_PAGES = 65536;
 /** Scratch bytes per block (assembly/kernel.ts SCRATCH_BYTES, checked against its export). */
 const SCRATCH_BYTES = 2 * MAX_OPTIONS * 16 + 96 + 2 * MAX_OPTIONS * 16 + 2 * MAX_OPTIONS * 32;
-/** The kernel's ITEM_LOSS flag (assembly/kernel.ts). */
-const ITEM_LOSS_FLAG = 8;
 /** Blocks a bank is cut into (fewer when it has fewer groups): enough to balance a few threads. */
 export const TARGET_BLOCKS = 16;
 /** Slices of the item gradient a threaded reduction is cut into (`reduceTasks` = this + 1: the per-item sums). */
@@ -134,8 +131,6 @@ export class LlmNrmKernel {
   readonly grho: Float64Array;
   readonly outGac: Float64Array;
   readonly outGb: Float64Array;
-  /** Per item: its cells' loss of the last pass run with `setItemLoss(true)`. */
-  readonly outIl: Float64Array;
   readonly outScalars: Float64Array;
   /** Item blocks of the curvature's items pass (fixed by the bank, like `blocks`). */
   readonly itemBlocks: number;
@@ -220,12 +215,10 @@ export class LlmNrmKernel {
       grho: alloc(G * 4 * kMax * 8),
       blockScalars: alloc(nB * 32),
       blockGb: alloc(nB * I * 8),
-      blockIl: alloc(nB * I * 8),
       blockGac: alloc(nB * sumK * 16),
       scratch: alloc(nB * SCRATCH_BYTES),
       outGac: alloc(sumK * 16),
       outGb: alloc(I * 8),
-      outIl: alloc(I * 8),
       outScalars: alloc(32),
       cvX: alloc(layout.size * 8),
       cvB: alloc(I * 8),
@@ -294,12 +287,10 @@ export class LlmNrmKernel {
       [H.GRHO, p.grho],
       [H.BLOCK_SCALARS, p.blockScalars],
       [H.BLOCK_GB, p.blockGb],
-      [H.BLOCK_IL, p.blockIl],
       [H.BLOCK_GAC, p.blockGac],
       [H.SCRATCH, p.scratch],
       [H.OUT_GAC, p.outGac],
       [H.OUT_GB, p.outGb],
-      [H.OUT_IL, p.outIl],
       [H.OUT_SCALARS, p.outScalars],
       [H.CV_X, p.cvX],
       [H.CV_B, p.cvB],
@@ -391,7 +382,6 @@ export class LlmNrmKernel {
     this.grho = new Float64Array(buf, p.grho, G * 4 * kMax);
     this.outGac = new Float64Array(buf, p.outGac, 2 * sumK);
     this.outGb = new Float64Array(buf, p.outGb, I);
-    this.outIl = new Float64Array(buf, p.outIl, I);
     this.outScalars = new Float64Array(buf, p.outScalars, 4);
     this.s4.fill(1);
     const instance = new WebAssembly.Instance(kernelModule(variant), { env: { memory: this.memory } });
@@ -474,11 +464,6 @@ export class LlmNrmKernel {
     this.hdr[H.CV_CROSS] = on ? 1 : 0;
   }
 
-  /** Whether the next passes also sum each item's loss (the kernel's ITEM_LOSS flag). */
-  setItemLoss(on: boolean): void {
-    this.hdr[H.FLAGS] = (this.hdr[H.FLAGS]! & ~ITEM_LOSS_FLAG) | (on ? ITEM_LOSS_FLAG : 0);
-  }
-
   /** Set the row range and gate scalars of the next pass; returns the blocks it covers [b0, b1). */
   setPass(rowStart: number, rowEnd: number, w0: number, kappa: number): [number, number] {
     const h = this.hdr;
@@ -511,7 +496,6 @@ export class LlmNrmKernel {
     if (b1 <= b0) {
       this.outGac.fill(0);
       this.outGb.fill(0);
-      this.outIl.fill(0);
       this.outScalars.fill(0);
       return;
     }

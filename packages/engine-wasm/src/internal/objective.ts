@@ -4,18 +4,9 @@
 // around it: parameters in (f64 -> f32), the gate difficulties b_i and their backward pass (core's
 // `computeDifficulties` / `difficultyBackward`), the priors and the free mask.
 import {
-  priorPrecisions,
   LlmNrmError,
-  computeDifficulties,
-  difficultyBackward,
-  finishItemLosses,
-  finishLlmNrmPass,
   freeMask,
   getFamily,
-  llmNrmCorrectionInputs,
-  llmNrmCorrectionsFromSums,
-  llmNrmCurvatureFromSums,
-  llmNrmRowBlocksFromSums,
   sigmoid,
   softplus,
   type CurvatureAt,
@@ -26,6 +17,16 @@ import {
   type Priors,
   type ResponseBank,
 } from '@llm-nrm/core';
+import {
+  priorPrecisions,
+  computeDifficulties,
+  difficultyBackward,
+  finishLlmNrmPass,
+  llmNrmCorrectionInputs,
+  llmNrmCorrectionsFromSums,
+  llmNrmCurvatureFromSums,
+  llmNrmRowBlocksFromSums,
+} from '@llm-nrm/core/engine';
 import { LlmNrmKernel, type KernelLayoutOptions } from './kernelHost.js';
 import { TASK, kernelModule, runTask, sharedMemorySupported } from './module.js';
 import { BlockApplyHost } from './blockApplyHost.js';
@@ -142,7 +143,7 @@ export function createWasmObjective(
   const aux = new Float64Array(3 * I);
   const wts = new Float64Array(sumK);
   const gb = new Float64Array(I);
-  const { th4, s4, dr4, acf, bf, gth, gs, gdelta, grho, outGac, outGb, outIl, outScalars } = kernel;
+  const { th4, s4, dr4, acf, bf, gth, gs, gdelta, grho, outGac, outGb, outScalars } = kernel;
 
   // Parameters in, rounded to f32, for rows [r0, r1), the items and the gate difficulties `diff` (x's).
   function paramsIn(x: Float64Array, r0: number, r1: number, diff: Float64Array): void {
@@ -178,8 +179,6 @@ export function createWasmObjective(
     if (useFb) computeDifficulties(bank, x, A, Cc, b, aux, wts);
     paramsIn(x, r0, r1, b);
     const kappa = useFb ? softplus(x[layout.kbar]!) : 0;
-    const il = scope.itemLoss;
-    kernel.setItemLoss(il !== undefined);
     const [b0, b1] = kernel.setPass(r0, r1, useFb ? x[layout.w0]! : 0, kappa);
     if (held.pool !== null) {
       held.pool.run(held.id, kernel.header, b0, b1, kernel.exports);
@@ -235,10 +234,6 @@ export function createWasmObjective(
       difficultyBackward(bank, x, A, gb, aux, wts, g, Cc);
       g[layout.w0]! += gw0;
       g[layout.kbar]! += outScalars[1]! * sigmoid(x[layout.kbar]!);
-    }
-    if (il !== undefined) {
-      il.set(outIl);
-      finishItemLosses(layout, bank.itemOffsets, x, prec.item, scope);
     }
     return finishLlmNrmPass(layout, x, g, free, prec, loss, scope);
   }
@@ -489,7 +484,6 @@ export function createWasmObjective(
     // f32 cell terms summed in f64: measured 8e-9 relative to the f64 kernel at 189 x 2,000 and at
     // paper scale (BENCHMARKS.md); below 1e-6 relative, L-BFGS judges steps by the gradient.
     lossNoise: 1e-8,
-    itemLosses: true,
     threads: threaded ? held.pool!.threads : 1,
     blocks: kernel.blocks,
     memoryBytes: kernel.bytes,

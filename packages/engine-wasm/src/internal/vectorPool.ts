@@ -17,7 +17,8 @@
 // Why: at paper scale a fused axpy-dot over 371,000 doubles is bound by one core's memory
 // bandwidth (1.3 ms), and the fit and its twin run about 13,000 of them; two processes sweeping at
 // once each ran at full speed on the benchmark machine.
-import { LlmNrmError, runParts, sumParts, VECTOR_PARTS, vectorPart, vectorRange, type VectorOpCode, type VectorOps } from '@llm-nrm/core';
+import { LlmNrmError } from '@llm-nrm/core';
+import { runParts, sumParts, VECTOR_PARTS, vectorPart, vectorRange, type VectorOpCode, type VectorOps } from '@llm-nrm/core/engine';
 import { INDEX_MASK, runClaimed, TAG_SHIFT } from './claim.js';
 import type { WorkerHandle } from './pool.js';
 

@@ -1,5 +1,5 @@
 import type { ResponseBank } from '../../bank.js';
-import type { CalibrationBundle } from '../../bundle.js';
+import type { CalibrationBundle } from '../../bundleFormat.js';
 import { sigmoid, type BinaryLayout, type Layout } from '../../layout.js';
 import type { BundleMapping } from '../family.js';
 

@@ -7,7 +7,6 @@ import { binaryBundleMapping } from './bundle.js';
 import { binaryCurvature } from './curvature.js';
 import { binaryCells } from './kernel.js';
 import { binaryFreeMask } from './layout.js';
-import { binaryNewton } from './newton.js';
 import { binaryObjective } from './objective.js';
 import { binaryKeyCurve, binaryPredictor } from './predict.js';
 import { binaryStart } from './start.js';
@@ -40,12 +39,6 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
       const cells = binaryCells(bank, L, y);
       return (x, free, opts) => binaryCurvature(bank, L, x, free, priors, y, opts, cells);
     },
-    // Damped Newton on the arrowhead Hessian (newton.ts; fit's `newton: true`) for 3PL only, by
-    // measurement on the CV folds of the simulated 189 x 2,000 fleet (core/BENCHMARKS.md): 3PL ends
-    // lower in fewer CPU seconds; 1PL/2PL's L-BFGS already takes 13-36 cheap iterations, which
-    // Newton's Schur complement (about 4-6 passes) does not beat; 4PL's damping stalls on its
-    // indefinite blocks.
-    ...(pl === 3 ? { newton: (bank, layout, priors, options) => binaryNewton(bank, asBinary(layout), correctness(bank), priors, options) } : {}),
     // 3PL and 4PL (packages/engine-wasm/BENCHMARKS.md, "Binary kernel, sixth session"): engines may
     // use their own exp and log (engine-wasm's 'simd' pass, about 2x cheaper per pass), and the CV's
     // relative-tolerance stop counts only within 1 (4PL) or 3 (3PL) SEs of the optimum. Under the

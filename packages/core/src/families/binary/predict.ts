@@ -1,6 +1,6 @@
 import type { ResponseBank } from '../../bank.js';
 import { sigmoid, type BinaryLayout } from '../../layout.js';
-import type { Predictor } from '../../predict.js';
+import type { Predictor } from '../family.js';
 
 /**
  * P(correct) of 1PL-4PL at the key; the wrong mass 1 - P spread over the distractors in proportion

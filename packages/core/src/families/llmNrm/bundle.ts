@@ -1,5 +1,5 @@
 import type { ResponseBank } from '../../bank.js';
-import type { CalibrationBundle } from '../../bundle.js';
+import type { CalibrationBundle } from '../../bundleFormat.js';
 import { LlmNrmError } from '../../errors.js';
 import { centered } from '../../internal/centered.js';
 import { softplus, softplusInv, type Layout, type LlmNrmLayout } from '../../layout.js';

@@ -7,7 +7,7 @@ import { llmNrmLayout } from '../../layout.js';
 import { ALL_PARTS } from '../../types.js';
 import { computeDifficulties } from '../../difficulty.js';
 import { freeMask, getFamily } from '../registry.js';
-import { initialParameters } from '../../fit.js';
+import { initialParameters } from '../../fit/modelObjective.js';
 import { itemSquareOffsets, llmNrmCurvatureFromSums, type LlmNrmCurvatureSums } from './curvature.js';
 import type { Blocks } from '../../internal/blocks.js';
 

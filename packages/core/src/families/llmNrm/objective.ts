@@ -3,7 +3,7 @@ import { LlmNrmError } from '../../errors.js';
 import { computeDifficulties, difficultyBackward } from '../../difficulty.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
 import { llmNrmFreeMask } from './layout.js';
-import { priorPrecisions, finishItemLosses, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from '../../objective.js';
+import { priorPrecisions, finishLlmNrmPass, type EvalScope, type Objective, type Priors } from '../../objective.js';
 
 /**
  * The fused LLM-NRM kernel (paper.md, eqs. for u_jik, G_ji, p_jik): one pass over the ragged f32
@@ -36,8 +36,6 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
     const r0 = scope.rowStart ?? 0;
     const r1 = scope.rowEnd ?? J;
     const tp = scope.thetaPrior === false ? 0 : 1;
-    const il = scope.itemLoss;
-    il?.fill(0);
     g.fill(0);
     if (useFb) {
       computeDifficulties(bank, x, A, Cc, b, aux, wts);
@@ -93,7 +91,6 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
         }
         const lse = vmax + Math.log(sum);
         lossJ += Q * lse - qv;
-        if (il !== undefined) il[i]! += Q * lse - qv;
         // r_k = dL/dv_k = Q p_k - q_k; backprop through v = (1 - G) s z + G rho.
         const inv = Q / sum;
         let gG = 0;
@@ -151,12 +148,11 @@ export function llmNrmObjective(bank: ResponseBank, layout: LlmNrmLayout, priors
       g[layout.w0]! += gw0;
       g[layout.kbar]! += gkappa * sigmoid(x[layout.kbar]!);
     }
-    finishItemLosses(layout, bank.itemOffsets, x, prec.item, scope);
     return finishLlmNrmPass(layout, x, g, free, prec, loss, scope);
   }
   const retarget = (q: Float32Array): void => {
     if (q.length !== bank.q.length) throw new LlmNrmError('INVALID_OPTION', `retarget: q has ${q.length} entries, the bank ${bank.q.length}`);
     targets = q;
   };
-  return { layout, free, itemLosses: true, lossAndGrad, retarget };
+  return { layout, free, lossAndGrad, retarget };
 }

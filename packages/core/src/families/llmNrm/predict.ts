@@ -1,7 +1,7 @@
 import type { ResponseBank } from '../../bank.js';
 import { computeDifficulties } from '../../difficulty.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
-import type { Predictor } from '../../predict.js';
+import type { Predictor } from '../family.js';
 
 /**
  * The forward model of LLM-NRM/NRM (paper.md, eq. for p_jik), written once: p = softmax(v) with

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { bankFromRecords, type ResponseBank } from './bank.js';
-import { LlmNrmError } from './errors.js';
-import { GATE_SHUT } from './families/llmNrm/index.js';
-import { fit, modelObjective } from './fit.js';
-import { standardized } from './fit/identification.js';
-import { predictor } from './predict.js';
-import { bankRecords, simulateFleet } from './simulate.js';
-import { MODEL_NAMES } from './types.js';
+import { bankFromRecords, type ResponseBank } from '../bank.js';
+import { LlmNrmError } from '../errors.js';
+import { GATE_SHUT } from '../families/llmNrm/index.js';
+import { fit } from './fit.js';
+import { standardized } from './identification.js';
+import { modelObjective } from './modelObjective.js';
+import { predictor } from '../predict.js';
+import { bankRecords, simulateFleet } from '../simulate.js';
+import { MODEL_NAMES } from '../types.js';
 
 function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number {
   const rank = (x: ArrayLike<number>) => {

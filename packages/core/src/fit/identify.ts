@@ -1,0 +1,116 @@
+import type { ResponseBank } from '../bank.js';
+import { resolveEngine, type Engine } from '../engines.js';
+import { LlmNrmError } from '../errors.js';
+import type { ModelFamily } from '../families/family.js';
+import type { Layout } from '../layout.js';
+import { DEFAULT_PRIORS, type Objective, type Priors } from '../objective.js';
+import type { LlmNrmParts, ModelName } from '../types.js';
+import {
+  centreSharpness,
+  centredSharpness,
+  freeSharpnessOffset,
+  freezeItems,
+  rawSharpness,
+  standardizeTheta,
+  standardized,
+  withThetaSd,
+} from './identification.js';
+import { modelObjective } from './modelObjective.js';
+
+/** What `identify` reads of FitOptions. */
+export interface IdentifyOptions {
+  model?: ModelName;
+  parts?: Partial<LlmNrmParts>;
+  priors?: Priors;
+  engine?: Engine | string;
+  identification?: 'standardize' | 'prior';
+  thetaSd?: number;
+  init?: Float64Array;
+  fixItems?: boolean;
+}
+
+/**
+ * A fit's problem, identified: the family's objective on its bank, wrapped so that the optimizer's
+ * x holds raw theta (standardised) and raw log sharpness (centred), and the maps between that x
+ * and the model's values.
+ */
+export interface FitProblem {
+  model: ModelName;
+  family: ModelFamily;
+  parts: LlmNrmParts;
+  engine: Engine;
+  priors: Priors;
+  /** The bank the objective sees (hardened for nrm-hard). */
+  bank: ResponseBank;
+  layout: Layout;
+  /** LLMs. */
+  J: number;
+  fixItems: boolean;
+  identification: 'standardize' | 'prior';
+  /** SD of the theta prior (Infinity under standardisation). */
+  thetaSd: number;
+  /** The engine's objective as built (retarget, engine name, the SEs' curvature). */
+  base: Objective;
+  /** base with items frozen (fixItems) and the theta prior's SD: what the preconditioner and SEs read. */
+  priorObjective: Objective;
+  /** What the optimizer minimises (theta standardised, sharpness centred where asked). */
+  objective: Objective;
+  /** The sharpness offset freed by the centring constraint, or null. */
+  sharpnessOffset: number | null;
+  /** The optimizer's x to the model's values, and back. */
+  toModel(x: Float64Array): Float64Array;
+  toRaw(x: Float64Array): Float64Array;
+  /** The starting point, in the optimizer's x. */
+  start: Float64Array;
+}
+
+/** Build and identify a fit's objective (FitOptions.identification; paper.md, "Fitting"). */
+export function identify(bank: ResponseBank, options: IdentifyOptions): FitProblem {
+  const model = options.model ?? 'llm-nrm';
+  const priors = options.priors ?? {};
+  const engine = resolveEngine(options.engine);
+  const built = modelObjective(bank, model, options.parts, priors, engine);
+  const { bank: fitBank, family } = built;
+  const fixItems = options.fixItems === true;
+  if (fixItems && !options.init) throw new LlmNrmError('INVALID_OPTION', 'fixItems needs init (the calibrated parameters)');
+  const J = bank.models.length;
+  const identification = options.identification ?? (!fixItems && J >= 3 ? family.fleetIdentification : 'prior');
+  const frozen = fixItems ? freezeItems(built.objective) : built.objective;
+  const thetaSd = identification === 'prior' ? (options.thetaSd ?? 1) : Infinity;
+  const priorObjective = identification === 'prior' && thetaSd !== 1 ? withThetaSd(frozen, thetaSd) : frozen;
+  const standardize = identification === 'standardize';
+  const objectiveT = standardize ? standardizeTheta(priorObjective) : priorObjective;
+  // Sharpness's scale against the items' is pinned like theta's, by a constraint (the fleet's mean
+  // log s is 0: fit/identification.ts centreSharpness) where the priors ask for it.
+  const sOff =
+    standardize && (priors.sharpnessCentre ?? DEFAULT_PRIORS.sharpnessCentre) === 'fleet' ? freeSharpnessOffset(family.sharpnessIndex, priorObjective) : null;
+  const objective = sOff !== null ? centreSharpness(objectiveT, sOff) : objectiveT;
+  const toModel = (x: Float64Array): Float64Array => {
+    const m = standardize ? standardized(x, J) : x;
+    return sOff !== null ? centredSharpness(m, sOff, J) : m;
+  };
+  const toRaw = (x: Float64Array): Float64Array => (sOff !== null ? rawSharpness(x, sOff, J) : x);
+  const layout = objective.layout;
+  const x0 = options.init ? Float64Array.from(options.init) : family.start(fitBank, layout);
+  if (x0.length !== layout.size) throw new LlmNrmError('INVALID_OPTION', `init has ${x0.length} parameters, the model needs ${layout.size}`);
+  return {
+    model,
+    family,
+    parts: built.parts,
+    engine,
+    priors,
+    bank: fitBank,
+    layout,
+    J,
+    fixItems,
+    identification,
+    thetaSd,
+    base: built.objective,
+    priorObjective,
+    objective,
+    sharpnessOffset: sOff,
+    toModel,
+    toRaw,
+    start: toRaw(x0),
+  };
+}

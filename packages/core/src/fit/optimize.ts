@@ -1,0 +1,99 @@
+import { blockPreconditioner, type BlockPreconditioner } from '../curvature.js';
+import { standardizeInto } from '../internal/standardized.js';
+import { minimizeAdam } from './adam.js';
+import { centredSharpness } from './identification.js';
+import type { FitProblem } from './identify.js';
+import { minimizeLbfgs } from './lbfgs.js';
+import type { OptimizeOptions, OptimizeProgress, OptimizeResult, OptimizerName } from './optimizer.js';
+
+/**
+ * Default L-BFGS stop: every parameter estimated within 0.01 of its standard error of the optimum
+ * (predicted remaining decrease 5e-5 nats). Measured against a fit run to relative tolerance 1e-13
+ * (bench/core/stopping.js, 189 x 2,000): every theta within 0.005 SE, every a_ik within 0.0014 SE. At
+ * 0.05 (173 passes instead of 195; gaps 0.017 and 0.006 SE) re-scoring the calibration responses
+ * against the bundle moved thetas by up to 0.28 SE (cli score test: 0.25).
+ */
+export const DISTANCE_TOLERANCE = 0.01;
+
+/**
+ * The iteration from which the fit's line search starts from Nocedal and Wright's eq. 3.60 step
+ * (fit/lbfgs.ts, OptimizeOptions.decreaseStepFrom); the twin, a refit from the optimum, uses it from
+ * its first. 189 x 2,000, seven fleets: 12% fewer passes; paper scale 340 -> 266 fit passes and
+ * 152 -> 90 twin passes (BENCHMARKS.md "The first trial step"). From the first iteration the fit
+ * took fewer passes again but ended in a worse local minimum on 4 of 20 small fleets (24 x 40),
+ * none better.
+ */
+const DECREASE_STEP_FROM = 30;
+
+/** What `optimize` reads of FitOptions. */
+export interface OptimizeStageOptions {
+  optimizer?: OptimizerName;
+  steps?: number;
+  lr?: number;
+  maxIterations?: number;
+  distanceTolerance?: number;
+  tolerance?: number;
+  toleranceDistance?: number;
+  onProgress?: (p: OptimizeProgress & { phase: string }) => void;
+  now?: () => number;
+}
+
+/** An L-BFGS run on the problem's objective from `start`, preconditioned by `pc` (refreshed in model space). */
+export type LbfgsRun = (start: Float64Array, pc: BlockPreconditioner, more?: OptimizeOptions) => OptimizeResult;
+
+/** The optimizer's run; under L-BFGS also its runner and first preconditioner, for the stages after it. */
+export interface Optimized {
+  res: OptimizeResult;
+  lbfgs: { run: LbfgsRun; pc: BlockPreconditioner } | null;
+}
+
+/**
+ * Minimise the problem's objective from its start: Adam (the paper's recipe) or block-preconditioned
+ * L-BFGS (the default), which stops at the SE distance `distanceTolerance`.
+ */
+export function optimize(p: FitProblem, options: OptimizeStageOptions): Optimized {
+  const progress = options.onProgress ? (q: OptimizeProgress) => options.onProgress!({ ...q, phase: 'fit' }) : undefined;
+  const common = { ...(progress ? { onProgress: progress } : {}), ...(options.now ? { now: options.now } : {}) };
+  if ((options.optimizer ?? 'lbfgs') === 'adam') {
+    return { res: minimizeAdam(p.objective, p.start, { ...common, steps: options.steps ?? 2500, lr: options.lr ?? 0.05 }), lbfgs: null };
+  }
+  const run = lbfgsRunner(p, options, common);
+  const pc = blockPreconditioner(p.bank, p.family, p.priorObjective, p.priors, { engine: p.engine });
+  return { res: run(p.start, pc), lbfgs: { run, pc } };
+}
+
+function lbfgsRunner(p: FitProblem, options: OptimizeStageOptions, common: OptimizeOptions): LbfgsRun {
+  const { J, layout, family, sharpnessOffset: sOff } = p;
+  const standardize = p.identification === 'standardize';
+  // Checked after every accepted step: the standardised copy into one buffer, not a fresh
+  // 371,000-entry array per iteration at paper scale (the same values; deg keeps no reference).
+  const deg = family.degenerate;
+  const degX = standardize && deg !== null ? new Float64Array(layout.size) : null;
+  const degModel = (x: Float64Array): Float64Array => {
+    let m = x;
+    if (degX !== null) {
+      standardizeInto(x, J, degX);
+      m = degX;
+    }
+    return sOff !== null ? centredSharpness(m, sOff, J) : m;
+  };
+  const degenerate = deg === null || p.fixItems ? null : (x: Float64Array) => deg(p.bank, layout, degModel(x));
+  // Standardised theta lives in x as raw t: the family's curvature reads the model's values.
+  const refreshOf = (pc: BlockPreconditioner) => (standardize ? (x: Float64Array) => pc.refresh(p.toModel(x)) : pc.refresh);
+  const lossNoise = p.base.lossNoise;
+  return (start, pc, more = {}) =>
+    minimizeLbfgs(p.objective, start, {
+      ...common,
+      preconditioner: { apply: pc.apply, applyPair: pc.applyPair, refresh: refreshOf(pc) },
+      refreshEvery: 10,
+      ...(lossNoise ? { lossNoise } : {}),
+      maxIterations: options.maxIterations ?? 1000,
+      tolerance: options.tolerance ?? 0,
+      distanceTolerance: options.distanceTolerance ?? DISTANCE_TOLERANCE,
+      toleranceDistance: options.toleranceDistance ?? family.toleranceDistance ?? Infinity,
+      decreaseStepFrom: DECREASE_STEP_FROM,
+      ...(p.engine.vectors ? { vectors: p.engine.vectors } : {}),
+      ...(degenerate ? { stop: degenerate } : {}),
+      ...more,
+    });
+}
