@@ -5,6 +5,7 @@ import { difficultyGradBase, difficultyGradColumn, difficultyGradScratch } from 
 import { Blocks } from '../../internal/blocks.js';
 import { itemCorrection, llmNrmItemCorrections, prepareItem } from './itemCorrection.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+import { cellWeights } from './cellWeights.js';
 import { llmNrmParamIndices } from './layout.js';
 import { priorPrecisions, type Priors } from '../../objective.js';
 import { LlmNrmError } from '../../errors.js';
@@ -55,6 +56,7 @@ export function llmNrmCurvature(
   const p = new Float64Array(Kmax);
   const zd = new Float64Array(Kmax);
   const pos = new Int32Array(Kmax);
+  const mass = new Float64Array(1);
   const Jrow = new Float64Array(4 * Kmax); // per option: dtheta, dsbar, ddelta, drho
   const u = new Float64Array(P);
   const touched = new Int32Array(2 + 2 * Kmax);
@@ -131,23 +133,8 @@ export function llmNrmCurvature(
       const qo = j * width + co;
       const G = useFb ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
       const omg = 1 - G;
-      let m = -Infinity;
-      let Q = 0;
-      for (let k = 0; k < K; k++) {
-        const ps = colPosition === null ? k : colPosition[co + k]!;
-        pos[k] = ps;
-        const z = x[L.a + io + k]! * th + x[L.c + io + k]! + (usePos ? x[dOff + ps]! : 0);
-        zd[k] = z;
-        const v = useFb ? omg * s * z + G * x[rOff + ps]! : s * z;
-        p[k] = v;
-        if (v > m) m = v;
-        Q += q[qo + k]!;
-      }
-      let sum = 0;
-      for (let k = 0; k < K; k++) {
-        p[k] = Math.exp(p[k]! - m);
-        sum += p[k]!;
-      }
+      const sum = cellWeights(L, x, q, colPosition, co, io, qo, K, th, s, G, dOff, rOff, pos, zd, p, mass);
+      const Q = mass[0]!;
       for (let k = 0; k < K; k++) p[k]! /= sum;
       // Item block: w = (1 - G) s; M = Q (diag p - p p^T).
       const w2 = omg * s * omg * s * Q;

@@ -1,5 +1,6 @@
 import type { ResponseBank } from '../../bank.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
+import { cellWeights } from './cellWeights.js';
 
 /**
  * Scratch buffers of `itemCorrection`, grown on demand and reused across LLMs and calls: the
@@ -443,6 +444,7 @@ export function llmNrmItemCorrections(
   const p = new Float64Array(Kmax);
   const zd = new Float64Array(Kmax);
   const pos = new Int32Array(Kmax);
+  const mass = new Float64Array(1);
   const Jrow = new Float64Array(4 * Kmax);
   const f = new Float64Array(Kmax);
   const eps = new Float64Array(Kmax);
@@ -477,23 +479,8 @@ export function llmNrmItemCorrections(
       const G = useFb ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
       const omg = 1 - G;
       const gg = G * omg;
-      let m = -Infinity;
-      let Q = 0;
-      for (let k = 0; k < K; k++) {
-        const ps = colPosition === null ? k : colPosition[co + k]!;
-        pos[k] = ps;
-        const z = x[L.a + io + k]! * th + x[L.c + io + k]! + (usePos ? x[dOff + ps]! : 0);
-        zd[k] = z;
-        const v = useFb ? omg * s * z + G * x[rOff + ps]! : s * z;
-        p[k] = v;
-        if (v > m) m = v;
-        Q += q[qo + k]!;
-      }
-      let sum = 0;
-      for (let k = 0; k < K; k++) {
-        p[k] = Math.exp(p[k]! - m);
-        sum += p[k]!;
-      }
+      const sum = cellWeights(L, x, q, colPosition, co, io, qo, K, th, s, G, dOff, rOff, pos, zd, p, mass);
+      const Q = mass[0]!;
       let u0 = 0;
       let u1 = 0;
       let ph = 0;
