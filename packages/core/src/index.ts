@@ -70,6 +70,7 @@ export { standardizeTheta, standardized } from './fit/identification.js';
 export { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
 export { inverseFirstDiagonal, thetaStandardErrors, type StandardErrorOptions, type ThetaStandardErrors } from './fit/standardErrors.js';
 export { fit, initialParameters, itemDifficulties, modelObjective, SE_MODES, type FitOptions, type FitResult, type SeMode } from './fit.js';
+export { UNCONVERGED_DISTANCE, fitConvergence, type FitConvergence } from './fitConvergence.js';
 export { predictor, wrongOptionShares, type Predictor } from './predict.js';
 export { itemContentSha256, recordContentSha256 } from './itemContent.js';
 export { randomSource, type Random } from './random.js';

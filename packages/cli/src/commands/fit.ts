@@ -9,6 +9,7 @@ import {
   checkDesign,
   describeItemVersions,
   fit,
+  fitConvergence,
   getFamily,
   isLlmNrmError,
   toBundle,
@@ -27,6 +28,13 @@ import { fmt, formatSkipped, formatTable, info, infoLines, printJson, printText,
 import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
 import { identityOptions } from '../identityOptions.js';
+import { unconvergedWarning } from '../bundleConvergence.js';
+
+/**
+ * `fit`'s L-BFGS iteration cap. Core's 1,000 stopped real soft fleets of 25 LLMs short of the
+ * distance rule (issue 31); a fit that converges stops by its own rule long before.
+ */
+export const FIT_MAX_ITERATIONS = 3000;
 
 interface FitArgs {
   responses: string;
@@ -45,6 +53,7 @@ interface FitArgs {
   'skip-invalid': boolean;
   'drop-empty': boolean;
   'item-versions': ItemVersionPolicy;
+  'allow-unconverged': boolean;
   replicates: ReplicatePolicy;
   output: string;
   json: boolean;
@@ -147,7 +156,13 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       })
       .option('steps', { describe: 'Adam steps (default 2500)', type: 'number', requiresArg: true })
       .option('lr', { describe: 'Adam learning rate (default 0.05)', type: 'number', requiresArg: true })
-      .option('max-iterations', { describe: 'L-BFGS iteration cap (default 1000)', type: 'number', requiresArg: true })
+      .option('max-iterations', { describe: `L-BFGS iteration cap (default ${FIT_MAX_ITERATIONS})`, type: 'number', requiresArg: true })
+      .option('allow-unconverged', {
+        describe:
+          'Write the bundle even when the fit ends farther than 1 SE from its optimum (it then records the distance and an UNCONVERGED warning, which score, report, publish and the site print first); without it such a fit writes nothing and exits 1',
+        type: 'boolean',
+        default: false,
+      })
       .option('tolerance', {
         describe:
           'L-BFGS: also stop when the loss falls by less than this fraction over 5 iterations (default: off; the fit stops once every parameter is estimated within 0.01 SE of the optimum)',
@@ -259,7 +274,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     };
     if (argv.steps !== undefined) options.steps = argv.steps;
     if (argv.lr !== undefined) options.lr = argv.lr;
-    if (argv['max-iterations'] !== undefined) options.maxIterations = argv['max-iterations'];
+    options.maxIterations = argv['max-iterations'] ?? FIT_MAX_ITERATIONS; // L-BFGS only: Adam runs --steps
     if (argv.tolerance !== undefined) options.tolerance = argv.tolerance;
     let result: FitResult;
     try {
@@ -282,6 +297,19 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       command: commandLine(),
       ...(argv.seed !== undefined ? { seed: argv.seed } : {}),
     });
+    // An unconverged fit writes no bundle (user files hold only finished work) unless asked to;
+    // then the bundle says so in a warning every reader prints first.
+    const convergence = fitConvergence(result);
+    if (convergence.message !== null && !argv['allow-unconverged']) {
+      throw new LlmNrmError(
+        'UNCONVERGED',
+        `${convergence.message}; nothing was written to ${argv.output}. Raise --max-iterations${
+          bundle.model === 'llm-nrm' && bundle.parts.sharpness ? ', try --no-sharpness (hard answers do not identify sharpness)' : ''
+        }, or pass --allow-unconverged to write the bundle with a warning (${result.iterations} iterations, loss ${fmt(result.loss)})`,
+      );
+    }
+    const unconverged = unconvergedWarning(convergence);
+    if (unconverged !== null) warnings.unshift(unconverged);
     if (warnings.length > 0) bundle.warnings = warnings;
     await writeFileAtomic(argv.output, JSON.stringify(bundle, null, 2) + '\n');
     info(argv.quiet, `wrote ${toStdout ? 'the bundle to stdout' : argv.output} (${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
@@ -323,7 +351,9 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       `\nfit\n${formatDiagnostics(bundle.fit)}`;
     if (toStdout) info(argv.quiet, text.trimEnd());
     else printText(text);
-    if (!bundle.fit.converged) info(argv.quiet, `warning: the fit did not converge (${bundle.fit.reason}); raise --max-iterations or --steps`);
+    if (unconverged !== null) info(argv.quiet, `warning: ${convergence.message} (written under --allow-unconverged)`);
+    else if (!bundle.fit.converged)
+      info(argv.quiet, `note: the fit stopped (${bundle.fit.reason}) within ${fmt(convergence.distance ?? NaN)} SE of its optimum`);
     const unidentified = bundle.llms.filter((l) => l.identified === false).map((l) => l.id);
     if (unidentified.length > 0)
       info(argv.quiet, `warning: theta is not identified for ${unidentified.join(', ')} (its cells and the priors do not pin it; SE infinite)`);

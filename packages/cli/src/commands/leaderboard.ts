@@ -6,6 +6,7 @@ import { LlmNrmError, parseBundle, validateBundle, type CalibrationBundle } from
 import { checkFolderOutput, readAnyResponses } from '@llm-nrm/adapters';
 import { buildSite, responsesBank, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/site';
 import { info, printJson, printText } from '../output.js';
+import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 
 interface LeaderboardArgs {
   bundle: string;
@@ -151,7 +152,10 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
     });
     const res: BuildSiteResult = await buildSite(input, argv.output, { inputs });
     const seconds = (performance.now() - t0) / 1000;
+    // A bundle from an unconverged fit is said first (stdout's first line, JSON's first key; the site shows it above its table).
+    const unsettled = unconvergedLine(input.bundle, argv.bundle);
     const summary = {
+      calibration: calibrationJson(input.bundle),
       output: res.dir,
       files: res.files,
       bytes: res.bytes,
@@ -161,10 +165,12 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       responses: input.bank !== undefined,
       tiny: input.tiny?.bundle.items.length ?? null,
     };
-    if (argv.json) printJson(summary);
-    else {
+    if (argv.json) {
+      if (unsettled !== null) say(unsettled.trimEnd());
+      printJson(summary);
+    } else {
       printText(
-        `wrote the leaderboard site for ${summary.llms} LLMs x ${summary.items} items to ${res.dir} ` +
+        `${unsettled ?? ''}wrote the leaderboard site for ${summary.llms} LLMs x ${summary.items} items to ${res.dir} ` +
           `(${res.files} data files, ${(res.bytes / 1e6).toFixed(1)} MB) in ${seconds.toFixed(1)} s\n`,
       );
     }

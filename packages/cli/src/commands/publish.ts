@@ -25,6 +25,7 @@ import {
 import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson, printText } from '../output.js';
+import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { TINY_NUISANCE, crossFitCalibrations, crossFittedTinyRunScores, tinyRunRecords, tinyRunScores, type TinyRunScore } from '../tinyRunScores.js';
 
@@ -447,10 +448,15 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         files: res.files,
       });
     }
+    // A bundle from an unconverged fit is said first (stdout's first line, JSON's first key): the
+    // package's items were chosen by its information and its lm-eval task scores with its items.
+    const unsettled = unconvergedLine(bundle, argv.bundle);
     if (argv.json) {
-      printJson({ name, forms: summaries });
+      if (unsettled !== null) info(argv.quiet, unsettled.trimEnd());
+      printJson({ calibration: calibrationJson(bundle), name, forms: summaries });
       return;
     }
+    if (unsettled !== null) printText(unsettled);
     for (const s of summaries) {
       printText(`${s.dir}: task ${s.task}, ${(s.items as string[]).length} items\n`);
       printText(

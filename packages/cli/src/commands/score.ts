@@ -16,6 +16,7 @@ import {
 import { assertOutputIsNotInput, isToolOutput, readAnyResponses, writeFileOutput, type TinyBank } from '@llm-nrm/adapters';
 import { accuracyAt, predictTinyAccuracy } from '@llm-nrm/analysis';
 import { formatTable, info, printJson, printText } from '../output.js';
+import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress } from './fit.js';
@@ -411,7 +412,10 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       })
       .sort((a, b) => b.theta - a.theta || a.id.localeCompare(b.id));
     for (const w of warnings) info(argv.quiet, `warning: ${w}`);
+    // A bundle from an unconverged fit is said first (stdout's first line, JSON's first key).
+    const unsettled = unconvergedLine(bundle, argv.bundle);
     const summary = {
+      calibration: calibrationJson(bundle),
       bundle: argv.bundle,
       responses: argv.responses,
       ...(tiny ? { package: { task: tiny.bank.task, bankSha256: tiny.bankSha256, items: bundle.items.length } } : {}),
@@ -429,10 +433,11 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       info(argv.quiet, `wrote ${argv.output}`);
     }
     if (argv.json) {
+      if (unsettled !== null) info(argv.quiet, unsettled.trimEnd());
       printJson(summary);
       return;
     }
-    printText(formatScores(bundle, scored));
+    printText((unsettled ?? '') + formatScores(bundle, scored));
     if (tiny) {
       for (const l of scored) {
         const pa = l.predictedAccuracy!;
