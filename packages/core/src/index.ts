@@ -16,6 +16,7 @@ export {
 export { parseResponseRecord, describeValue } from './record/parseResponseRecord.js';
 export {
   describeItemVersions,
+  contentHash,
   resolveItemVersions,
   type ItemVersion,
   type ItemVersionConflict,

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, MODEL_NAMES, UNCONVERGED_DISTANCE, fitConvergence, type FitOptions, type ModelName } from '@llm-nrm/core';
-import { loadBank } from '@llm-nrm/adapters';
+import { LlmNrmError, MODEL_NAMES, UNCONVERGED_DISTANCE, bankFromRecords, fitConvergence, type FitOptions, type ModelName } from '@llm-nrm/core';
+import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import {
   calibrationCurve,
   compression,
@@ -15,7 +15,7 @@ import { engineOption, loadEngine } from '../engines.js';
 import { crossValidateParallel } from './evaluateWorkers.js';
 import { formatTable, info, printJson, printText, progress } from '../output.js';
 
-interface EvaluateArgs {
+interface EvaluateArgs extends ResponsesInputArgs {
   responses: string;
   cv?: number;
   'by-llm'?: number;
@@ -137,8 +137,12 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
   command: 'evaluate <responses>',
   describe: 'Cross-validate models on a responses file: held-out prediction (Table 1), ability from errors (Table 3), compression, calibration size',
   builder: (y: Argv) =>
-    engineOption(y)
-      .positional('responses', { describe: 'Tidy responses file or folder (.jsonl, .jsonl.gz, .arrow, .parquet)', type: 'string', demandOption: true })
+    responsesInputOptions(engineOption(y))
+      .positional('responses', {
+        describe: 'Responses, as `fit` reads them: a tidy file or folder (.jsonl, .jsonl.gz, .arrow, .parquet), or harness output; - reads standard input',
+        type: 'string',
+        demandOption: true,
+      })
       .option('cv', { describe: 'Cell-level k-fold CV (Table 1); the default experiment when none is named', type: 'number', requiresArg: true })
       .option('by-llm', { describe: 'LLM-level k-fold CV: ability from correctness or from distractors only (Table 3)', type: 'number', requiresArg: true })
       .option('compression', {
@@ -181,7 +185,10 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
     const seed = argv.seed;
     const fitOptions: FitOptions = { engine: await loadEngine(argv.engine) };
     if (argv['max-iterations'] !== undefined) fitOptions.maxIterations = argv['max-iterations'];
-    const { bank, stats } = await loadBank(argv.responses);
+    const input = await readResponsesInput(argv.responses, argv);
+    // readAnyResponses' records are parseResponseRecord's own (checked: not checked twice).
+    const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid: argv['skip-invalid'], checked: true });
+    if (stats.skipped > 0) info(argv.quiet, `skipped ${stats.skipped} invalid records when building the bank; the first: ${stats.skippedReasons[0]}`);
     info(argv.quiet, `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells)`);
     const none = argv.cv === undefined && argv['by-llm'] === undefined && argv.compression === undefined && argv.calibration === undefined;
     const out: Record<string, unknown> = {};

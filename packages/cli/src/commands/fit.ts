@@ -23,11 +23,11 @@ import {
   type OptimizeProgress,
   type SeMode,
 } from '@llm-nrm/core';
-import { assertOutputIsNotInput, excludeFromWalks, readAnyResponses, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
-import { fmt, formatSkipped, formatTable, info, infoLines, printJson, printText, progress } from '../output.js';
+import { assertOutputIsNotInput, excludeFromWalks, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
+import { fmt, formatTable, info, infoLines, printJson, printText, progress } from '../output.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
-import { identityOptions } from '../identityOptions.js';
+import { readResponsesInput, responsesInputOptions } from '../responsesInput.js';
 import { unconvergedWarning } from '../bundleConvergence.js';
 
 /**
@@ -131,7 +131,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
   command: 'fit <responses>',
   describe: 'Calibrate a bank: fit LLM-NRM (or NRM, 1PL-4PL) to a responses file, write the calibration bundle, print the leaderboard',
   builder: (y: Argv) =>
-    identityOptions(engineOption(y))
+    responsesInputOptions(engineOption(y))
       .positional('responses', {
         describe:
           'Responses: a tidy file or folder (.jsonl, .jsonl.gz, .arrow, .parquet), or harness output read as `convert` reads it; - reads standard input',
@@ -182,7 +182,6 @@ export const fitCommand: CommandModule<object, FitArgs> = {
         default: true,
       })
       .option('seed', { describe: "Recorded in the bundle's provenance (the fit itself is deterministic)", type: 'number', requiresArg: true })
-      .option('skip-invalid', { describe: 'Skip (and count) invalid records instead of stopping at the first', type: 'boolean', default: false })
       .option('drop-empty', { describe: 'Drop LLMs and items with no observed cell instead of stopping', type: 'boolean', default: false })
       .option('json', { describe: 'Print a JSON summary instead of the leaderboard', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
@@ -220,7 +219,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     const engine = loadEngine(argv.engine, argv.threadedVectors ? {} : { threadedVectors: false });
     engine.catch(() => undefined); // awaited below; a read error must not leave it unhandled
     const skipInvalid = argv['skip-invalid'];
-    const input = await readAnyResponses(argv.responses, { skipInvalid, itemVersions: argv['item-versions'], replicates: argv.replicates });
+    const input = await readResponsesInput(argv.responses, argv);
     // The input is hashed (provenance) on another thread while the bank is built and fitted.
     const tidyOnly = input.summary.inputs.every((i) => i.format === 'tidy');
     // Standard input leaves no file to hash.
@@ -228,11 +227,6 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     const hashing = stdin ? undefined : await startHashInputs(argv.responses, { tidyOnly });
     hashing?.done.catch(() => undefined); // awaited below; a failed fit must not leave it unhandled
     const warnings: BundleWarning[] = [];
-    infoLines(
-      argv.quiet,
-      input.summary.notes.map((n) => `note: ${n}`),
-    );
-    infoLines(argv.quiet, formatSkipped(input.summary.skipped));
     if (input.itemVersions.length > 0) {
       const how = argv['item-versions'] === 'split' ? 'split into one item per version' : `kept the majority version, dropped ${input.droppedVersions} records`;
       const message = `${input.itemVersions.length} item ids name different content in different records (${how})`;
@@ -290,6 +284,15 @@ export const fitCommand: CommandModule<object, FitArgs> = {
           },
         );
       throw e;
+    }
+    // Sharpness held at 1 where no answer could identify it (core's hardOnlyModels): said here and in the bundle.
+    const fixedSharpness = result.layout.kind === 'llm-nrm' ? (result.layout.fixedSharpness ?? []) : [];
+    if (fixedSharpness.length > 0) {
+      const message =
+        `sharpness held at 1 for ${fixedSharpness.length} of ${bank.models.length} LLMs whose answers are all hard (parsed choices): ` +
+        'one-hot answers do not identify an inverse temperature (the likelihood rises without bound as it grows), so each choice is read as one draw from the option curves';
+      warnings.push({ code: 'SHARPNESS_FIXED', message, llms: fixedSharpness.map((j) => bank.models[j]!) });
+      info(argv.quiet, `note: ${message}`);
     }
     const bundle = toBundle(result, {
       version: toolVersion(),

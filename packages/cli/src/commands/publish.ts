@@ -15,7 +15,6 @@ import {
 import {
   HARNESS_EXPORTERS,
   checkFolderOutput,
-  readAnyResponses,
   tinyPackage,
   writeTinyPackage,
   type TinyAccuracy,
@@ -26,10 +25,11 @@ import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nr
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
+import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { TINY_NUISANCE, crossFitCalibrations, crossFittedTinyRunScores, tinyRunRecords, tinyRunScores, type TinyRunScore } from '../tinyRunScores.js';
 
-interface PublishArgs {
+interface PublishArgs extends ResponsesInputArgs {
   bundle: string;
   responses: string;
   items: number;
@@ -205,7 +205,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
   command: 'publish <bundle>',
   describe: 'Publish a tiny benchmark: select items that measure the whole ability range and export them as tasks your harness runs',
   builder: (y: Argv) =>
-    y
+    responsesInputOptions(y)
       .positional('bundle', { describe: 'Calibration bundle (JSON, from `llm-nrm fit`)', type: 'string', demandOption: true })
       .option('responses', {
         describe: 'The calibration responses (tidy file or harness outputs): prompts, continuations and accuracies',
@@ -297,7 +297,8 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         .pop()!
         .replace(/^tiny[-_]/, '')
     ).replace(/[^A-Za-z0-9_]+/g, '_');
-    const { records } = await readAnyResponses(argv.responses);
+    // As `fit` reads them; ids the bundle split into versions (<id>#<hash>) matched by content.
+    const { records } = await readResponsesInput(argv.responses, argv, bundle.items);
     info(argv.quiet, `read ${records.length} responses from ${argv.responses}`);
     const content = collectContent(records);
     const { bank, layout, x } = bundleBank(bundle);
