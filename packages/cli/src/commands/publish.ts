@@ -12,15 +12,7 @@ import {
   type CalibrationBundle,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import {
-  HARNESS_EXPORTERS,
-  checkFolderOutput,
-  tinyPackage,
-  writeTinyPackage,
-  type TinyAccuracy,
-  type TinyBank,
-  type TinyItem,
-} from '@llm-nrm/adapters';
+import { HARNESS_EXPORTERS, checkFolderOutput, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
 import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson, printText } from '../output.js';
