@@ -10,6 +10,7 @@ export type LlmNrmErrorCode =
   | 'DUPLICATE' // the same id twice where ids must be unique
   | 'EMPTY' // an LLM or item with no observed cells, or no data at all
   | 'NON_FINITE' // the objective or a parameter became NaN/Infinity during fitting
+  | 'UNCONVERGED' // a fit ended farther than 1 SE from its optimum (fitConvergence.ts)
   | 'INVALID_OPTION' // a function/CLI option has an invalid value
   | 'INVALID_BUNDLE' // a calibration bundle failed schema validation
   | 'UNKNOWN_ITEM' // responses refer to items that the bundle does not hold

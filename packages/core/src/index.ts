@@ -45,6 +45,7 @@ export { fit, SE_MODES, type FitOptions, type FitResult, type SeMode } from './f
 export { modelObjective } from './fit/modelObjective.js';
 export { predictor, wrongOptionShares } from './predict.js';
 export { itemContentSha256 } from './itemContent.js';
+export { fitConvergence, type FitConvergence } from './fitConvergence.js';
 export { randomSource, type Random } from './random.js';
 export { bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
 export { bundleItems, bundleParameters, parseBundle, toBundle, validateBundle } from './bundle.js';

@@ -26,6 +26,11 @@ export interface LlmNrmLayout {
   kbar: number;
   size: number;
   parts: LlmNrmParts;
+  /**
+   * LLMs whose sharpness is held at its start value, s = 1 in a fit (families/llmNrm/hardOnlyModels.ts:
+   * every cell a hard answer, which cannot identify it). Absent: none.
+   */
+  fixedSharpness?: readonly number[];
 }
 
 /**

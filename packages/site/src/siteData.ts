@@ -2,6 +2,7 @@
 // published tiny subset) turned into JSON shards the pages fetch lazily. Every number comes from
 // core's and analysis' public functions, so a change there flows into the site on the next build.
 import {
+  fitConvergence,
   bankFromRecords,
   bundleItems,
   bundleParameters,
@@ -319,6 +320,7 @@ export function siteData(input: SiteInput): SiteFiles {
   );
   benchItems.forEach((list, b) => files.set(`benchmarks/${b}.json`, benchShard(benchNames[b]!, list, String(b))));
 
+  const convergence = fitConvergence(bundle.fit);
   const manifest: Manifest = {
     version: SITE_DATA_VERSION,
     title: input.title ?? 'LLM-NRM leaderboard',
@@ -331,11 +333,25 @@ export function siteData(input: SiteInput): SiteFiles {
     hasResponses: bank !== undefined,
     tiny: input.tiny ? { source: input.tiny.source, items: input.tiny.bundle.items.length } : null,
     calibratedRange: range,
-    fit: { loss: bundle.fit.loss, converged: bundle.fit.converged, optimizer: bundle.fit.optimizer, cells: bundle.fit.cells ?? null },
+    fit: {
+      loss: bundle.fit.loss,
+      converged: bundle.fit.converged,
+      settled: convergence.settled,
+      distance: convergence.distance,
+      optimizer: bundle.fit.optimizer,
+      cells: bundle.fit.cells ?? null,
+    },
     provenance: { tool: bundle.provenance.tool, version: bundle.provenance.version, createdAt: bundle.provenance.createdAt },
     rankDraws: 2000,
     rankSeed: input.seed ?? 1,
-    warnings: (bundle.warnings ?? []).map((w) => ({ ...w })),
+    warnings: [
+      // An unconverged fit is the first thing the leaderboard says (a bundle written under
+      // `fit --allow-unconverged` carries the warning; one from before it is read from its fit).
+      ...(convergence.message !== null && !(bundle.warnings ?? []).some((w) => w.code === 'UNCONVERGED')
+        ? [{ code: 'UNCONVERGED', message: `${convergence.message[0]!.toUpperCase()}${convergence.message.slice(1)}.` }]
+        : []),
+      ...(bundle.warnings ?? []).map((w) => ({ ...w })),
+    ].sort((a, b) => Number(b.code === 'UNCONVERGED') - Number(a.code === 'UNCONVERGED')),
   };
   files.set('manifest.json', manifest);
   // The bundle itself, for scoring in the browser (loaded only by the score page).

@@ -16,7 +16,11 @@ export interface Manifest {
   tiny: { source: string; items: number } | null;
   /** Lowest and highest calibrated theta: a score outside is an extrapolation. */
   calibratedRange: [number, number];
-  fit: { loss: number; converged: boolean; optimizer: string; cells: number | null };
+  /**
+   * The calibration fit's diagnostics: `settled` false when it ended farther than 1 SE from its
+   * optimum (core's fitConvergence; its UNCONVERGED warning comes first in `warnings`).
+   */
+  fit: { loss: number; converged: boolean; settled: boolean; distance: number | null; optimizer: string; cells: number | null };
   provenance: { tool: string; version: string; createdAt: string };
   rankDraws: number;
   rankSeed: number;

@@ -28,17 +28,22 @@ describe('llm-nrm evaluate', () => {
     expect(out).toMatch(/0\.\d{4} ±0\.\d{4}/);
   });
 
-  it('names the fits that stopped at the iteration cap under Table 1, with their distance to the optimum', async () => {
+  it('names the unconverged fits on its first line, with their distance to the optimum (and first in --json)', async () => {
     const capped = await run(['evaluate', file, '--cv', '3', '--models', 'llm-nrm', '--max-iterations', '2', '-q']);
     expect(capped.code).toBe(0);
-    expect(capped.out).toMatch(
-      /note: 3 of 3 fits stopped at the iteration cap before the fit's stopping rule: llm-nrm fold 1 \([\d.]+ SE from its optimum\), llm-nrm fold 2 \([\d.]+ SE from its optimum\), llm-nrm fold 3 \(/,
+    expect(capped.out.split('\n')[0]).toMatch(
+      /^warning: 3 of 3 fits did not converge \(ended more than 1 SE from their optimum\): llm-nrm fold 1 \([\d.]+ SE from its optimum\), llm-nrm fold 2 \([\d.]+ SE from its optimum\), llm-nrm fold 3 \(/,
     );
     expect(capped.out).toContain('raise --max-iterations');
+    const json = await run(['evaluate', file, '--cv', '3', '--models', 'llm-nrm', '--max-iterations', '2', '-q', '--json']);
+    const parsed = JSON.parse(json.out) as { unconverged: { model: string; fold: number; distance: number }[] };
+    expect(Object.keys(parsed)[0]).toBe('unconverged');
+    expect(parsed.unconverged.map((u) => u.fold)).toEqual([1, 2, 3]);
+    expect(parsed.unconverged.every((u) => u.distance > 1)).toBe(true);
     const full = await run(['evaluate', file, '--cv', '3', '--models', 'llm-nrm', '-q']);
     expect(full.code).toBe(0);
-    expect(full.out).toMatch(/3-fold CV over 300 cells/);
-    expect(full.out).not.toContain('note:');
+    expect(full.out).toMatch(/^Held-out prediction, 3-fold CV over 300 cells/);
+    expect(full.out).not.toContain('warning:');
   });
 
   it('--cv gives the same table on worker threads as in one thread (only the seconds differ)', async () => {

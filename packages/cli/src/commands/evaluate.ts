@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, MODEL_NAMES, type FitOptions, type ModelName } from '@llm-nrm/core';
-import { loadBank } from '@llm-nrm/adapters';
+import { LlmNrmError, MODEL_NAMES, bankFromRecords, fitConvergence, type FitOptions, type ModelName } from '@llm-nrm/core';
+import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import {
   calibrationCurve,
   compression,
@@ -15,7 +15,7 @@ import { engineOption, loadEngine } from '../engines.js';
 import { crossValidateParallel } from './evaluateWorkers.js';
 import { formatTable, info, printJson, printText, progress } from '../output.js';
 
-interface EvaluateArgs {
+interface EvaluateArgs extends ResponsesInputArgs {
   responses: string;
   cv?: number;
   'by-llm'?: number;
@@ -71,27 +71,33 @@ export function cvTable(res: CrossValidation): string {
   ]);
   // Folds on worker threads overlap: a row's seconds are its fits' times added up.
   return (
+    unconvergedNote(res) +
     `Held-out prediction, ${res.folds}-fold CV over ${res.cells} cells (seed ${res.seed}); mean ±SD over folds\n` +
-    formatTable(['model', 'option acc', 'option log-loss', 'correct acc', 'correct log-loss', 'correct Brier', 'seconds'], rows) +
-    unconvergedNote(res)
+    formatTable(['model', 'option acc', 'option log-loss', 'correct acc', 'correct log-loss', 'correct Brier', 'seconds'], rows)
+  );
+}
+
+/** The folds whose fit ended farther than 1 SE from its optimum (core's fitConvergence), as `name fold n (d SE ...)`. */
+export function unconvergedFolds(res: CrossValidation): { model: string; fold: number; reason: string | null; distance: number | null }[] {
+  return res.rows.flatMap((r) =>
+    r.folds.flatMap((m, f) => {
+      const c = fitConvergence(m);
+      return c.settled ? [] : [{ model: r.name, fold: f + 1, reason: c.reason, distance: c.distance }];
+    }),
   );
 }
 
 /**
- * A line under Table 1 naming the fits that ran into the iteration cap before their stopping rule
- * (their held-out figures are those of the stopped fit), with how far each was from its optimum.
+ * The first line of Table 1's output when fits ended farther than 1 SE from their optimum (their
+ * held-out figures are those of the stopped fit, not the model's), with how far each was.
  */
 function unconvergedNote(res: CrossValidation): string {
   const fits = res.rows.reduce((n, r) => n + r.folds.length, 0);
-  const short = res.rows.flatMap((r) =>
-    r.folds.flatMap((m, f) =>
-      m.converged ? [] : [`${r.name} fold ${f + 1}${Number.isFinite(m.distance) ? ` (${m.distance.toFixed(3)} SE from its optimum)` : ''}`],
-    ),
-  );
+  const short = unconvergedFolds(res).map((u) => `${u.model} fold ${u.fold}${u.distance !== null ? ` (${u.distance.toFixed(3)} SE from its optimum)` : ''}`);
   if (short.length === 0) return '';
   return (
-    `\nnote: ${short.length} of ${fits} fits stopped at the iteration cap before the fit's stopping rule: ${short.join(', ')}; ` +
-    'their figures are those of the stopped fit (raise --max-iterations to finish them)'
+    `warning: ${short.length} of ${fits} fits did not converge (ended more than ${fitConvergence({ converged: false }).limit} SE from their optimum): ${short.join(', ')}; ` +
+    'their figures are those of the stopped fit, not the model (raise --max-iterations to finish them)\n'
   );
 }
 
@@ -131,8 +137,12 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
   command: 'evaluate <responses>',
   describe: 'Cross-validate models on a responses file: held-out prediction (Table 1), ability from errors (Table 3), compression, calibration size',
   builder: (y: Argv) =>
-    engineOption(y)
-      .positional('responses', { describe: 'Tidy responses file or folder (.jsonl, .jsonl.gz, .arrow, .parquet)', type: 'string', demandOption: true })
+    responsesInputOptions(engineOption(y))
+      .positional('responses', {
+        describe: 'Responses, as `fit` reads them: a tidy file or folder (.jsonl, .jsonl.gz, .arrow, .parquet), or harness output; - reads standard input',
+        type: 'string',
+        demandOption: true,
+      })
       .option('cv', { describe: 'Cell-level k-fold CV (Table 1); the default experiment when none is named', type: 'number', requiresArg: true })
       .option('by-llm', { describe: 'LLM-level k-fold CV: ability from correctness or from distractors only (Table 3)', type: 'number', requiresArg: true })
       .option('compression', {
@@ -175,7 +185,10 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
     const seed = argv.seed;
     const fitOptions: FitOptions = { engine: await loadEngine(argv.engine) };
     if (argv['max-iterations'] !== undefined) fitOptions.maxIterations = argv['max-iterations'];
-    const { bank, stats } = await loadBank(argv.responses);
+    const input = await readResponsesInput(argv.responses, argv);
+    // readAnyResponses' records are parseResponseRecord's own (checked: not checked twice).
+    const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid: argv['skip-invalid'], checked: true });
+    if (stats.skipped > 0) info(argv.quiet, `skipped ${stats.skipped} invalid records when building the bank; the first: ${stats.skippedReasons[0]}`);
     info(argv.quiet, `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells)`);
     const none = argv.cv === undefined && argv['by-llm'] === undefined && argv.compression === undefined && argv.calibration === undefined;
     const out: Record<string, unknown> = {};
@@ -192,6 +205,9 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
         ...(argv['max-iterations'] !== undefined ? { maxIterations: argv['max-iterations'] } : {}),
         ...(argv.workers !== undefined ? { workers: argv.workers } : {}),
       });
+      const unconverged = unconvergedFolds(res);
+      // Named before the table (JSON: before `cv`): held-out figures of unconverged fits are not the model's.
+      if (unconverged.length > 0) out['unconverged'] = unconverged;
       out['cv'] = res;
       text.push(cvTable(res));
     }

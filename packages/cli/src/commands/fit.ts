@@ -8,6 +8,7 @@ import {
   checkDesign,
   describeItemVersions,
   fit,
+  fitConvergence,
   getFamily,
   isLlmNrmError,
   toBundle,
@@ -21,11 +22,18 @@ import {
   type OptimizeProgress,
   type SeMode,
 } from '@llm-nrm/core';
-import { assertOutputIsNotInput, excludeFromWalks, readAnyBank, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
-import { fmt, formatSkipped, formatTable, info, infoLines, printJson, printText, progress } from '../output.js';
+import { assertOutputIsNotInput, excludeFromWalks, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
+import { fmt, formatTable, info, infoLines, printJson, printText, progress } from '../output.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
-import { identityOptions } from '../identityOptions.js';
+import { readBankInput, responsesInputOptions } from '../responsesInput.js';
+import { unconvergedWarning } from '../bundleConvergence.js';
+
+/**
+ * `fit`'s L-BFGS iteration cap. Core's 1,000 stopped real soft fleets of 25 LLMs short of the
+ * distance rule (issue 31); a fit that converges stops by its own rule long before.
+ */
+export const FIT_MAX_ITERATIONS = 3000;
 
 interface FitArgs {
   responses: string;
@@ -44,6 +52,7 @@ interface FitArgs {
   'skip-invalid': boolean;
   'drop-empty': boolean;
   'item-versions': ItemVersionPolicy;
+  'allow-unconverged': boolean;
   replicates: ReplicatePolicy;
   output: string;
   json: boolean;
@@ -121,7 +130,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
   command: 'fit <responses>',
   describe: 'Calibrate a bank: fit LLM-NRM (or NRM, 1PL-4PL) to a responses file, write the calibration bundle, print the leaderboard',
   builder: (y: Argv) =>
-    identityOptions(engineOption(y))
+    responsesInputOptions(engineOption(y))
       .positional('responses', {
         describe:
           'Responses: a tidy file or folder (.jsonl, .jsonl.gz, .arrow, .parquet), or harness output read as `convert` reads it; - reads standard input',
@@ -146,7 +155,13 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       })
       .option('steps', { describe: 'Adam steps (default 2500)', type: 'number', requiresArg: true })
       .option('lr', { describe: 'Adam learning rate (default 0.05)', type: 'number', requiresArg: true })
-      .option('max-iterations', { describe: 'L-BFGS iteration cap (default 1000)', type: 'number', requiresArg: true })
+      .option('max-iterations', { describe: `L-BFGS iteration cap (default ${FIT_MAX_ITERATIONS})`, type: 'number', requiresArg: true })
+      .option('allow-unconverged', {
+        describe:
+          'Write the bundle even when the fit ends farther than 1 SE from its optimum (it then records the distance and an UNCONVERGED warning, which score, report, publish and the site print first); without it such a fit writes nothing and exits 1',
+        type: 'boolean',
+        default: false,
+      })
       .option('tolerance', {
         describe:
           'L-BFGS: also stop when the loss falls by less than this fraction over 5 iterations (default: off; the fit stops once every parameter is estimated within 0.01 SE of the optimum)',
@@ -166,7 +181,6 @@ export const fitCommand: CommandModule<object, FitArgs> = {
         default: true,
       })
       .option('seed', { describe: "Recorded in the bundle's provenance (the fit itself is deterministic)", type: 'number', requiresArg: true })
-      .option('skip-invalid', { describe: 'Skip (and count) invalid records instead of stopping at the first', type: 'boolean', default: false })
       .option('drop-empty', { describe: 'Drop LLMs and items with no observed cell instead of stopping', type: 'boolean', default: false })
       .option('json', { describe: 'Print a JSON summary instead of the leaderboard', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
@@ -205,12 +219,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     engine.catch(() => undefined); // awaited below; a read error must not leave it unhandled
     const skipInvalid = argv['skip-invalid'];
     // Records flow into the bank as they are read (not kept): memory follows the bank.
-    const input = await readAnyBank(argv.responses, {
-      skipInvalid,
-      itemVersions: argv['item-versions'],
-      replicates: argv.replicates,
-      dropEmpty: argv['drop-empty'],
-    });
+    const input = await readBankInput(argv.responses, argv);
     const { bank, stats } = input;
     // The input is hashed (provenance) on another thread while the bank is built and fitted.
     const tidyOnly = input.summary.inputs.every((i) => i.format === 'tidy');
@@ -219,11 +228,6 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     const hashing = stdin ? undefined : await startHashInputs(argv.responses, { tidyOnly });
     hashing?.done.catch(() => undefined); // awaited below; a failed fit must not leave it unhandled
     const warnings: BundleWarning[] = [];
-    infoLines(
-      argv.quiet,
-      input.summary.notes.map((n) => `note: ${n}`),
-    );
-    infoLines(argv.quiet, formatSkipped(input.summary.skipped));
     if (input.itemVersions.length > 0) {
       const how = argv['item-versions'] === 'split' ? 'split into one item per version' : `kept the majority version, dropped ${input.droppedVersions} records`;
       const message = `${input.itemVersions.length} item ids name different content in different records (${how})`;
@@ -263,7 +267,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     };
     if (argv.steps !== undefined) options.steps = argv.steps;
     if (argv.lr !== undefined) options.lr = argv.lr;
-    if (argv['max-iterations'] !== undefined) options.maxIterations = argv['max-iterations'];
+    options.maxIterations = argv['max-iterations'] ?? FIT_MAX_ITERATIONS; // L-BFGS only: Adam runs --steps
     if (argv.tolerance !== undefined) options.tolerance = argv.tolerance;
     let result: FitResult;
     try {
@@ -280,12 +284,34 @@ export const fitCommand: CommandModule<object, FitArgs> = {
         );
       throw e;
     }
+    // Sharpness held at 1 where no answer could identify it (core's hardOnlyModels): said here and in the bundle.
+    const fixedSharpness = result.layout.kind === 'llm-nrm' ? (result.layout.fixedSharpness ?? []) : [];
+    if (fixedSharpness.length > 0) {
+      const message =
+        `sharpness held at 1 for ${fixedSharpness.length} of ${bank.models.length} LLMs whose answers are all hard (parsed choices): ` +
+        'one-hot answers do not identify an inverse temperature (the likelihood rises without bound as it grows), so each choice is read as one draw from the option curves';
+      warnings.push({ code: 'SHARPNESS_FIXED', message, llms: fixedSharpness.map((j) => bank.models[j]!) });
+      info(argv.quiet, `note: ${message}`);
+    }
     const bundle = toBundle(result, {
       version: toolVersion(),
       inputs: hashing === undefined ? [] : await hashing.done,
       command: commandLine(),
       ...(argv.seed !== undefined ? { seed: argv.seed } : {}),
     });
+    // An unconverged fit writes no bundle (user files hold only finished work) unless asked to;
+    // then the bundle says so in a warning every reader prints first.
+    const convergence = fitConvergence(result);
+    if (convergence.message !== null && !argv['allow-unconverged']) {
+      throw new LlmNrmError(
+        'UNCONVERGED',
+        `${convergence.message}; nothing was written to ${argv.output}. Raise --max-iterations${
+          bundle.model === 'llm-nrm' && bundle.parts.sharpness ? ', try --no-sharpness (hard answers do not identify sharpness)' : ''
+        }, or pass --allow-unconverged to write the bundle with a warning (${result.iterations} iterations, loss ${fmt(result.loss)})`,
+      );
+    }
+    const unconverged = unconvergedWarning(convergence);
+    if (unconverged !== null) warnings.unshift(unconverged);
     if (warnings.length > 0) bundle.warnings = warnings;
     await writeFileAtomic(argv.output, JSON.stringify(bundle, null, 2) + '\n');
     info(argv.quiet, `wrote ${toStdout ? 'the bundle to stdout' : argv.output} (${((Date.now() - started) / 1000).toFixed(1)} s in all)`);
@@ -327,7 +353,9 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       `\nfit\n${formatDiagnostics(bundle.fit)}`;
     if (toStdout) info(argv.quiet, text.trimEnd());
     else printText(text);
-    if (!bundle.fit.converged) info(argv.quiet, `warning: the fit did not converge (${bundle.fit.reason}); raise --max-iterations or --steps`);
+    if (unconverged !== null) info(argv.quiet, `warning: ${convergence.message} (written under --allow-unconverged)`);
+    else if (!bundle.fit.converged)
+      info(argv.quiet, `note: the fit stopped (${bundle.fit.reason}) within ${fmt(convergence.distance ?? NaN)} SE of its optimum`);
     const unidentified = bundle.llms.filter((l) => l.identified === false).map((l) => l.id);
     if (unidentified.length > 0)
       info(argv.quiet, `warning: theta is not identified for ${unidentified.join(', ')} (its cells and the priors do not pin it; SE infinite)`);

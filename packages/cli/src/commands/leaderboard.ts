@@ -3,11 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, parseBundle, validateBundle, type CalibrationBundle } from '@llm-nrm/core';
-import { checkFolderOutput, readAnyResponses } from '@llm-nrm/adapters';
+import { checkFolderOutput } from '@llm-nrm/adapters';
 import { buildSite, responsesBank, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/site';
 import { info, printJson, printText } from '../output.js';
+import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
+import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 
-interface LeaderboardArgs {
+interface LeaderboardArgs extends ResponsesInputArgs {
   bundle: string;
   responses?: string;
   tiny?: string;
@@ -50,7 +52,7 @@ async function readTinyBundle(file: string): Promise<CalibrationBundle> {
 /** Read the inputs of a site build: the bundle, the calibrated LLMs' responses, a published tiny folder. */
 export async function siteInput(
   bundlePath: string,
-  options: { responses?: string; tiny?: string; title?: string; skipInvalid?: boolean; say?: (m: string) => void },
+  options: { responses?: string; tiny?: string; title?: string; skipInvalid?: boolean; input?: Partial<ResponsesInputArgs>; say?: (m: string) => void },
 ): Promise<SiteInput> {
   const say = options.say ?? (() => {});
   const bundle = await readBundle(bundlePath);
@@ -59,7 +61,17 @@ export async function siteInput(
   if (options.responses !== undefined) {
     // The reader path `fit` takes (tidy files or harness outputs, detected as `convert` does), so the
     // site accepts the responses the bundle was fitted from.
-    const { records, summary } = await readAnyResponses(options.responses, { skipInvalid: options.skipInvalid ?? false });
+    const { records, summary } = await readResponsesInput(
+      options.responses,
+      {
+        'item-versions': 'split',
+        replicates: 'latest',
+        ...options.input,
+        'skip-invalid': options.skipInvalid ?? options.input?.['skip-invalid'] ?? false,
+        quiet: true,
+      },
+      bundle.items,
+    );
     const { bank, skipped } = responsesBank(bundle, records);
     input.bank = bank;
     say(
@@ -89,7 +101,7 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
   command: 'leaderboard <bundle>',
   describe: 'Build the leaderboard site (a static folder: theta with intervals, option curves, information, in-browser scoring) from a calibration bundle',
   builder: (y: Argv) =>
-    y
+    responsesInputOptions(y, 'Skip (and count) invalid records of --responses instead of stopping')
       .positional('bundle', {
         describe: 'Calibration bundle written by `llm-nrm fit` (or, with --serve, a site folder built before)',
         type: 'string',
@@ -114,7 +126,6 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       .option('title', { describe: 'Title in the site header', type: 'string', requiresArg: true })
       .option('serve', { describe: 'Serve the site on 127.0.0.1 for a preview after building it (Ctrl-C stops)', type: 'boolean', default: false })
       .option('port', { describe: 'Port for --serve (0 = any free port)', type: 'number', default: 4173 })
-      .option('skip-invalid', { describe: 'Skip (and count) invalid records of --responses instead of stopping', type: 'boolean', default: false })
       .option('json', { describe: 'Print the build summary as JSON', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 leaderboard bundle.json -o site/', 'the site from the bundle alone')
@@ -147,11 +158,15 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       ...(argv.tiny !== undefined ? { tiny: argv.tiny } : {}),
       ...(argv.title !== undefined ? { title: argv.title } : {}),
       skipInvalid: argv['skip-invalid'],
+      input: { 'item-versions': argv['item-versions'], replicates: argv.replicates },
       say,
     });
     const res: BuildSiteResult = await buildSite(input, argv.output, { inputs });
     const seconds = (performance.now() - t0) / 1000;
+    // A bundle from an unconverged fit is said first (stdout's first line, JSON's first key; the site shows it above its table).
+    const unsettled = unconvergedLine(input.bundle, argv.bundle);
     const summary = {
+      calibration: calibrationJson(input.bundle),
       output: res.dir,
       files: res.files,
       bytes: res.bytes,
@@ -161,10 +176,12 @@ export const leaderboardCommand: CommandModule<object, LeaderboardArgs> = {
       responses: input.bank !== undefined,
       tiny: input.tiny?.bundle.items.length ?? null,
     };
-    if (argv.json) printJson(summary);
-    else {
+    if (argv.json) {
+      if (unsettled !== null) say(unsettled.trimEnd());
+      printJson(summary);
+    } else {
       printText(
-        `wrote the leaderboard site for ${summary.llms} LLMs x ${summary.items} items to ${res.dir} ` +
+        `${unsettled ?? ''}wrote the leaderboard site for ${summary.llms} LLMs x ${summary.items} items to ${res.dir} ` +
           `(${res.files} data files, ${(res.bytes / 1e6).toFixed(1)} MB) in ${seconds.toFixed(1)} s\n`,
       );
     }

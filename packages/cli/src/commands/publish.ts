@@ -12,23 +12,16 @@ import {
   type CalibrationBundle,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import {
-  HARNESS_EXPORTERS,
-  checkFolderOutput,
-  readAnyResponses,
-  tinyPackage,
-  writeTinyPackage,
-  type TinyAccuracy,
-  type TinyBank,
-  type TinyItem,
-} from '@llm-nrm/adapters';
+import { HARNESS_EXPORTERS, checkFolderOutput, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
 import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson, printText } from '../output.js';
+import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
+import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { TINY_NUISANCE, crossFitCalibrations, crossFittedTinyRunScores, tinyRunRecords, tinyRunScores, type TinyRunScore } from '../tinyRunScores.js';
 
-interface PublishArgs {
+interface PublishArgs extends ResponsesInputArgs {
   bundle: string;
   responses: string;
   items: number;
@@ -204,7 +197,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
   command: 'publish <bundle>',
   describe: 'Publish a tiny benchmark: select items that measure the whole ability range and export them as tasks your harness runs',
   builder: (y: Argv) =>
-    y
+    responsesInputOptions(y)
       .positional('bundle', { describe: 'Calibration bundle (JSON, from `llm-nrm fit`)', type: 'string', demandOption: true })
       .option('responses', {
         describe: 'The calibration responses (tidy file or harness outputs): prompts, continuations and accuracies',
@@ -296,7 +289,8 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         .pop()!
         .replace(/^tiny[-_]/, '')
     ).replace(/[^A-Za-z0-9_]+/g, '_');
-    const { records } = await readAnyResponses(argv.responses);
+    // As `fit` reads them; ids the bundle split into versions (<id>#<hash>) matched by content.
+    const { records } = await readResponsesInput(argv.responses, argv, bundle.items);
     info(argv.quiet, `read ${records.length} responses from ${argv.responses}`);
     const content = collectContent(records);
     const { bank, layout, x } = bundleBank(bundle);
@@ -447,10 +441,15 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         files: res.files,
       });
     }
+    // A bundle from an unconverged fit is said first (stdout's first line, JSON's first key): the
+    // package's items were chosen by its information and its lm-eval task scores with its items.
+    const unsettled = unconvergedLine(bundle, argv.bundle);
     if (argv.json) {
-      printJson({ name, forms: summaries });
+      if (unsettled !== null) info(argv.quiet, unsettled.trimEnd());
+      printJson({ calibration: calibrationJson(bundle), name, forms: summaries });
       return;
     }
+    if (unsettled !== null) printText(unsettled);
     for (const s of summaries) {
       printText(`${s.dir}: task ${s.task}, ${(s.items as string[]).length} items\n`);
       printText(

@@ -12,6 +12,7 @@ import {
 } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson, printText } from '../output.js';
+import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 
 interface ReportArgs {
   bundle: string;
@@ -55,7 +56,10 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     const distractors = informativeDistractors(bank, layout, x);
     const withInformative = distractors.filter((d) => d.length > 0).length;
     const llms = [...bundle.llms].sort((a, b) => b.theta - a.theta);
+    // A bundle from an unconverged fit is said first (stdout's first line, JSON's first key).
+    const unsettled = unconvergedLine(bundle, argv.bundle);
     const out: Record<string, unknown> = {
+      calibration: calibrationJson(bundle),
       model: bundle.model,
       llms: llms.map((l) => ({ id: l.id, theta: l.theta, se: l.se, sharpness: l.sharpness, accuracy: l.accuracy ?? null })),
       information: { prior, fitted },
@@ -63,7 +67,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       flagged,
       itemsWithInformativeDistractor: withInformative,
     };
-    let text = `${bundle.model} bank: ${bundle.llms.length} LLMs, ${bundle.items.length} items\n\n`;
+    let text = `${unsettled ?? ''}${bundle.model} bank: ${bundle.llms.length} LLMs, ${bundle.items.length} items\n\n`;
     text += formatTable(
       ['rank', 'llm', 'theta', 'se', 'sharpness', 'accuracy'],
       llms.map((l, r) => [r + 1, l.id, l.theta, l.se ?? NaN, l.sharpness, l.accuracy ?? NaN]),
@@ -118,7 +122,9 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         info(!argv.json, `warning: ${line}`);
       }
     }
-    if (argv.json) printJson(out);
-    else printText(text);
+    if (argv.json) {
+      if (unsettled !== null) info(false, unsettled.trimEnd());
+      printJson(out);
+    } else printText(text);
   },
 };

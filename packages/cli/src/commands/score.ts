@@ -13,13 +13,15 @@ import {
   type RecordSource,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { assertOutputIsNotInput, isToolOutput, readAnyResponses, writeFileOutput, type TinyBank } from '@llm-nrm/adapters';
+import { assertOutputIsNotInput, isToolOutput, writeFileOutput, type TinyBank } from '@llm-nrm/adapters';
 import { accuracyAt, predictTinyAccuracy } from '@llm-nrm/analysis';
 import { formatTable, info, printJson, printText } from '../output.js';
+import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
+import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress } from './fit.js';
-interface ScoreArgs {
+interface ScoreArgs extends ResponsesInputArgs {
   bundle: string;
   responses: string;
   output?: string;
@@ -237,7 +239,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
   command: 'score <bundle> <responses>',
   describe: 'Place new LLMs on a calibrated scale (theta ± SE, rank interval, predicted accuracy) from tidy responses or harness outputs',
   builder: (y: Argv) =>
-    engineOption(y)
+    responsesInputOptions(engineOption(y), 'Skip (and count) invalid records and responses to items not in the bundle, instead of stopping')
       .positional('bundle', {
         describe: 'Calibration bundle written by `llm-nrm fit`, or a tiny package folder written by `llm-nrm publish`',
         type: 'string',
@@ -249,11 +251,6 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
         demandOption: true,
       })
       .option('output', { alias: 'o', describe: 'Write the scores as JSON', type: 'string', requiresArg: true })
-      .option('skip-invalid', {
-        describe: 'Skip (and count) invalid records and responses to items not in the bundle, instead of stopping',
-        type: 'boolean',
-        default: false,
-      })
       .option('nuisance', {
         describe:
           `How sharpness, position bias and fallback are scored: fit them all with theta; fleet: hold them at the calibrated fleet's means ` +
@@ -314,7 +311,8 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       }
     }
     // Tidy files and every harness output, format detected (adapters' one entry point for responses).
-    const input = await readAnyResponses(argv.responses, { skipInvalid: argv['skip-invalid'] });
+    // As `fit` reads them; ids the bundle split into versions (<id>#<hash>) matched by content.
+    const input = await readResponsesInput(argv.responses, { ...argv, quiet: true }, bundle.items);
     let records: ResponseRecord[] = input.records;
     const sources: RecordSource[] = input.sources;
     const report = { skipped: input.summary.skipped };
@@ -411,7 +409,10 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       })
       .sort((a, b) => b.theta - a.theta || a.id.localeCompare(b.id));
     for (const w of warnings) info(argv.quiet, `warning: ${w}`);
+    // A bundle from an unconverged fit is said first (stdout's first line, JSON's first key).
+    const unsettled = unconvergedLine(bundle, argv.bundle);
     const summary = {
+      calibration: calibrationJson(bundle),
       bundle: argv.bundle,
       responses: argv.responses,
       ...(tiny ? { package: { task: tiny.bank.task, bankSha256: tiny.bankSha256, items: bundle.items.length } } : {}),
@@ -429,10 +430,11 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       info(argv.quiet, `wrote ${argv.output}`);
     }
     if (argv.json) {
+      if (unsettled !== null) info(argv.quiet, unsettled.trimEnd());
       printJson(summary);
       return;
     }
-    printText(formatScores(bundle, scored));
+    printText((unsettled ?? '') + formatScores(bundle, scored));
     if (tiny) {
       for (const l of scored) {
         const pa = l.predictedAccuracy!;

@@ -1,12 +1,13 @@
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, bundleItems, bundleParameters, fit, withObserved } from '@llm-nrm/core';
-import { assertOutputIsNotInput, loadBank, writeFileOutput } from '@llm-nrm/adapters';
+import { LlmNrmError, bankFromRecords, bundleItems, bundleParameters, fit, withObserved } from '@llm-nrm/core';
+import { assertOutputIsNotInput, writeFileOutput } from '@llm-nrm/adapters';
+import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { kendallTau, selectForRange, selectItems, spearmanRho } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { formatTable, info, printJson, printText } from '../output.js';
 
-interface SelectArgs {
+interface SelectArgs extends ResponsesInputArgs {
   bundle: string;
   items: number;
   abilities: 'fitted' | 'prior';
@@ -24,7 +25,7 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
   command: 'select <bundle>',
   describe: 'Select the most informative items of a calibrated bank (a tinybenchmark), optionally checking the ranking they give',
   builder: (y: Argv) =>
-    engineOption(y)
+    responsesInputOptions(engineOption(y), 'Skip (and count) invalid records of --responses, and responses to items the bundle lacks, instead of stopping')
       .positional('bundle', { describe: 'Calibration bundle (JSON, from `llm-nrm fit`)', type: 'string', demandOption: true })
       .option('items', { alias: 'n', describe: 'Number of items to keep', type: 'number', default: 41 })
       .option('abilities', {
@@ -46,7 +47,8 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
       })
       .option('per-benchmark', { describe: "Keep each benchmark's share of the bank (range method)", type: 'boolean', default: false })
       .option('responses', {
-        describe: 'Responses of LLMs to score from all items and from the selected ones only (Kendall tau of the two rankings)',
+        describe:
+          'Responses of LLMs to score from all items and from the selected ones only (Kendall tau of the two rankings), read as `fit` reads them; item ids the bundle split into versions (<id>#<hash>) are matched by content',
         type: 'string',
         requiresArg: true,
       })
@@ -89,7 +91,27 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
       Array.from(sel.items, (i, r) => [r + 1, bank.items[i]!.id, bank.items[i]!.benchmark ?? '', sel.information[r]!]),
     );
     if (argv.responses !== undefined) {
-      const { bank: rb } = await loadBank(argv.responses, { items: bundleItems(bundle) });
+      const items = bundleItems(bundle);
+      const input = await readResponsesInput(argv.responses, argv, items);
+      const known = new Set(items.map((it) => it.id));
+      const unknown = input.records.filter((r) => !known.has(r.item));
+      if (unknown.length > 0 && !argv['skip-invalid']) {
+        const t = input.records.indexOf(unknown[0]!);
+        const src = input.sources[t];
+        throw new LlmNrmError(
+          'UNKNOWN_ITEM',
+          `item not in the bundle ${argv.bundle}: ${JSON.stringify(unknown[0]!.item)} (${unknown.length} of ${input.records.length} responses; --skip-invalid leaves them out)`,
+          src !== undefined ? { file: src.file, ...(src.line !== undefined ? { line: src.line } : {}) } : { file: argv.responses },
+        );
+      }
+      const kept = unknown.length > 0 ? input.records.map((r, t) => ({ r, t })).filter(({ r }) => known.has(r.item)) : null;
+      if (kept !== null) info(argv.quiet, `skipped ${unknown.length} responses to items not in the bundle`);
+      const { bank: rb } = bankFromRecords(kept === null ? input.records : kept.map(({ r }) => r), {
+        items,
+        sources: kept === null ? input.sources : kept.map(({ t }) => input.sources[t]!),
+        skipInvalid: argv['skip-invalid'],
+        checked: true,
+      });
       const start = bundleParameters(bundle, rb);
       const opts = { model: bundle.model, parts: bundle.parts, init: start.x, fixItems: true, standardErrors: false, engine: await loadEngine(argv.engine) };
       info(argv.quiet, `scoring ${rb.models.length} LLMs from all ${rb.items.length} items and from ${sel.ids.length}`);

@@ -12,6 +12,7 @@ interface SimulateArgs {
   missing: number;
   hard: number;
   rotations: number;
+  options?: number;
   output: string;
   truth?: string;
   json: boolean;
@@ -64,6 +65,11 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
       .option('noise', { describe: 'SD of Gaussian noise on the true logits before the softmax', type: 'number', default: 0.3 })
       .option('missing', { describe: 'Fraction of cells left unobserved, in [0, 1)', type: 'number', default: 0 })
       .option('hard', { describe: 'Fraction of cells answered hard (one option drawn) instead of as a distribution', type: 'number', default: 0 })
+      .option('options', {
+        describe: "Every item with this many options, 2 to 20 (default: 2 to 10, mean about 5.8, like the paper's bank; MMLU-Pro: 10)",
+        type: 'number',
+        requiresArg: true,
+      })
       .option('rotations', {
         describe: 'Show each item under this many cyclic rotations of its options (records carry `position`)',
         type: 'number',
@@ -78,6 +84,7 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 simulate -o fleet.jsonl.gz --truth truth.json', 'the paper-sized fleet: 189 LLMs x 2000 items')
       .example('$0 simulate --models 40 --items 400 --missing 0.2 --hard 0.1 -o small.parquet', 'a small, sparse, partly hard-answered fleet')
+      .example('$0 simulate --models 29 --items 12000 --options 10 --hard 1 -o mmlu-pro-like.jsonl.gz', 'an all-hard fleet shaped like MMLU-Pro')
       .example(
         '$0 simulate --rotations 4 -o rotated.arrow',
         'every item shown under 4 option orders (positional bias identifiable)',
@@ -94,6 +101,8 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     check('noise', argv.noise, argv.noise >= 0, 'non-negative');
     check('hard', argv.hard, argv.hard >= 0 && argv.hard <= 1, 'in [0, 1]');
     check('seed', argv.seed, Number.isInteger(argv.seed), 'an integer');
+    if (argv.options !== undefined)
+      check('options', argv.options, Number.isInteger(argv.options) && argv.options >= 2 && argv.options <= 20, 'an integer from 2 to 20');
     const fleet = simulateFleet({
       models: argv.models,
       items: argv.items,
@@ -102,6 +111,7 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
       missing: argv.missing,
       hard: argv.hard,
       rotations: argv.rotations,
+      ...(argv.options !== undefined ? { optionWeights: { [argv.options]: 1 } } : {}),
     });
     const tick = progress(argv.quiet);
     const started = Date.now();

@@ -6,4 +6,4 @@ export { LlmNrmError, type LlmNrmErrorCode } from '../errors.js';
 export { MAX_OPTIONS, describeValue, parseResponseRecord, type ParseRecordOptions } from './parseResponseRecord.js';
 // Record-level checks a streaming reader runs as records go by (adapters' readAnyBank).
 export { duplicateRowCounter } from './duplicateRows.js';
-export { singleContentCheck } from './resolveItemVersions.js';
+export { contentHash, singleContentCheck } from './resolveItemVersions.js';

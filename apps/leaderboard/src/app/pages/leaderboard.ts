@@ -262,8 +262,11 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
   );
 
   const nGroups = new Set(rows.map((r) => r.group)).size;
+  // An unconverged calibration is said before anything it estimated (the manifest puts it first).
+  const unconverged = m.warnings.filter((w) => w.code === 'UNCONVERGED');
   view.append(
     h('h1', null, 'Leaderboard'),
+    ...unconverged.map((w) => h('div', { class: 'error-box', role: 'alert' }, h('strong', null, 'Calibration did not converge. '), w.message)),
     h(
       'p',
       { class: 'lede' },
@@ -275,13 +278,13 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
       'Accuracy is the share of items whose most likely option was the key. Sharpness says how peaked its option distributions are (above 1: more confident than the average model). Fallback is how strongly its guesses lean to one displayed position when an item is too hard, and the sparkline shows its bias toward each displayed position (A, B, C...): blue bars above the line favour that position, vermillion bars below avoid it.',
       'A model you score on the “Score your model” page appears here in yellow, marked “yours”; a flag says when its θ lies outside the range of the calibrated models.',
     ),
-    ...(m.warnings.length > 0
+    ...(m.warnings.length > unconverged.length
       ? [
           h(
             'div',
             { class: 'error-box', role: 'note' },
             h('strong', null, 'What this data cannot support'),
-            h('ul', null, ...m.warnings.map((w) => h('li', null, w.message))),
+            h('ul', null, ...m.warnings.filter((w) => w.code !== 'UNCONVERGED').map((w) => h('li', null, w.message))),
           ),
         ]
       : []),

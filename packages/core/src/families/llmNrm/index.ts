@@ -12,6 +12,7 @@ import { llmNrmLlmPrior } from './llmPrior.js';
 import { llmNrmObjective } from './objective.js';
 import { llmNrmPredictor } from './predict.js';
 import { llmNrmStart } from './start.js';
+import { hardOnlyModels } from './hardOnlyModels.js';
 
 /**
  * w0 below which the gate counts as shut for every cell: G = sigmoid(w0 - kappa (theta - b)) with
@@ -61,6 +62,13 @@ function ablationNote(parts: LlmNrmParts): string {
 
 /** The option-level softmax family on a given set of parts; `prepare` hardens the bank for nrm-hard. */
 function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: ResponseBank) => ResponseBank): ModelFamily {
+  // Sharpness is held at 1 for LLMs that gave only hard answers (hardOnlyModels: not identified).
+  const layoutOf = (bank: ResponseBank): LlmNrmLayout => {
+    const L = llmNrmLayout(bank, parts);
+    if (!parts.sharpness) return L;
+    const fixed = hardOnlyModels(bank);
+    return fixed.length > 0 ? { ...L, fixedSharpness: fixed } : L;
+  };
   return {
     name,
     label: name === 'llm-nrm' ? `LLM-NRM${ablationNote(parts)}` : name.toUpperCase(),
@@ -78,7 +86,7 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
     sharpnessIndex: (layout, j) => asLlmNrm(layout).sbar + j,
     fleetIdentification: 'standardize',
     prepare,
-    layout: (bank) => llmNrmLayout(bank, parts),
+    layout: layoutOf,
     start: (bank, layout) => llmNrmStart(bank, asLlmNrm(layout)),
     objective: (bank, layout, priors) => llmNrmObjective(bank, asLlmNrm(layout), priors),
     curvature: (bank, layout, priors) => {
@@ -134,7 +142,7 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
     llmIndices: (layout, j) => llmNrmParamIndices(asLlmNrm(layout), j),
     freeMask: (layout) => llmNrmFreeMask(asLlmNrm(layout)),
     llmPrior: (layout, x, priors, j) => llmNrmLlmPrior(asLlmNrm(layout), x, priors, j),
-    ...llmNrmBundleMapping((bank) => llmNrmLayout(bank, parts), asLlmNrm),
+    ...llmNrmBundleMapping(layoutOf, asLlmNrm),
   };
 }
 

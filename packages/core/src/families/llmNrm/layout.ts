@@ -5,6 +5,7 @@ export function llmNrmFreeMask(layout: LlmNrmLayout): Uint8Array {
   const m = new Uint8Array(layout.size).fill(1);
   const { parts, nModels: J, kMax } = layout;
   if (!parts.sharpness) m.fill(0, layout.sbar, layout.sbar + J);
+  else for (const j of layout.fixedSharpness ?? []) m[layout.sbar + j] = 0;
   if (!parts.position) m.fill(0, layout.delta, layout.delta + J * kMax);
   if (!parts.fallback) {
     m.fill(0, layout.rho, layout.rho + J * kMax);

@@ -1,0 +1,114 @@
+// One input contract (issue 31): every command that reads responses takes what `fit` takes (tidy
+// files or folders, harness output, `-`; --skip-invalid, --item-versions, --replicates) and reads
+// them one way. Responses read against a bundle get the bundle's item-version ids.
+import type { Argv } from 'yargs';
+import { type BundleItem, type ItemVersionPolicy, type ResponseRecord } from '@llm-nrm/core';
+import { contentHash } from '@llm-nrm/core/record';
+import { readAnyBank, readAnyResponses, type AnyBank, type AnyResponses, type ReplicatePolicy } from '@llm-nrm/adapters';
+import { identityOptions } from './identityOptions.js';
+import { formatSkipped, infoLines } from './output.js';
+
+export { applyBundleVersions, readBankInput, readResponsesInput, responsesInputOptions, type ResponsesInputArgs };
+
+/** The options `responsesInputOptions` adds. */
+interface ResponsesInputArgs {
+  'skip-invalid': boolean;
+  'item-versions': ItemVersionPolicy;
+  replicates: ReplicatePolicy;
+}
+
+/** `--skip-invalid`, `--item-versions` and `--replicates`, as `fit` has them (skipInvalid: its description, where a command skips more). */
+function responsesInputOptions<T>(y: Argv<T>, skipInvalid = 'Skip (and count) invalid records instead of stopping at the first'): Argv<T & ResponsesInputArgs> {
+  return identityOptions(y).option('skip-invalid', { describe: skipInvalid, type: 'boolean', default: false }) as Argv<T & ResponsesInputArgs>;
+}
+
+/**
+ * Read responses as `fit` does (readAnyResponses with the command's --skip-invalid,
+ * --item-versions and --replicates), saying on stderr what was skipped; against a bundle, records
+ * take the bundle's item-version ids (applyBundleVersions).
+ */
+async function readResponsesInput(
+  path: string,
+  argv: ResponsesInputArgs & { quiet?: boolean },
+  bundleItems?: readonly Pick<BundleItem, 'id' | 'key' | 'nOptions'>[],
+): Promise<AnyResponses & { renamed: number }> {
+  const input = await readAnyResponses(path, { skipInvalid: argv['skip-invalid'], itemVersions: argv['item-versions'], replicates: argv.replicates });
+  const quiet = argv.quiet ?? false;
+  infoLines(
+    quiet,
+    input.summary.notes.map((n) => `note: ${n}`),
+  );
+  infoLines(quiet, formatSkipped(input.summary.skipped));
+  if (bundleItems === undefined) return { ...input, renamed: 0 };
+  const { records, renamed } = applyBundleVersions(input.records, bundleItems);
+  return { ...input, records, renamed };
+}
+
+/**
+ * `readResponsesInput` straight into a bank (`fit`): records flow into the bank's typed arrays as
+ * they are read and are not kept (adapters' readAnyBank), saying on stderr what was skipped.
+ */
+async function readBankInput(path: string, argv: ResponsesInputArgs & { quiet?: boolean; 'drop-empty'?: boolean }): Promise<AnyBank> {
+  const input = await readAnyBank(path, {
+    skipInvalid: argv['skip-invalid'],
+    itemVersions: argv['item-versions'],
+    replicates: argv.replicates,
+    dropEmpty: argv['drop-empty'] ?? false,
+  });
+  const quiet = argv.quiet ?? false;
+  infoLines(
+    quiet,
+    input.summary.notes.map((n) => `note: ${n}`),
+  );
+  infoLines(quiet, formatSkipped(input.summary.skipped));
+  return input;
+}
+
+/** The signature resolveItemVersions hashes for a record's version (core's record/resolveItemVersions.ts). */
+function versionSignature(r: ResponseRecord): string | null {
+  if (r.options === undefined && r.source?.docHash === undefined) return null;
+  const k = r.options?.length ?? r.probs?.length ?? r.logprobs?.length ?? r.nOptions ?? r.position?.length;
+  return JSON.stringify(r.source?.docHash !== undefined ? [k, r.key, r.options, r.source.docHash] : [k, r.key, r.options]);
+}
+
+/**
+ * Records renamed to the bundle's item-version ids. A bundle fitted under `--item-versions split`
+ * holds `<id>#<hash>` for an id that named several contents; responses read on their own keep
+ * `<id>` wherever they hold one version (a new LLM's file), and were refused as unknown items. A
+ * record whose id the bundle lacks takes the version whose content hash its own content gives,
+ * else the one version with its key and option count (records without option texts); ids the
+ * bundle holds are left alone.
+ */
+function applyBundleVersions(
+  records: readonly ResponseRecord[],
+  items: readonly Pick<BundleItem, 'id' | 'key' | 'nOptions'>[],
+): { records: ResponseRecord[]; renamed: number } {
+  const ids = new Set(items.map((it) => it.id));
+  const versions = new Map<string, Pick<BundleItem, 'id' | 'key' | 'nOptions'>[]>();
+  for (const it of items) {
+    const hash = it.id.lastIndexOf('#');
+    if (hash <= 0) continue;
+    const base = it.id.slice(0, hash);
+    const list = versions.get(base) ?? [];
+    list.push(it);
+    versions.set(base, list);
+  }
+  if (versions.size === 0) return { records: records.slice(), renamed: 0 };
+  let renamed = 0;
+  const out = records.map((r) => {
+    if (ids.has(r.item)) return r;
+    const list = versions.get(r.item);
+    if (list === undefined) return r;
+    const sig = versionSignature(r);
+    let id: string | undefined = sig !== null && ids.has(`${r.item}#${contentHash(sig)}`) ? `${r.item}#${contentHash(sig)}` : undefined;
+    if (id === undefined) {
+      const k = r.options?.length ?? r.probs?.length ?? r.logprobs?.length ?? r.nOptions ?? r.position?.length;
+      const fits = list.filter((v) => v.key === r.key && (k === undefined || v.nOptions === k));
+      if (fits.length === 1) id = fits[0]!.id;
+    }
+    if (id === undefined) return r;
+    renamed++;
+    return { ...r, item: id };
+  });
+  return { records: out, renamed };
+}
