@@ -217,7 +217,6 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     // The engine (the wasm module's compile, its worker threads) starts while the file is read.
     const engine = loadEngine(argv.engine, argv.threadedVectors ? {} : { threadedVectors: false });
     engine.catch(() => undefined); // awaited below; a read error must not leave it unhandled
-    const skipInvalid = argv['skip-invalid'];
     // Records flow into the bank as they are read (not kept): memory follows the bank.
     const input = await readBankInput(argv.responses, argv);
     const { bank, stats } = input;
