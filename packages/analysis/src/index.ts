@@ -39,6 +39,16 @@ export { fitTinyAccuracyEstimator, predictTinyAccuracy, type TinyAccuracyEstimat
 export { STUDY_METHODS, selectionStudy, type SelectionStudy, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod } from './selectionStudy.js';
 export { calibratedLlmFolds, heldOutThetas, type CalibratedLlmFold, type CalibratedLlmFoldsOptions } from './calibratedLlmFolds.js';
 export { compression, type Compression, type CompressionOptions, type CompressionPoint, type CompressionScoring } from './compression.js';
+export {
+  fitRunAccuracy,
+  ownAccuracy,
+  predictRunAccuracy,
+  type RunAccuracyModel,
+  type RunAccuracyPrediction,
+  type RunAccuracyRow,
+  type RunFeatures,
+} from './runAccuracy.js';
+export { runAccuracyStudy, type RunAccuracyStudy, type RunAccuracyStudyOptions } from './runAccuracyStudy.js';
 export { calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint } from './calibrationCurve.js';
 export type { ExperimentFitOptions, FitFn, FitLike } from './internal/fitting.js';
 export { rankIntervals, type RankIntervalOptions, type RankIntervals } from './rankIntervals.js';
