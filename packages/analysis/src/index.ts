@@ -48,6 +48,7 @@ export {
   type RunAccuracyRow,
   type RunFeatures,
 } from './runAccuracy.js';
+export { SELECTION_FLAGS, unflaggedItems, type LeftOutItem } from './unflaggedItems.js';
 export { runAccuracyStudy, type RunAccuracyStudy, type RunAccuracyStudyOptions } from './runAccuracyStudy.js';
 export { calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint } from './calibrationCurve.js';
 export type { ExperimentFitOptions, FitFn, FitLike } from './internal/fitting.js';

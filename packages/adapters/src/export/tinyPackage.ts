@@ -77,6 +77,8 @@ export interface TinyBank {
   itemsSha256: string;
   /** Items whose prompt was rendered from question and options (`--render-prompt`), not the calibration's. */
   renderedPrompts: number;
+  /** Items of the bank left out of selection because `llm-nrm report` flags them (possible-wrong-key, dominant-distractor); absent: none. */
+  leftOut?: { id: string; flags: string[] }[];
   /**
    * How the harness-side aggregation and `llm-nrm score` score a run: theta and sharpness (prior
    * log s ~ N(fleet.logSharpness, sharpnessSd^2)), bias and fallback at the fleet's means.

@@ -54,6 +54,16 @@ function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
       '',
     );
   }
+  if (b.leftOut !== undefined && b.leftOut.length > 0) {
+    lines.push(
+      `Left out of selection: ${b.leftOut.length} item(s) of the bank that \`llm-nrm report\` flags (a possibly wrong key, or one distractor`,
+      'chosen over the key across most of the ability range); such an item looks very informative because it separates LLMs by',
+      'agreement with a doubtful key (`llm-nrm publish --include-flagged` keeps them):',
+      '',
+      ...b.leftOut.map((l) => `- \`${l.id}\`: ${l.flags.join(', ')}`),
+      '',
+    );
+  }
   if (multipleInputItems(pkg.items)) {
     lines.push(
       "These items are **multiple-input** (lm-eval's winogrande form): each option has its own context (the sentence with the",

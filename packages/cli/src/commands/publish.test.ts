@@ -40,7 +40,22 @@ const N = 20;
 
 beforeAll(async () => {
   expect((await runCli(['fit', calibration, '-o', bundlePath, '-q'])).code).toBe(0);
-  const res = await runCli(['publish', bundlePath, '--responses', calibration, '--items', String(N), '--per-benchmark', '--name', 'toy', '-o', pkg, '-q']);
+  // --include-flagged: the items as selected before flags kept items out (the benchmark shares below are exact).
+  const res = await runCli([
+    'publish',
+    bundlePath,
+    '--responses',
+    calibration,
+    '--items',
+    String(N),
+    '--per-benchmark',
+    '--include-flagged',
+    '--name',
+    'toy',
+    '-o',
+    pkg,
+    '-q',
+  ]);
   expect(res.err).toBe('');
   expect(res.code).toBe(0);
 }, 60_000);
@@ -79,6 +94,7 @@ const crossFitPackage = () =>
       '--items',
       String(N),
       '--per-benchmark',
+      '--include-flagged',
       '--name',
       'toy',
       '--cross-fit',
@@ -325,6 +341,26 @@ describe('llm-nrm publish', () => {
       const r = await runCli(['publish', bundlePath, '--responses', calibration, '--items', '5', '--cross-fit', bad, '-o', join(tmp.dir, 'cf-bad'), '-q']);
       expect(r.code).not.toBe(0);
       expect(r.err).toMatch(/invalid --cross-fit/);
+    }
+  });
+
+  it('leaves the items report flags out of selection by default and lists them in the README', async () => {
+    const dir = join(tmp.dir, 'tiny-unflagged');
+    const res = await runCli(['publish', bundlePath, '--responses', calibration, '--items', String(N), '--name', 'toy', '-o', dir, '-q']);
+    expect(res.code).toBe(0);
+    const bank = readJson(join(dir, 'bank.json'));
+    const left: { id: string; flags: string[] }[] = bank.leftOut ?? [];
+    const report = JSON.parse((await runCli(['report', bundlePath, '--json'])).out);
+    const suspect = (report.flagged as { id: string; flags: string[] }[])
+      .filter((q) => q.flags.includes('possible-wrong-key') || q.flags.includes('dominant-distractor'))
+      .map((q) => q.id);
+    expect(left.map((l) => l.id).sort()).toEqual([...suspect].sort());
+    const ids = new Set(bank.bundle.items.map((it: { id: string }) => it.id));
+    for (const l of left) expect(ids.has(l.id)).toBe(false);
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    if (left.length > 0) {
+      expect(readme).toMatch(/Left out of selection: \d+ item\(s\)/);
+      for (const l of left) expect(readme).toContain(`\`${l.id}\`: ${l.flags.join(', ')}`);
     }
   });
 

@@ -22,7 +22,7 @@ import {
   type TinyBank,
   type TinyItem,
 } from '@llm-nrm/adapters';
-import { accuracyCurve, fitRunAccuracy, selectForRange } from '@llm-nrm/analysis';
+import { accuracyCurve, fitRunAccuracy, selectForRange, unflaggedItems } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
@@ -37,6 +37,7 @@ interface PublishArgs {
   harness: string;
   name?: string;
   'render-prompt': boolean;
+  'include-flagged': boolean;
   'item-list'?: string;
   'cross-fit'?: number;
   output: string;
@@ -226,6 +227,11 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         type: 'boolean',
         default: false,
       })
+      .option('include-flagged', {
+        describe: 'Also select items `report` flags as possible-wrong-key or dominant-distractor (left out by default and listed in the README)',
+        type: 'boolean',
+        default: false,
+      })
       .option('item-list', {
         describe: 'Publish these items (a file of item ids, one a line) instead of selecting them: a subset chosen elsewhere, or a random baseline',
         type: 'string',
@@ -312,7 +318,11 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
           '--render-prompt builds a standard prompt from question and options for them (flagged in the README as not the calibration prompt)',
       );
     }
-    const eligible = argv['render-prompt'] && nExact < need ? undefined : exact;
+    const prompted = argv['render-prompt'] && nExact < need ? undefined : exact;
+    // Items whose key or options `report` flags stay out of selection (listed in the README) unless asked for.
+    const flagged = argv['include-flagged'] || argv['item-list'] !== undefined ? { leftOut: [] } : unflaggedItems(bank, layout, x);
+    const eligible = 'eligible' in flagged ? Uint8Array.from(flagged.eligible, (v, i) => (v && (prompted === undefined || prompted[i]) ? 1 : 0)) : prompted;
+    if (flagged.leftOut.length > 0) info(argv.quiet, `left out ${flagged.leftOut.length} flagged items (listed in the README; --include-flagged keeps them)`);
     const sel =
       argv['item-list'] !== undefined
         ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)] }
@@ -442,6 +452,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         task: `tiny_${name}${argv.forms > 1 ? `_${formName.toLowerCase()}` : ''}`,
         tool: { name: 'llm-nrm', version: toolVersion() },
         renderedPrompts: rendered,
+        ...(flagged.leftOut.length > 0 ? { leftOut: flagged.leftOut } : {}),
         scoring: {
           nuisance: TINY_NUISANCE,
           thetaSd: 3,
