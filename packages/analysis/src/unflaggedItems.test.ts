@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fit, simulateFleet } from '@llm-nrm/core';
+import { fit, simulateFleet, type LlmNrmLayout } from '@llm-nrm/core';
 import { selectForRange } from './selectForRange.js';
 import { unflaggedItems } from './unflaggedItems.js';
 
@@ -10,8 +10,9 @@ describe('unflaggedItems', () => {
     // Re-key item 0 to its least attractive option at high ability: the fitted curves now call the key wrong.
     const io = bank.itemOffsets[0]!;
     const K = bank.itemOffsets[1]! - io;
+    const L = res.layout as LlmNrmLayout;
     let worst = 0;
-    for (let k = 1; k < K; k++) if (res.x[res.layout.a + io + k]! < res.x[res.layout.a + io + worst]!) worst = k;
+    for (let k = 1; k < K; k++) if (res.x[L.a + io + k]! < res.x[L.a + io + worst]!) worst = k;
     const key = Int32Array.from(bank.key);
     key[0] = worst;
     const rekeyed = { ...bank, key };
