@@ -1,9 +1,10 @@
-import { familyOfLayout, predictor, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { familyOfLayout, predictor, randomSource, softplus, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { columnsOfItems } from './internal/masks.js';
 import { neutralLlms } from './internal/neutralLlms.js';
 import { scoreThetaOnly } from './internal/scoreThetaOnly.js';
+import { thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import type { ModelSpec } from './modelSpec.js';
 import { selectForRange } from './selectForRange.js';
@@ -13,7 +14,7 @@ export interface CompressionPoint {
   budget: number;
   /** Kendall tau-b of held-out thetas from the selected items vs from all items, pooled over folds. */
   kendall: number;
-  /** The same for a random selection of the same size (seeded), as a baseline. */
+  /** The same for a random selection of the same size (seeded), as a baseline: the mean over `randomDraws` draws. */
   kendallRandom: number;
   /** Mean over folds of the per-fold Kendall tau (NaN for folds with < 2 LLMs). */
   kendallFoldMean: number;
@@ -23,7 +24,7 @@ export interface CompressionPoint {
 
 export interface Compression {
   model: ModelName;
-  scoring: 'fixed-items' | 'theta-only';
+  scoring: CompressionScoring;
   folds: number;
   seed: number;
   points: CompressionPoint[];
@@ -33,6 +34,12 @@ export interface Compression {
   thetas: Float64Array[];
 }
 
+/**
+ * How held-out LLMs are scored from a tiny test: 'tiny-run' (the default; `llm-nrm score`'s rule
+ * for a tiny package run), or one of the study options 'fixed-items' and 'theta-only'.
+ */
+export type CompressionScoring = 'tiny-run' | 'fixed-items' | 'theta-only';
+
 export interface CompressionOptions {
   /** Item budgets (default [10, 20, 41, 100, 200]). */
   budgets?: number[];
@@ -41,16 +48,19 @@ export interface CompressionOptions {
   folds?: number;
   seed?: number;
   /**
-   * How held-out LLMs are scored, from all items (the reference) and from the selected ones alike:
-   * 'fixed-items' (default): core's fixed-item fit of every per-LLM parameter (binary models always
-   * use it); 'theta-only': a 1-D MAP of theta from the soft option likelihood with sharpness, bias
-   * and fallback at the training LLMs' means. On a handful of items LLM-NRM's per-LLM nuisance
-   * parameters are poorly identified and trade off against theta: on the NAEP fixture (18 LLMs)
-   * 'fixed-items' gave Kendall -0.25 at 5-20 items (random items +0.7) and 'theta-only' +0.74 to
-   * +0.86; on the simulated 189 x 2,000 fleet 'fixed-items' is better at every budget (0.86 vs 0.86
-   * at 10 items, 0.92 vs 0.90 at 41, 0.99 vs 0.97 at 500).
+   * How held-out LLMs are scored from the selected items. 'tiny-run' (default): as `llm-nrm score`
+   * scores a tiny package run: one presentation per item, theta and log sharpness fitted (sharpness
+   * under the calibration's log-normal prior centred on the training fleet), position bias and
+   * fallback at the training fleet's means. Study options: 'fixed-items', core's fixed-item fit of
+   * every per-LLM parameter on every presentation (binary models always score so), which collapses
+   * on selected items (on a soft 25-LLM MMLU fleet Kendall 0.07 at 10 items vs 0.86 for random
+   * ones: bias and fallback, free per LLM, absorb what a few sharp items say about theta); and
+   * 'theta-only', every nuisance at the fleet's means, which loses on hard answers where LLMs'
+   * sharpness differs and a fixed one mis-weights each answer (bench/tiny-fleets.mjs,
+   * packages/analysis/BENCHMARKS.md). The reference is always the full-bank fixed-item fit (what
+   * `score` gives a full run).
    */
-  scoring?: 'fixed-items' | 'theta-only';
+  scoring?: CompressionScoring;
   /** Information used to rank items (see `selectItems`; default 'nrm'). */
   information?: 'nrm' | 'llm';
   /**
@@ -61,6 +71,8 @@ export interface CompressionOptions {
   selection?: 'range' | 'information';
   /** Also run the random-selection baseline (default true). */
   random?: boolean;
+  /** Random selections per fold and budget, their Kendall taus averaged (default 1; seeded from `seed`). */
+  randomDraws?: number;
   fitOptions?: ExperimentFitOptions;
   onProgress?: (msg: string) => void;
   fit?: FitFn;
@@ -73,6 +85,9 @@ export interface CompressionOptions {
  * selected item) from the top-n items only. Kendall tau-b against the held-out LLMs' thetas from all
  * items (the full-bank ranking under the same calibration).
  */
+/** SD of the log-sharpness prior of a tiny run (the calibration's default `sharpnessSd`, as core's scoring). */
+const SHARPNESS_PRIOR_SD = 0.5;
+
 export function compression(bank: ResponseBank, options: CompressionOptions = {}): Compression {
   const budgets = options.budgets ?? [10, 20, 41, 100, 200];
   const k = options.folds ?? 5;
@@ -83,7 +98,9 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
   const I = bank.items.length;
   const full = new Float64Array(J).fill(NaN);
   const thetas = budgets.map(() => new Float64Array(J).fill(NaN));
-  const thetasRandom = budgets.map(() => new Float64Array(J).fill(NaN));
+  const draws = Math.max(1, Math.floor(options.randomDraws ?? 1));
+  const thetasRandom = budgets.map(() => Array.from({ length: draws }, () => new Float64Array(J).fill(NaN)));
+  const drawRng = randomSource(seed + 104729);
   const selected: string[][][] = budgets.map(() => []);
   const foldTau: number[][] = budgets.map(() => []);
   const doRandom = options.random ?? true;
@@ -97,21 +114,45 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
   })) {
     const { calib, trainRows, trainList, heldList, perm } = fold;
     const f = fold.index;
-    // Theta-only scoring holds the nuisance at the fleet's: families without any score by refitting.
-    const thetaOnly = options.scoring === 'theta-only' && familyOfLayout(calib.layout).holdNuisance !== null;
-    const xs = thetaOnly ? neutralLlms(calib, trainRows) : calib.x;
-    const pred = thetaOnly ? predictor(bank, calib.layout, xs) : null;
+    const mode = options.scoring ?? 'tiny-run';
+    const family = familyOfLayout(calib.layout);
+    // Theta-only and tiny-run scoring hold nuisances at the fleet's: families without any score by refitting.
+    const held = mode !== 'fixed-items' && family.holdNuisance !== null;
+    const xs = held ? neutralLlms(calib, trainRows) : calib.x;
+    const pred = held && mode === 'theta-only' ? predictor(bank, calib.layout, xs) : null;
+    // Tiny-run scoring: the prior of log sharpness centred on the training LLMs' mean.
+    let u0 = 0;
+    const sIdx = family.sharpnessIndex;
+    if (sIdx !== null) {
+      for (const j of trainList) u0 += Math.log(softplus(calib.x[sIdx(calib.layout, j)]!));
+      u0 /= Math.max(1, trainList.length);
+    }
     const allCols = new Uint8Array(bank.colItem.length).fill(1);
-    // Thetas of the held-out LLMs from the columns in `cols` (a mask over columns).
-    const score = (cols: Uint8Array, into: Float64Array): void => {
-      if (pred) {
-        for (const j of heldList) into[j] = scoreThetaOnly(bank, pred, xs, calib.layout.theta, j, cols);
-        return;
-      }
+    const fixedItems = (cols: Uint8Array, into: Float64Array): void => {
       const t = heldOutThetas(bank, fold, spec, cols, options.fitOptions, options.fit);
       for (const j of heldList) into[j] = t[j]!;
     };
-    score(allCols, full);
+    // Thetas of the held-out LLMs from the items picked in `pick` (a mask over items).
+    const score = (pick: Uint8Array, into: Float64Array): void => {
+      if (pred) {
+        const cols = columnsOfItems(bank, pick);
+        for (const j of heldList) into[j] = scoreThetaOnly(bank, pred, xs, calib.layout.theta, j, cols);
+        return;
+      }
+      if (held) {
+        const items: number[] = [];
+        pick.forEach((v, i) => v && items.push(i));
+        const cols = tinyColumns(bank, items);
+        for (const j of heldList) {
+          const keep = sIdx !== null ? xs[sIdx(calib.layout, j)]! : 0;
+          into[j] = thetaSharp(bank, calib.layout, xs, j, cols, u0, SHARPNESS_PRIOR_SD).theta;
+          if (sIdx !== null) xs[sIdx(calib.layout, j)] = keep;
+        }
+        return;
+      }
+      fixedItems(columnsOfItems(bank, pick), into);
+    };
+    fixedItems(allCols, full);
     const maxBudget = Math.min(I, Math.max(...budgets));
     const ranked =
       (options.selection ?? 'range') === 'range'
@@ -120,12 +161,24 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
             return { items: r.forms[0]!, ids: r.ids[0]! };
           })()
         : selectItems(bank, calib.layout, calib.x, I, { rows: trainList, information: options.information ?? 'nrm' });
+    // The fold's own permutation first (so one draw is the earlier baseline), then further seeded ones.
+    const perms: Int32Array[] = [perm];
+    for (let d = 1; d < draws; d++) {
+      const pm = Int32Array.from({ length: I }, (_, i) => i);
+      for (let t = I - 1; t > 0; t--) {
+        const u = drawRng.int(t + 1);
+        const tmp = pm[t]!;
+        pm[t] = pm[u]!;
+        pm[u] = tmp;
+      }
+      perms.push(pm);
+    }
     budgets.forEach((n, b) => {
       say(`compression fold ${f + 1}/${k}: ${n} items`);
       const pick = new Uint8Array(I);
       for (let t = 0; t < Math.min(n, I); t++) pick[ranked.items[t]!] = 1;
       selected[b]!.push(ranked.ids.slice(0, Math.min(n, I)));
-      score(columnsOfItems(bank, pick), thetas[b]!);
+      score(pick, thetas[b]!);
       foldTau[b]!.push(
         kendallTau(
           heldList.map((j) => thetas[b]![j]!),
@@ -133,9 +186,11 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
         ),
       );
       if (doRandom) {
-        const rpick = new Uint8Array(I);
-        for (let t = 0; t < Math.min(n, I); t++) rpick[perm[t]!] = 1;
-        score(columnsOfItems(bank, rpick), thetasRandom[b]!);
+        perms.forEach((pm, d) => {
+          const rpick = new Uint8Array(I);
+          for (let t = 0; t < Math.min(n, I); t++) rpick[pm[t]!] = 1;
+          score(rpick, thetasRandom[b]![d]!);
+        });
       }
     });
   }
@@ -144,10 +199,10 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
     return {
       budget: n,
       kendall: kendallTau(thetas[b]!, full),
-      kendallRandom: doRandom ? kendallTau(thetasRandom[b]!, full) : NaN,
+      kendallRandom: doRandom ? thetasRandom[b]!.reduce((s, t) => s + kendallTau(t, full), 0) / draws : NaN,
       kendallFoldMean: ft.length ? ft.reduce((s, v) => s + v, 0) / ft.length : NaN,
       selected: selected[b]!,
     };
   });
-  return { model: spec.model, scoring: options.scoring ?? 'fixed-items', folds: k, seed, points, full, thetas };
+  return { model: spec.model, scoring: options.scoring ?? 'tiny-run', folds: k, seed, points, full, thetas };
 }

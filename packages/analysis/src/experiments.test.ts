@@ -26,22 +26,26 @@ describe('llmCrossValidate (Table 3)', () => {
 });
 
 describe('compression (Fig. 3a)', () => {
-  it('selects nested budgets; all items reproduce the full ranking exactly', () => {
+  it('selects nested budgets and scores them as tiny runs by default; fixed-item scoring of all items reproduces the reference exactly', () => {
     const { bank } = simulateFleet({ models: 20, items: 40, seed: 3 });
-    const res = compression(bank, { budgets: [5, 15, 40], folds: 4, seed: 1, fitOptions });
+    const res = compression(bank, { budgets: [5, 15, 40], folds: 4, seed: 1, fitOptions, randomDraws: 3 });
+    expect(res.scoring).toBe('tiny-run');
     const [p5, p15, pAll] = res.points;
     expect(p5!.selected[0]!.length).toBe(5);
     expect(p15!.selected[0]!.slice(0, 5)).toEqual(p5!.selected[0]); // nested: top-5 within top-15
-    expect(pAll!.kendall).toBe(1);
+    // The reference is the full-bank fixed-item fit: a tiny run of every item ranks close to it.
+    expect(pAll!.kendall).toBeGreaterThan(0.8);
     expect(p15!.kendall).toBeGreaterThan(0.4);
     expect(Number.isFinite(p5!.kendallRandom)).toBe(true);
-  });
+    const fixed = compression(bank, { budgets: [40], folds: 2, seed: 1, scoring: 'fixed-items', random: false, fitOptions });
+    expect(fixed.points[0]!.kendall).toBe(1);
+  }, 180_000);
 
-  it('theta-only scoring also reproduces the full ranking from all items', () => {
+  it('keeps theta-only scoring as a study option', () => {
     const { bank } = simulateFleet({ models: 16, items: 30, seed: 9 });
     const res = compression(bank, { budgets: [8, 30], folds: 4, seed: 2, scoring: 'theta-only', random: false, fitOptions });
     expect(res.scoring).toBe('theta-only');
-    expect(res.points[1]!.kendall).toBe(1);
+    expect(res.points[1]!.kendall).toBeGreaterThan(0.8);
     expect(res.points[0]!.kendall).toBeGreaterThan(0.3);
     expect(res.points[0]!.kendallRandom).toBeNaN();
   });

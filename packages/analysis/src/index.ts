@@ -38,7 +38,18 @@ export { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve, type Ac
 export { fitTinyAccuracyEstimator, predictTinyAccuracy, type TinyAccuracyEstimator, type TinyRunRow } from './tinyAccuracyEstimator.js';
 export { STUDY_METHODS, selectionStudy, type SelectionStudy, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod } from './selectionStudy.js';
 export { calibratedLlmFolds, heldOutThetas, type CalibratedLlmFold, type CalibratedLlmFoldsOptions } from './calibratedLlmFolds.js';
-export { compression, type Compression, type CompressionOptions, type CompressionPoint } from './compression.js';
+export { compression, type Compression, type CompressionOptions, type CompressionPoint, type CompressionScoring } from './compression.js';
+export {
+  fitRunAccuracy,
+  ownAccuracy,
+  predictRunAccuracy,
+  type RunAccuracyModel,
+  type RunAccuracyPrediction,
+  type RunAccuracyRow,
+  type RunFeatures,
+} from './runAccuracy.js';
+export { SELECTION_FLAGS, unflaggedItems, type LeftOutItem } from './unflaggedItems.js';
+export { runAccuracyStudy, type RunAccuracyStudy, type RunAccuracyStudyOptions } from './runAccuracyStudy.js';
 export { calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint } from './calibrationCurve.js';
 export type { ExperimentFitOptions, FitFn, FitLike } from './internal/fitting.js';
 export { rankIntervals, type RankIntervalOptions, type RankIntervals } from './rankIntervals.js';

@@ -1,21 +1,11 @@
-import {
-  familyOfLayout,
-  fit as coreFit,
-  minimiseTheta,
-  minimiseThetaSharpness,
-  predictor,
-  softplus,
-  softplusInv,
-  withObserved,
-  type Layout,
-  type ResponseBank,
-} from '@llm-nrm/core';
+import { familyOfLayout, fit as coreFit, softplus, withObserved, type ResponseBank } from '@llm-nrm/core';
 import { accuracyCurve, predictAccuracy } from './accuracyCurve.js';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import { fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
 import { fitTinyAccuracyEstimator, predictTinyAccuracy } from './tinyAccuracyEstimator.js';
 import { rowMask } from './internal/masks.js';
 import { neutralLlms } from './internal/neutralLlms.js';
+import { accuracyOn, thetaAlone, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import { selectForRange } from './selectForRange.js';
 import { selectItems } from './selectItems.js';
@@ -78,109 +68,6 @@ export interface SelectionStudy {
   folds: number;
   seed: number;
   rows: SelectionStudyRow[];
-}
-
-/** One presentation per item, as a tiny run shows it: the identity-order column where there is one. */
-function tinyColumns(bank: ResponseBank, items: ArrayLike<number>): Uint8Array {
-  const nC = bank.colItem.length;
-  const chosen = new Int32Array(bank.items.length).fill(-1);
-  for (let c = 0; c < nC; c++) {
-    const i = bank.colItem[c]!;
-    const identity = bank.colPosition === null || isIdentity(bank, c);
-    if (chosen[i] === -1 || (identity && !isIdentity(bank, chosen[i]!))) chosen[i] = c;
-  }
-  const cols = new Uint8Array(nC);
-  for (let t = 0; t < items.length; t++) {
-    const c = chosen[items[t]!]!;
-    if (c >= 0) cols[c] = 1;
-  }
-  return cols;
-}
-
-function isIdentity(bank: ResponseBank, c: number): boolean {
-  if (bank.colPosition === null) return true;
-  const o = bank.colOffsets[c]!;
-  const K = bank.colOffsets[c + 1]! - o;
-  for (let k = 0; k < K; k++) if (bank.colPosition[o + k] !== k) return false;
-  return true;
-}
-
-/** Argmax accuracy of LLM j over the observed columns with cols[c] = 1. */
-function accuracyOn(bank: ResponseBank, j: number, cols?: Uint8Array): number {
-  const nC = bank.colItem.length;
-  const width = bank.colOffsets[nC]!;
-  let n = 0;
-  let right = 0;
-  for (let c = 0; c < nC; c++) {
-    if (!bank.observed[j * nC + c] || (cols && !cols[c])) continue;
-    const o = j * width + bank.colOffsets[c]!;
-    const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
-    let best = 0;
-    for (let k = 1; k < K; k++) if (bank.q[o + k]! > bank.q[o + best]!) best = k;
-    n++;
-    if (best === bank.key[bank.colItem[c]!]) right++;
-  }
-  return n > 0 ? right / n : NaN;
-}
-
-/** Theta alone of held-out LLM j from the columns in `cols`, nuisances at the training fleet's means (N(0, 3^2) prior, as `scoreResponses`). */
-function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array): { theta: number; se: number } {
-  const pred = predictor(bank, layout, xs);
-  const nC = bank.colItem.length;
-  const width = bank.colOffsets[nC]!;
-  const list: number[] = [];
-  for (let c = 0; c < nC; c++) if (cols[c] && bank.observed[j * nC + c]) list.push(c);
-  const p = new Float64Array(bank.kMax);
-  return minimiseTheta((theta) => {
-    xs[layout.theta + j] = theta;
-    let s = (theta * theta) / 18;
-    for (const c of list) {
-      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
-      const qo = j * width + bank.colOffsets[c]!;
-      pred.cell(j, c, p);
-      for (let k = 0; k < K; k++) {
-        const q = bank.q[qo + k]!;
-        if (q > 0) s -= q * Math.log(Math.max(p[k]!, 1e-300));
-      }
-    }
-    return s;
-  });
-}
-
-/** Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in `xs`. */
-function thetaSharp(
-  bank: ResponseBank,
-  layout: Layout,
-  xs: Float64Array,
-  j: number,
-  cols: Uint8Array,
-  u0: number,
-  sd: number,
-): { theta: number; se: number; u: number } {
-  const sharpness = familyOfLayout(layout).sharpnessIndex;
-  if (sharpness === null) return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
-  const sj = sharpness(layout, j);
-  const pred = predictor(bank, layout, xs);
-  const nC = bank.colItem.length;
-  const width = bank.colOffsets[nC]!;
-  const list: number[] = [];
-  for (let c = 0; c < nC; c++) if (cols[c] && bank.observed[j * nC + c]) list.push(c);
-  const p = new Float64Array(bank.kMax);
-  return minimiseThetaSharpness((theta, u) => {
-    xs[layout.theta + j] = theta;
-    xs[sj] = softplusInv(Math.exp(u));
-    let s = (theta * theta) / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd);
-    for (const c of list) {
-      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
-      const qo = j * width + bank.colOffsets[c]!;
-      pred.cell(j, c, p);
-      for (let k = 0; k < K; k++) {
-        const q = bank.q[qo + k]!;
-        if (q > 0) s -= q * Math.log(Math.max(p[k]!, 1e-300));
-      }
-    }
-    return s;
-  });
 }
 
 /** Folds of the calibrated LLMs for the cross-fitted estimator (+xacc). */

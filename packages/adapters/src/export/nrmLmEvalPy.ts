@@ -10,7 +10,8 @@ load_items      custom_dataset: the items.jsonl beside this file, checked agains
 process_results per document: acc, and (item_id, option probabilities) for the NRM metrics
 agg_theta       ability theta on the calibrated scale (option-level LLM-NRM, items held fixed)
 agg_theta_se    its standard error
-agg_pred_acc    the full-bank accuracy predicted from theta (the calibrated LLMs' accuracy curve)
+agg_pred_acc    the full-bank accuracy predicted from the run (llm-nrm score's prediction)
+agg_pred_acc_low, agg_pred_acc_high   its 90% interval
 
 Standard library only. bank.json is looked up beside this file, then one folder up.
 """
@@ -104,7 +105,7 @@ def process_results(doc, results):
         if lls[k] > lls[best]:
             best = k
     v = (doc["item_id"], probs)
-    return {"acc": 1.0 if best == int(doc["gold"]) else 0.0, "nrm_theta": v, "nrm_theta_se": v, "nrm_pred_acc": v}
+    return {"acc": 1.0 if best == int(doc["gold"]) else 0.0, "nrm_theta": v, "nrm_theta_se": v, "nrm_pred_acc": v, "nrm_pred_acc_low": v, "nrm_pred_acc_high": v}
 
 
 def _softplus(x):
@@ -247,9 +248,52 @@ def agg_theta_se(items):
     return _score(items)[1]
 
 
-def agg_pred_acc(items):
-    """The package's accuracy estimator (bank.json accuracy.overall.estimator):
-    coef[0] + coef[1] F(theta) + coef[2] a + coef[3] log(sharpness), a the run's accuracy on these items."""
+def _logit(p):
+    return math.log(p / (1.0 - p))
+
+
+def _own_accuracy(m, a):
+    """The run's tiny accuracy moved onto the bank (analysis' ownAccuracy): a logit shift of its chance-corrected share."""
+    ct, cf = m["chanceTiny"], m["chanceFull"]
+    if a <= ct:
+        return min(1.0, max(0.0, cf + (a - ct) * (1.0 - cf) / (1.0 - ct)))
+    eps = 0.5 / max(1, m["items"])
+    g = (a - ct) / (1.0 - ct)
+
+    def at(h):
+        return cf + (1.0 - cf) * _sigmoid(_logit(h) + m["shift"])
+
+    if g < eps:
+        return min(1.0, max(0.0, cf + (at(eps) - cf) * g / eps))
+    return min(1.0, max(0.0, at(min(1.0 - eps, g))))
+
+
+def _wilson(a, n, z):
+    c = a * n
+    mid = (c + z * z / 2.0) / (n + z * z)
+    half = z * math.sqrt(n) / (n + z * z) * math.sqrt(max(0.0, a * (1.0 - a) + z * z / (4.0 * n)))
+    return min(1.0, max(0.0, mid - half)), min(1.0, max(0.0, mid + half))
+
+
+def _predict_run(m, grid, acc, theta, u, a):
+    """analysis' predictRunAccuracy step for step: (accuracy, low, high), the interval 90%."""
+    own = _own_accuracy(m, a)
+    n = m["items"]
+    lo99, hi99 = (_own_accuracy(m, v) for v in _wilson(a, n, 2.5758))
+    ta, sa = m["tinyAccuracyRange"], m["logSharpnessRange"]
+    finite = math.isfinite(theta) and math.isfinite(u)
+    inside = finite and ta[0] <= a <= ta[1] and sa[0] <= u <= sa[1]
+    w = m["curveWeight"] if inside else 0.0
+    blend = (1.0 - w) * own + (w * _interp(grid, acc, theta) if w > 0 else 0.0)
+    mid = min(hi99, max(lo99, blend))
+    lo90, hi90 = (_own_accuracy(m, v) for v in _wilson(a, n, 1.6449))
+    half = max(1.6449 * m["residualSd"], (hi90 - lo90) / 2.0 * (1.0 - w))
+    return mid, min(1.0, max(0.0, max(mid - half, lo99))), min(1.0, max(0.0, min(mid + half, hi99)))
+
+
+def _pred_acc(items):
+    """(accuracy, low, high): the package's run-accuracy model (bank.json accuracy.overall.run), or
+    for older packages its linear estimator (no interval) or the curve F(theta)."""
     bank, by_id = _bank()
     grid = bank["accuracy"]["grid"]
     curve = bank["accuracy"]["overall"]
@@ -265,11 +309,30 @@ def agg_pred_acc(items):
                 best = k
         right += 1 if best == it["key"] else 0
         n += 1
+    run = curve.get("run")
+    if run is not None and n > 0:
+        return _predict_run(run, grid, curve["accuracy"], theta, u, right / n)
     est = curve.get("estimator")
     if est is not None and n > 0:
         b = est["coef"]
         pred = b[0] + b[1] * _interp(grid, curve["accuracy"], theta) + b[2] * (right / n) + b[3] * u
     else:
         pred = _interp(grid, curve["accuracy"], theta)
-    return min(1.0, max(0.0, pred))
+    p = min(1.0, max(0.0, pred))
+    return p, p, p
+
+
+def agg_pred_acc(items):
+    """The full-bank accuracy predicted from the run (llm-nrm score's prediction)."""
+    return _pred_acc(items)[0]
+
+
+def agg_pred_acc_low(items):
+    """The lower end of its 90% interval."""
+    return _pred_acc(items)[1]
+
+
+def agg_pred_acc_high(items):
+    """The upper end of its 90% interval."""
+    return _pred_acc(items)[2]
 `;

@@ -33,13 +33,32 @@ export interface TinyAccuracy {
    * The accuracy estimator of a tiny run (analysis' `TinyAccuracyEstimator`):
    * accuracy = coef[0] + coef[1] F(theta) + coef[2] a + coef[3] log(sharpness), a the run's argmax
    * accuracy on these items, theta and sharpness its tiny-run scores; fitted over the calibrated LLMs
-   * scored as tiny runs of this package; the 90% interval is +/- 1.645 residualSd.
+   * scored as tiny runs of this package; the 90% interval is +/- 1.645 residualSd. Read (packages
+   * written before `run`), no longer written: it could weight the run's own accuracy negatively.
    */
   estimator?: {
     coef: [number, number, number, number];
     residualSd: number;
     llms: number;
     /** Folds of the cross-fit the calibrated LLMs' tiny runs were scored on (each on a calibration without it); absent: in sample. */
+    crossFitFolds?: number;
+  };
+  /**
+   * The run-accuracy model (analysis' `RunAccuracyModel`, `predictRunAccuracy`): the run's accuracy on
+   * these items moved onto the bank by a logit shift of its chance-corrected share, blended with
+   * F(theta) by `curveWeight` inside the calibrated LLMs' range of tiny accuracy and sharpness, kept in
+   * the run's own 99% range; the 90% interval from `residualSd`. Written from issue 30 on, in place of `estimator`.
+   */
+  run?: {
+    chanceTiny: number;
+    chanceFull: number;
+    shift: number;
+    curveWeight: number;
+    residualSd: number;
+    items: number;
+    tinyAccuracyRange: [number, number];
+    logSharpnessRange: [number, number];
+    llms: number;
     crossFitFolds?: number;
   };
   /** Packages written before the estimator: F(theta) + beta (a - T(theta)). Read, no longer written. */
@@ -58,6 +77,8 @@ export interface TinyBank {
   itemsSha256: string;
   /** Items whose prompt was rendered from question and options (`--render-prompt`), not the calibration's. */
   renderedPrompts: number;
+  /** Items of the bank left out of selection because `llm-nrm report` flags them (possible-wrong-key, dominant-distractor); absent: none. */
+  leftOut?: { id: string; flags: string[] }[];
   /**
    * How the harness-side aggregation and `llm-nrm score` score a run: theta and sharpness (prior
    * log s ~ N(fleet.logSharpness, sharpnessSd^2)), bias and fallback at the fleet's means.

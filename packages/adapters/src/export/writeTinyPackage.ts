@@ -54,6 +54,16 @@ function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
       '',
     );
   }
+  if (b.leftOut !== undefined && b.leftOut.length > 0) {
+    lines.push(
+      `Left out of selection: ${b.leftOut.length} item(s) of the bank that \`llm-nrm report\` flags (a possibly wrong key, or one distractor`,
+      'chosen over the key across most of the ability range); such an item looks very informative because it separates LLMs by',
+      'agreement with a doubtful key (`llm-nrm publish --include-flagged` keeps them):',
+      '',
+      ...b.leftOut.map((l) => `- \`${l.id}\`: ${l.flags.join(', ')}`),
+      '',
+    );
+  }
   if (multipleInputItems(pkg.items)) {
     lines.push(
       "These items are **multiple-input** (lm-eval's winogrande form): each option has its own context (the sentence with the",
@@ -72,10 +82,11 @@ function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
     "  the calibrated fleet); position bias and fallback are held at the fleet's means: one presentation of a few items cannot",
     '  tell them from theta.',
     '- **SE** (`nrm_theta_se`): its standard error; with fewer items answered it grows.',
-    "- **predicted accuracy** (`nrm_pred_acc`): the full-bank accuracy (argmax = key) predicted from the run's theta, sharpness and",
-    '  accuracy on these items by a linear estimator (bank.json `accuracy.*.estimator`) fitted over the calibrated LLMs scored as runs',
-    '  of this package (with `crossFitFolds`, each on a calibration refitted without it, as a new model is); `llm-nrm score` adds a',
-    '  90% interval (± 1.645 times its leave-one-LLM-out error) and the value per benchmark.',
+    '- **predicted accuracy** (`nrm_pred_acc`, 90% interval `nrm_pred_acc_low` / `nrm_pred_acc_high`): the full-bank accuracy',
+    '  (argmax = key) predicted from the run (bank.json `accuracy.*.run`): its accuracy on these items moved onto the full bank (a',
+    '  logit shift of the above-chance share, learnt from the calibrated LLMs scored as runs of this package), blended with the',
+    "  calibrated LLMs' accuracy at its theta where the run lies within their range; it rises with the run's own accuracy, stays in",
+    "  what the run's answers allow, and a chance-level run is predicted near chance. `llm-nrm score` also gives it per benchmark.",
     '- **rank interval** (`llm-nrm score`): the ranks among the calibrated LLMs that theta ± 1.645 SE spans.',
     '',
     '## Files',

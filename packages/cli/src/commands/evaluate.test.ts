@@ -100,7 +100,9 @@ describe('llm-nrm evaluate', () => {
     expect(res.byLlm.rows.map((r: { estimator: string }) => r.estimator)).toEqual(['correctness', 'incorrect-only', 'options']);
     expect(res.byLlm.full).toHaveLength(12);
     expect(res.compression.points.map((p: { budget: number }) => p.budget)).toEqual([5, 25]);
-    expect(res.compression.points[1].kendall).toBe(1);
+    // Tiny-run scoring by default, against the full-bank fixed-item fit: all items rank close to it.
+    expect(res.compression.scoring).toBe('tiny-run');
+    expect(res.compression.points[1].kendall).toBeGreaterThan(0.6);
   });
 
   it('rejects an unknown model with one clear line', async () => {

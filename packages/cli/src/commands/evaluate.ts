@@ -20,7 +20,7 @@ interface EvaluateArgs extends ResponsesInputArgs {
   cv?: number;
   'by-llm'?: number;
   compression?: string;
-  scoring: 'fixed-items' | 'theta-only';
+  scoring: 'tiny-run' | 'fixed-items' | 'theta-only';
   calibration?: string;
   models: string;
   ablations: boolean;
@@ -115,7 +115,7 @@ export function llmCvTable(res: LlmCrossValidation): string {
 
 export function compressionTable(res: Compression): string {
   return (
-    `Compression, ${res.folds}-fold over LLMs (${res.model}, ${res.scoring} scoring): Kendall tau of held-out thetas from n items vs all items\n` +
+    `Compression, ${res.folds}-fold over LLMs (${res.model}, ${res.scoring} scoring): Kendall tau of held-out thetas from n items vs from all items (fixed-item fit)\n` +
     formatTable(
       ['items', 'kendall (informative)', 'kendall (random)', 'per-fold mean'],
       res.points.map((p) => [p.budget, p.kendall, p.kendallRandom, p.kendallFoldMean]),
@@ -152,9 +152,9 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       })
       .option('scoring', {
         describe:
-          'How --compression scores held-out LLMs: a fixed-item fit of every per-LLM parameter, or theta alone (sharpness, bias, fallback at the training fleet means; robust with few items and few LLMs)',
-        choices: ['fixed-items', 'theta-only'] as const,
-        default: 'fixed-items' as const,
+          'How --compression scores held-out LLMs from the selected items: tiny-run (default: as `llm-nrm score` scores a tiny package run: one presentation per item, theta and sharpness fitted, bias and fallback at the training fleet means); study options: fixed-items (every per-LLM parameter fitted; collapses on selected items) and theta-only (every nuisance at the fleet means; loses on hard answers)',
+        choices: ['tiny-run', 'fixed-items', 'theta-only'] as const,
+        default: 'tiny-run' as const,
       })
       .option('calibration', {
         describe: 'Calibration-set sizes, e.g. 5,10,20,40: held-out log-loss with item parameters from n LLMs (Fig. 3b)',

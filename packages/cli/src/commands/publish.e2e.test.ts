@@ -96,6 +96,8 @@ describe('llm-nrm publish through the real lm_eval', () => {
     expect(Math.abs(res['nrm_theta,none']! - l.theta)).toBeLessThan(1e-4);
     expect(Math.abs(res['nrm_theta_se,none']! - l.se)).toBeLessThan(1e-4);
     expect(Math.abs(res['nrm_pred_acc,none']! - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
+    expect(Math.abs(res['nrm_pred_acc_low,none']! - l.predictedAccuracy.overall.low)).toBeLessThan(1e-4);
+    expect(Math.abs(res['nrm_pred_acc_high,none']! - l.predictedAccuracy.overall.high)).toBeLessThan(1e-4);
     expect(Math.abs(res['acc,none']! - l.accuracy)).toBeLessThan(1e-9);
   }, 600_000);
 });
@@ -170,6 +172,8 @@ describe('the winogrande package (multiple-input) through the real lm_eval', () 
     expect(Math.abs(res['nrm_theta,none']! - l.theta)).toBeLessThan(1e-4);
     expect(Math.abs(res['nrm_theta_se,none']! - l.se)).toBeLessThan(1e-4);
     expect(Math.abs(res['nrm_pred_acc,none']! - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
+    expect(Math.abs(res['nrm_pred_acc_low,none']! - l.predictedAccuracy.overall.low)).toBeLessThan(1e-4);
+    expect(Math.abs(res['nrm_pred_acc_high,none']! - l.predictedAccuracy.overall.high)).toBeLessThan(1e-4);
     expect(Math.abs(res['acc,none']! - l.accuracy)).toBeLessThan(1e-9);
   }, 600_000);
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankRecords, itemContentSha256, parseBundle, simulateFleet, type ResponseRecord } from '@llm-nrm/core';
 import { writeLmEvalHarness } from '@llm-nrm/adapters';
-import { fitTinyAccuracyEstimator, predictTinyAccuracy } from '@llm-nrm/analysis';
+import { fitRunAccuracy, predictRunAccuracy } from '@llm-nrm/analysis';
 import { repoRoot, tempDir } from '@llm-nrm/tooling/test';
 import { runCli } from '../../test/runCli.js';
 
@@ -40,7 +40,22 @@ const N = 20;
 
 beforeAll(async () => {
   expect((await runCli(['fit', calibration, '-o', bundlePath, '-q'])).code).toBe(0);
-  const res = await runCli(['publish', bundlePath, '--responses', calibration, '--items', String(N), '--per-benchmark', '--name', 'toy', '-o', pkg, '-q']);
+  // --include-flagged: the items as selected before flags kept items out (the benchmark shares below are exact).
+  const res = await runCli([
+    'publish',
+    bundlePath,
+    '--responses',
+    calibration,
+    '--items',
+    String(N),
+    '--per-benchmark',
+    '--include-flagged',
+    '--name',
+    'toy',
+    '-o',
+    pkg,
+    '-q',
+  ]);
   expect(res.err).toBe('');
   expect(res.code).toBe(0);
 }, 60_000);
@@ -79,6 +94,7 @@ const crossFitPackage = () =>
       '--items',
       String(N),
       '--per-benchmark',
+      '--include-flagged',
       '--name',
       'toy',
       '--cross-fit',
@@ -268,13 +284,14 @@ describe('llm-nrm publish', () => {
     expect(existsSync(join(tmp.dir, 'never2'))).toBe(false);
   });
 
-  it('predicts accuracy by the estimator fitted on the calibrated LLMs scored as tiny runs of the package (in sample, the default)', async () => {
+  it('predicts accuracy by the run-accuracy model fitted on the calibrated LLMs scored as tiny runs of the package (in sample, the default)', async () => {
     const inSample = pkg;
     const bank = readJson(join(inSample, 'bank.json'));
-    const est = bank.accuracy.overall.estimator;
-    expect(est.coef).toHaveLength(4);
-    expect(est.llms).toBe(29);
-    expect(est.crossFitFolds).toBeUndefined();
+    const m = bank.accuracy.overall.run;
+    expect(bank.accuracy.overall.estimator).toBeUndefined();
+    expect(m.llms).toBe(29);
+    expect(m.crossFitFolds).toBeUndefined();
+    expect(m.curveWeight).toBeGreaterThanOrEqual(0);
     // The calibrated LLMs' answers to the package's items, scored as a run of it, and their full-bank accuracy.
     const ids = new Set(items().map((it: { item_id: string }) => it.item_id));
     const calib = records.filter((r) => r.model !== heldOut);
@@ -290,37 +307,60 @@ describe('llm-nrm publish', () => {
     const full = new Map<string, [number, number]>();
     for (const r of calib) full.set(r.model, [(full.get(r.model)?.[0] ?? 0) + right(r), (full.get(r.model)?.[1] ?? 0) + 1]);
     const F = { grid: bank.accuracy.grid, accuracy: bank.accuracy.overall.accuracy };
+    const theta = new Map(parseBundle(readFileSync(bundlePath, 'utf8')).llms.map((l) => [l.id, l.theta]));
     const rows = scored.json.llms.map((l: { id: string; theta: number; sharpness: number; accuracy: number }) => ({
+      fullTheta: theta.get(l.id)!,
       theta: l.theta,
       logSharpness: Math.log(l.sharpness),
       tinyAccuracy: l.accuracy,
       fullAccuracy: full.get(l.id)![0] / full.get(l.id)![1],
     }));
-    const refit = fitTinyAccuracyEstimator(F, rows);
-    for (let t = 0; t < 4; t++) expect(Math.abs(refit.coef[t]! - est.coef[t])).toBeLessThan(1e-6);
-    // And a run's prediction is that linear form at its own scores.
+    const refit = fitRunAccuracy(rows, { chanceTiny: m.chanceTiny, chanceFull: m.chanceFull, items: m.items });
+    expect(Math.abs(refit.shift - m.shift)).toBeLessThan(1e-9);
+    expect(Math.abs(refit.curveWeight - m.curveWeight)).toBeLessThan(1e-9);
+    // And a run's prediction is the model's at its own scores.
     for (const l of scored.json.llms.slice(0, 3)) {
-      const want = predictTinyAccuracy(F, est, { theta: l.theta, logSharpness: Math.log(l.sharpness), tinyAccuracy: l.accuracy });
+      const want = predictRunAccuracy(m, F, { theta: l.theta, logSharpness: Math.log(l.sharpness), tinyAccuracy: l.accuracy });
       expect(Math.abs(l.predictedAccuracy.overall.accuracy - want.accuracy)).toBeLessThan(1e-12);
-      expect(Math.abs(l.predictedAccuracy.overall.high - l.predictedAccuracy.overall.low - (want.high - want.low))).toBeLessThan(1e-12);
+      expect(Math.abs(l.predictedAccuracy.overall.high - want.high)).toBeLessThan(1e-12);
+      expect(Math.abs(l.predictedAccuracy.overall.low - want.low)).toBeLessThan(1e-12);
     }
   });
 
-  it('--cross-fit 5 fits the estimator on tiny runs each scored on a calibration without its fold', async () => {
+  it('--cross-fit 5 fits the run-accuracy model on tiny runs each scored on a calibration without its fold', async () => {
     const dir = await crossFitPackage();
-    // The same items as the default package: only the estimator's calibration differs.
+    // The same items as the default package: only the model's calibration differs.
     expect(readFileSync(join(dir, 'items.jsonl'), 'utf8')).toBe(readFileSync(join(pkg, 'items.jsonl'), 'utf8'));
-    const est = readJson(join(dir, 'bank.json')).accuracy.overall.estimator;
-    expect(est.crossFitFolds).toBe(5);
-    expect(est.llms).toBe(29);
-    const inSample = readJson(join(pkg, 'bank.json')).accuracy.overall.estimator;
-    // Out of sample the calibrated LLMs' tiny runs are noisier: other coefficients, and a wider leave-one-out error.
-    expect(est.coef).not.toEqual(inSample.coef);
-    expect(est.residualSd).toBeGreaterThan(inSample.residualSd);
+    const m = readJson(join(dir, 'bank.json')).accuracy.overall.run;
+    expect(m.crossFitFolds).toBe(5);
+    expect(m.llms).toBe(29);
+    const inSample = readJson(join(pkg, 'bank.json')).accuracy.overall.run;
+    // Out of sample the calibrated LLMs' tiny runs are noisier: another blend.
+    expect(m.curveWeight).not.toBe(inSample.curveWeight);
     for (const bad of ['1', '30', '-2', '2.5']) {
       const r = await runCli(['publish', bundlePath, '--responses', calibration, '--items', '5', '--cross-fit', bad, '-o', join(tmp.dir, 'cf-bad'), '-q']);
       expect(r.code).not.toBe(0);
       expect(r.err).toMatch(/invalid --cross-fit/);
+    }
+  });
+
+  it('leaves the items report flags out of selection by default and lists them in the README', async () => {
+    const dir = join(tmp.dir, 'tiny-unflagged');
+    const res = await runCli(['publish', bundlePath, '--responses', calibration, '--items', String(N), '--name', 'toy', '-o', dir, '-q']);
+    expect(res.code).toBe(0);
+    const bank = readJson(join(dir, 'bank.json'));
+    const left: { id: string; flags: string[] }[] = bank.leftOut ?? [];
+    const report = JSON.parse((await runCli(['report', bundlePath, '--json'])).out);
+    const suspect = (report.flagged as { id: string; flags: string[] }[])
+      .filter((q) => q.flags.includes('possible-wrong-key') || q.flags.includes('dominant-distractor'))
+      .map((q) => q.id);
+    expect(left.map((l) => l.id).sort()).toEqual([...suspect].sort());
+    const ids = new Set(bank.bundle.items.map((it: { id: string }) => it.id));
+    for (const l of left) expect(ids.has(l.id)).toBe(false);
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    if (left.length > 0) {
+      expect(readme).toMatch(/Left out of selection: \d+ item\(s\)/);
+      for (const l of left) expect(readme).toContain(`\`${l.id}\`: ${l.flags.join(', ')}`);
     }
   });
 

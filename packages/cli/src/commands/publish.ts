@@ -13,7 +13,7 @@ import {
   type ResponseRecord,
 } from '@llm-nrm/core';
 import { HARNESS_EXPORTERS, checkFolderOutput, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
-import { accuracyCurve, fitTinyAccuracyEstimator, selectForRange } from '@llm-nrm/analysis';
+import { accuracyCurve, fitRunAccuracy, selectForRange, unflaggedItems } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
@@ -30,6 +30,7 @@ interface PublishArgs extends ResponsesInputArgs {
   harness: string;
   name?: string;
   'render-prompt': boolean;
+  'include-flagged': boolean;
   'item-list'?: string;
   'cross-fit'?: number;
   output: string;
@@ -219,6 +220,11 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         type: 'boolean',
         default: false,
       })
+      .option('include-flagged', {
+        describe: 'Also select items `report` flags as possible-wrong-key or dominant-distractor (left out by default and listed in the README)',
+        type: 'boolean',
+        default: false,
+      })
       .option('item-list', {
         describe: 'Publish these items (a file of item ids, one a line) instead of selecting them: a subset chosen elsewhere, or a random baseline',
         type: 'string',
@@ -306,7 +312,11 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
           '--render-prompt builds a standard prompt from question and options for them (flagged in the README as not the calibration prompt)',
       );
     }
-    const eligible = argv['render-prompt'] && nExact < need ? undefined : exact;
+    const prompted = argv['render-prompt'] && nExact < need ? undefined : exact;
+    // Items whose key or options `report` flags stay out of selection (listed in the README) unless asked for.
+    const flagged = argv['include-flagged'] || argv['item-list'] !== undefined ? { leftOut: [] } : unflaggedItems(bank, layout, x);
+    const eligible = 'eligible' in flagged ? Uint8Array.from(flagged.eligible, (v, i) => (v && (prompted === undefined || prompted[i]) ? 1 : 0)) : prompted;
+    if (flagged.leftOut.length > 0) info(argv.quiet, `left out ${flagged.leftOut.length} flagged items (listed in the README; --include-flagged keeps them)`);
     const sel =
       argv['item-list'] !== undefined
         ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)] }
@@ -319,17 +329,49 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.
     const acc = accuracies(records, bundle);
     const thetas = bundle.llms.map((l) => l.theta);
-    const curveOf = (m: Map<string, number>, run: { acc: Map<string, number> | undefined; scores: Map<string, TinyRunScore> }): TinyAccuracy => {
+    // Chance accuracy (mean 1/K) of a benchmark's items ('' = all), over the bank and over a package's items.
+    const chanceOf = (ids: Iterable<string>, bench: string): number => {
+      const byId = new Map(bundle.items.map((it) => [it.id, it]));
+      let s = 0;
+      let n = 0;
+      for (const id of ids) {
+        const it = byId.get(id);
+        if (it === undefined || (bench !== '' && (it.benchmark ?? '') !== bench)) continue;
+        s += 1 / it.nOptions;
+        n++;
+      }
+      return n > 0 ? s / n : NaN;
+    };
+    const curveOf = (
+      m: Map<string, number>,
+      run: { acc: Map<string, number> | undefined; scores: Map<string, TinyRunScore>; ids: Set<string>; bench: string },
+    ): TinyAccuracy => {
       const full = bundle.llms.map((l) => m.get(l.id) ?? NaN);
       const c = accuracyCurve(thetas, full);
       const out: TinyAccuracy = { accuracy: c.accuracy, residualSd: c.residualSd, llms: c.llms };
-      // The estimator is fitted on the calibrated LLMs scored as tiny runs of this package.
+      // The run-accuracy model is fitted on the calibrated LLMs scored as tiny runs of this package.
       const rows = bundle.llms.map((l, j) => {
         const s = run.scores.get(l.id);
-        return { theta: s?.theta ?? NaN, logSharpness: s?.logSharpness ?? NaN, tinyAccuracy: run.acc?.get(l.id) ?? NaN, fullAccuracy: full[j]! };
+        return {
+          fullTheta: l.theta,
+          theta: s?.theta ?? NaN,
+          logSharpness: s?.logSharpness ?? NaN,
+          tinyAccuracy: run.acc?.get(l.id) ?? NaN,
+          fullAccuracy: full[j]!,
+        };
       });
-      if (rows.filter((r) => Number.isFinite(r.theta) && Number.isFinite(r.tinyAccuracy) && Number.isFinite(r.fullAccuracy)).length >= 2) {
-        out.estimator = { ...fitTinyAccuracyEstimator(c, rows), ...(cross ? { crossFitFolds: cross.length } : {}) };
+      const chanceTiny = chanceOf(run.ids, run.bench);
+      const chanceFull = chanceOf(
+        bundle.items.map((it) => it.id),
+        run.bench,
+      );
+      const items = [...run.ids].filter((id) => run.bench === '' || bundle.items.find((it) => it.id === id)?.benchmark === run.bench).length;
+      const usable = rows.filter(
+        (r) => Number.isFinite(r.theta) && Number.isFinite(r.logSharpness) && Number.isFinite(r.tinyAccuracy) && Number.isFinite(r.fullAccuracy),
+      );
+      if (usable.length >= 2 && chanceTiny > 0 && chanceTiny < 1 && chanceFull > 0 && chanceFull < 1 && items > 0) {
+        const { curve: _curve, ...model } = fitRunAccuracy(rows, { chanceTiny, chanceFull, items });
+        out.run = { ...model, ...(cross ? { crossFitFolds: cross.length } : {}) };
       }
       return out;
     };
@@ -354,8 +396,8 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       const t = accuracies(runRecords, bundle);
       const benchmarks: Record<string, TinyAccuracy> = {};
       for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0])))
-        if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, { acc: t.byBench.get(b), scores });
-      return { grid, overall: curveOf(acc.overall, { acc: t.overall, scores }), benchmarks };
+        if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, { acc: t.byBench.get(b), scores, ids: tinyIds, bench: b });
+      return { grid, overall: curveOf(acc.overall, { acc: t.overall, scores, ids: tinyIds, bench: '' }), benchmarks };
     };
     const [bundleSha, responsesSha] = await Promise.all([sha256File(argv.bundle), sha256File(argv.responses).catch(() => undefined)]);
     const summaries: Record<string, unknown>[] = [];
@@ -395,7 +437,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         };
       });
       const restricted = restrictBundle(bundle, new Set(ids));
-      info(argv.quiet, `scoring the ${bundle.llms.length} calibrated LLMs as tiny runs of ${ids.length} items (the accuracy estimator)`);
+      info(argv.quiet, `scoring the ${bundle.llms.length} calibrated LLMs as tiny runs of ${ids.length} items (the accuracy prediction)`);
       const formName = String.fromCharCode(65 + f);
       const bank: Omit<TinyBank, 'itemsSha256'> = {
         format: 'llm-nrm-tiny',
@@ -404,6 +446,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         task: `tiny_${name}${argv.forms > 1 ? `_${formName.toLowerCase()}` : ''}`,
         tool: { name: 'llm-nrm', version: toolVersion() },
         renderedPrompts: rendered,
+        ...(flagged.leftOut.length > 0 ? { leftOut: flagged.leftOut } : {}),
         scoring: {
           nuisance: TINY_NUISANCE,
           thetaSd: 3,

@@ -14,7 +14,7 @@ import {
   type ResponseRecord,
 } from '@llm-nrm/core';
 import { assertOutputIsNotInput, isToolOutput, writeFileOutput, type TinyBank } from '@llm-nrm/adapters';
-import { accuracyAt, predictTinyAccuracy } from '@llm-nrm/analysis';
+import { accuracyAt, predictRunAccuracy, predictTinyAccuracy } from '@llm-nrm/analysis';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
@@ -179,13 +179,15 @@ export interface TinyRunFeatures {
 }
 
 /**
- * One accuracy prediction: the package's estimator (TinyAccuracy.estimator) where the run's accuracy
- * on the items is known; packages written before it: F(theta) + beta (a - T(theta)); else the curve.
+ * One accuracy prediction: the package's run-accuracy model (TinyAccuracy.run, analysis'
+ * `predictRunAccuracy`) where the run's accuracy on the items is known; packages written before it:
+ * their estimator, or F(theta) + beta (a - T(theta)); else the curve.
  */
 export function predictFromCurve(grid: number[], c: TinyBank['accuracy']['overall'], run: TinyRunFeatures): { accuracy: number; low: number; high: number } {
   const { theta, se, tinyAccuracy: tinyAcc } = run;
   const F = { grid, accuracy: c.accuracy };
   const known = tinyAcc !== undefined && Number.isFinite(tinyAcc);
+  if (c.run !== undefined && known) return predictRunAccuracy(c.run, F, { theta, logSharpness: run.logSharpness, tinyAccuracy: tinyAcc });
   if (c.estimator !== undefined && known && Number.isFinite(run.logSharpness)) {
     return predictTinyAccuracy(F, c.estimator, { theta, logSharpness: run.logSharpness, tinyAccuracy: tinyAcc });
   }

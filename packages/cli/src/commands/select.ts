@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bankFromRecords, bundleItems, bundleParameters, fit, withObserved } from '@llm-nrm/core';
 import { assertOutputIsNotInput, writeFileOutput } from '@llm-nrm/adapters';
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
-import { kendallTau, selectForRange, selectItems, spearmanRho } from '@llm-nrm/analysis';
+import { kendallTau, selectForRange, selectItems, spearmanRho, unflaggedItems } from '@llm-nrm/analysis';
 import { bundleBank, readBundle } from '../bundle-bank.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { formatTable, info, printJson, printText } from '../output.js';
@@ -14,6 +14,7 @@ interface SelectArgs extends ResponsesInputArgs {
   information: 'nrm' | 'llm';
   method: 'range' | 'information';
   'per-benchmark': boolean;
+  'include-flagged': boolean;
   responses?: string;
   engine: string;
   output?: string;
@@ -46,6 +47,12 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
         default: 'range' as const,
       })
       .option('per-benchmark', { describe: "Keep each benchmark's share of the bank (range method)", type: 'boolean', default: false })
+      .option('include-flagged', {
+        describe:
+          'Also select items `report` flags as possible-wrong-key or dominant-distractor (left out by default: a mis-keyed item looks very informative)',
+        type: 'boolean',
+        default: false,
+      })
       .option('responses', {
         describe:
           'Responses of LLMs to score from all items and from the selected ones only (Kendall tau of the two rankings), read as `fit` reads them; item ids the bundle split into versions (<id>#<hash>) are matched by content',
@@ -65,12 +72,30 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
     if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
     const bundle = await readBundle(argv.bundle);
     const { bank, layout, x } = bundleBank(bundle);
+    // Items whose key or options `report` flags are left out unless asked for.
+    const flagged = argv['include-flagged'] ? { eligible: undefined, leftOut: [] } : unflaggedItems(bank, layout, x);
+    if (flagged.leftOut.length > 0)
+      info(
+        argv.quiet,
+        `left out ${flagged.leftOut.length} flagged items (--include-flagged keeps them): ${flagged.leftOut.map((l) => `${l.id} (${l.flags.join(', ')})`).join('; ')}`,
+      );
     const sel =
       argv.method === 'information'
-        ? selectItems(bank, layout, x, argv.items, { abilities: argv.abilities, information: argv.information })
+        ? (() => {
+            const all = selectItems(bank, layout, x, bank.items.length, { abilities: argv.abilities, information: argv.information });
+            const keep = Array.from(all.items.keys())
+              .filter((r) => flagged.eligible === undefined || flagged.eligible[all.items[r]!])
+              .slice(0, argv.items);
+            return {
+              items: Int32Array.from(keep, (r) => all.items[r]!),
+              ids: keep.map((r) => all.ids[r]!),
+              information: Float64Array.from(keep, (r) => all.information[r]!),
+            };
+          })()
         : (() => {
             const r = selectForRange(bank, layout, x, argv.items, {
               perBenchmark: argv['per-benchmark'],
+              ...(flagged.eligible ? { eligible: flagged.eligible } : {}),
               ...(argv.abilities === 'prior' ? { abilities: Array.from({ length: 41 }, (_, t) => -3 + 0.15 * t) } : {}),
             });
             const items = r.forms[0]!;
@@ -83,6 +108,7 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
           })();
     const out: Record<string, unknown> = {
       items: sel.ids,
+      leftOut: flagged.leftOut,
       information: Array.from(sel.information),
       benchmarks: Array.from(sel.items, (i) => bank.items[i]!.benchmark ?? null),
     };
