@@ -1,7 +1,7 @@
 // Issue 31: hard answers do not identify sharpness; LLM-NRM holds it at 1 for LLMs with no soft answer.
 import { describe, expect, it } from 'vitest';
 import { bankFromRecords } from '../../bank.js';
-import { fit } from '../../fit.js';
+import { fit } from '../../fit/fit.js';
 import { fitConvergence } from '../../fitConvergence.js';
 import { softplus } from '../../layout.js';
 import { bankRecords, simulateFleet } from '../../simulate.js';
