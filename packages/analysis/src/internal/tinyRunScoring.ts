@@ -51,17 +51,20 @@ export function accuracyOn(bank: ResponseBank, j: number, cols?: Uint8Array): nu
   return n > 0 ? right / n : NaN;
 }
 
-/** Theta alone of held-out LLM j from the columns in `cols`, nuisances at the training fleet's means (N(0, 3^2) prior, as `scoreResponses`). */
-export function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array): { theta: number; se: number } {
+/**
+ * The objective of held-out LLM j on the columns in `cols` (observed cells only): `prior` plus the
+ * cross-entropy of its answers under the current `xs`, re-read at every call (the scorers move theta and u in `xs`).
+ */
+function runCrossEntropy(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array): (prior: number) => number {
   const pred = predictor(bank, layout, xs);
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
   const list: number[] = [];
   for (let c = 0; c < nC; c++) if (cols[c] && bank.observed[j * nC + c]) list.push(c);
   const p = new Float64Array(bank.kMax);
-  return minimiseTheta((theta) => {
-    xs[layout.theta + j] = theta;
-    let s = (theta * theta) / 18;
+  return (prior) => {
+    // Accumulated onto the prior term, in the order the scorers always summed.
+    let s = prior;
     for (const c of list) {
       const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
       const qo = j * width + bank.colOffsets[c]!;
@@ -72,6 +75,15 @@ export function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array,
       }
     }
     return s;
+  };
+}
+
+/** Theta alone of held-out LLM j from the columns in `cols`, nuisances at the training fleet's means (N(0, 3^2) prior, as `scoreResponses`). */
+export function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array): { theta: number; se: number } {
+  const data = runCrossEntropy(bank, layout, xs, j, cols);
+  return minimiseTheta((theta) => {
+    xs[layout.theta + j] = theta;
+    return data((theta * theta) / 18);
   });
 }
 
@@ -88,25 +100,10 @@ export function thetaSharp(
   const sharpness = familyOfLayout(layout).sharpnessIndex;
   if (sharpness === null) return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
   const sj = sharpness(layout, j);
-  const pred = predictor(bank, layout, xs);
-  const nC = bank.colItem.length;
-  const width = bank.colOffsets[nC]!;
-  const list: number[] = [];
-  for (let c = 0; c < nC; c++) if (cols[c] && bank.observed[j * nC + c]) list.push(c);
-  const p = new Float64Array(bank.kMax);
+  const data = runCrossEntropy(bank, layout, xs, j, cols);
   return minimiseThetaSharpness((theta, u) => {
     xs[layout.theta + j] = theta;
     xs[sj] = softplusInv(Math.exp(u));
-    let s = (theta * theta) / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd);
-    for (const c of list) {
-      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
-      const qo = j * width + bank.colOffsets[c]!;
-      pred.cell(j, c, p);
-      for (let k = 0; k < K; k++) {
-        const q = bank.q[qo + k]!;
-        if (q > 0) s -= q * Math.log(Math.max(p[k]!, 1e-300));
-      }
-    }
-    return s;
+    return data((theta * theta) / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd));
   });
 }
