@@ -1,5 +1,4 @@
 import type { ResponseBank } from '../bank.js';
-import type { Engine } from '../engines.js';
 import { LlmNrmError } from '../errors.js';
 import type { ModelFamily } from '../families/family.js';
 import type { Layout } from '../layout.js';
@@ -7,56 +6,17 @@ import type { Priors } from '../objective.js';
 import type { LlmNrmParts, ModelName } from '../types.js';
 import { fitStandardErrors } from './fitStandardErrors.js';
 import { gateRestart, type Restarted } from './gateRestart.js';
-import { identify, type FitProblem } from './identify.js';
-import { optimize, type Optimized } from './optimize.js';
-import type { OptimizeProgress, OptimizerName } from './optimizer.js';
+import { identify, type FitProblem, type IdentifyOptions } from './identify.js';
+import { optimize, type OptimizeStageOptions, type Optimized } from './optimize.js';
+import type { OptimizerName } from './optimizer.js';
 import { twinStandardErrors, type TwinCheck } from './twin.js';
 
 /** The SE modes of a fleet fit (FitOptions.seMode). */
 export const SE_MODES = ['quasi', 'twin'] as const;
 export type SeMode = (typeof SE_MODES)[number];
 
-export interface FitOptions {
-  /** Model family. Default 'llm-nrm'. */
-  model?: ModelName;
-  /** LLM-NRM parts (ablations); default all on. Ignored by other models. */
-  parts?: Partial<LlmNrmParts>;
-  /**
-   * The engine computing loss and gradient: an Engine object or a registered name (default 'ts',
-   * core's fused kernels; `@llm-nrm/engine-tfjs` provides 'tfjs'). The preconditioner's curvature
-   * runs on the engine where it has one (`Engine.curvature`); SEs and the optimizer run in TypeScript.
-   */
-  engine?: Engine | string;
-  /** 'lbfgs' (default: block-preconditioned L-BFGS) or 'adam' (the paper's recipe). */
-  optimizer?: OptimizerName;
-  /** Adam steps (default 2500) and learning rate (default 0.05). */
-  steps?: number;
-  lr?: number;
-  /** L-BFGS iteration cap (default 1000). */
-  maxIterations?: number;
-  /**
-   * L-BFGS stops once the estimated distance to the optimum (the Newton decrement in its Hessian
-   * model, in units of standard error: every parameter within that many of its SEs) is below this.
-   * Default 0.01. 0 turns it off (then `tolerance` or the gradient criterion stop the fit).
-   */
-  distanceTolerance?: number;
-  /** Also stop when the loss falls by less than tolerance x |loss| over 5 iterations (default 0: off). */
-  tolerance?: number;
-  /**
-   * The `tolerance` stop counts only once the estimated distance to the optimum is below this many
-   * SEs (default: the family's `toleranceDistance`, else Infinity: always).
-   */
-  toleranceDistance?: number;
-  priors?: Priors;
-  /**
-   * How the ability scale is pinned. 'standardize' (default for fleet fits of 3+ LLMs, except 1PL):
-   * theta = (t - mean t) / sd t over the calibration LLMs. 'prior': the paper's theta ~ N(0, 1) term
-   * alone, which in a joint MAP lets the scale drift against the slopes (BENCHMARKS.md). Scoring
-   * with fixed items always uses the prior.
-   */
-  identification?: 'standardize' | 'prior';
-  /** SD of the theta prior under 'prior' identification (default 1, the paper's N(0, 1)). */
-  thetaSd?: number;
+/** Every stage's options (identify, optimize) and the SEs'. */
+export interface FitOptions extends IdentifyOptions, OptimizeStageOptions {
   /** Compute per-LLM standard errors of theta (default true). */
   standardErrors?: boolean;
   /**
@@ -67,15 +27,6 @@ export interface FitOptions {
    * 'quasi': thetaStandardErrors' 'quasi' SE alone. Coverage and cost: BENCHMARKS.md, "Cheap twin".
    */
   seMode?: SeMode;
-  /** Warm start: a parameter vector of the same layout. */
-  init?: Float64Array;
-  /**
-   * Hold item parameters and globals (w0, kappa) at their `init` values and fit only the per-LLM
-   * parameters: scoring LLMs against a calibrated bank, held-out LLMs in cross-validation.
-   */
-  fixItems?: boolean;
-  onProgress?: (p: OptimizeProgress & { phase: string }) => void;
-  now?: () => number;
 }
 
 /** The outcome of a fit: the flat parameters, their layout, and diagnostics. */

@@ -19,13 +19,32 @@ import { modelObjective } from './modelObjective.js';
 
 /** What `identify` reads of FitOptions. */
 export interface IdentifyOptions {
+  /** Model family. Default 'llm-nrm'. */
   model?: ModelName;
+  /** LLM-NRM parts (ablations); default all on. Ignored by other models. */
   parts?: Partial<LlmNrmParts>;
   priors?: Priors;
+  /**
+   * The engine computing loss and gradient: an Engine object or a registered name (default 'ts',
+   * core's fused kernels; `@llm-nrm/engine-tfjs` provides 'tfjs'). The preconditioner's curvature
+   * runs on the engine where it has one (`Engine.curvature`); SEs and the optimizer run in TypeScript.
+   */
   engine?: Engine | string;
+  /**
+   * How the ability scale is pinned. 'standardize' (default for fleet fits of 3+ LLMs, except 1PL):
+   * theta = (t - mean t) / sd t over the calibration LLMs. 'prior': the paper's theta ~ N(0, 1) term
+   * alone, which in a joint MAP lets the scale drift against the slopes (BENCHMARKS.md). Scoring
+   * with fixed items always uses the prior.
+   */
   identification?: 'standardize' | 'prior';
+  /** SD of the theta prior under 'prior' identification (default 1, the paper's N(0, 1)). */
   thetaSd?: number;
+  /** Warm start: a parameter vector of the same layout. */
   init?: Float64Array;
+  /**
+   * Hold item parameters and globals (w0, kappa) at their `init` values and fit only the per-LLM
+   * parameters: scoring LLMs against a calibrated bank, held-out LLMs in cross-validation.
+   */
   fixItems?: boolean;
 }
 

@@ -27,12 +27,25 @@ const DECREASE_STEP_FROM = 30;
 
 /** What `optimize` reads of FitOptions. */
 export interface OptimizeStageOptions {
+  /** 'lbfgs' (default: block-preconditioned L-BFGS) or 'adam' (the paper's recipe). */
   optimizer?: OptimizerName;
+  /** Adam steps (default 2500) and learning rate (default 0.05). */
   steps?: number;
   lr?: number;
+  /** L-BFGS iteration cap (default 1000). */
   maxIterations?: number;
+  /**
+   * L-BFGS stops once the estimated distance to the optimum (the Newton decrement in its Hessian
+   * model, in units of standard error: every parameter within that many of its SEs) is below this.
+   * Default 0.01. 0 turns it off (then `tolerance` or the gradient criterion stop the fit).
+   */
   distanceTolerance?: number;
+  /** Also stop when the loss falls by less than tolerance x |loss| over 5 iterations (default 0: off). */
   tolerance?: number;
+  /**
+   * The `tolerance` stop counts only once the estimated distance to the optimum is below this many
+   * SEs (default: the family's `toleranceDistance`, else Infinity: always).
+   */
   toleranceDistance?: number;
   onProgress?: (p: OptimizeProgress & { phase: string }) => void;
   now?: () => number;
