@@ -1,4 +1,5 @@
-import { familyOfLayout, predictor, randomSource, softplus, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { meanLogSharpness } from './internal/meanLogSharpness.js';
+import { familyOfLayout, predictor, randomSource, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { columnsOfItems } from './internal/masks.js';
@@ -117,16 +118,11 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
     const mode = options.scoring ?? 'tiny-run';
     const family = familyOfLayout(calib.layout);
     // Theta-only and tiny-run scoring hold nuisances at the fleet's: families without any score by refitting.
-    const held = mode !== 'fixed-items' && family.holdNuisance !== null;
+    const held = mode !== 'fixed-items' && family.kind === 'option-level';
     const xs = held ? neutralLlms(calib, trainRows) : calib.x;
     const pred = held && mode === 'theta-only' ? predictor(bank, calib.layout, xs) : null;
     // Tiny-run scoring: the prior of log sharpness centred on the training LLMs' mean.
-    let u0 = 0;
-    const sIdx = family.sharpnessIndex;
-    if (sIdx !== null) {
-      for (const j of trainList) u0 += Math.log(softplus(calib.x[sIdx(calib.layout, j)]!));
-      u0 /= Math.max(1, trainList.length);
-    }
+    const u0 = meanLogSharpness(calib.layout, calib.x, trainList);
     const allCols = new Uint8Array(bank.colItem.length).fill(1);
     const fixedItems = (cols: Uint8Array, into: Float64Array): void => {
       const t = heldOutThetas(bank, fold, spec, cols, options.fitOptions, options.fit);
@@ -143,11 +139,7 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
         const items: number[] = [];
         pick.forEach((v, i) => v && items.push(i));
         const cols = tinyColumns(bank, items);
-        for (const j of heldList) {
-          const keep = sIdx !== null ? xs[sIdx(calib.layout, j)]! : 0;
-          into[j] = thetaSharp(bank, calib.layout, xs, j, cols, u0, SHARPNESS_PRIOR_SD).theta;
-          if (sIdx !== null) xs[sIdx(calib.layout, j)] = keep;
-        }
+        for (const j of heldList) into[j] = thetaSharp(bank, calib.layout, xs, j, cols, u0, SHARPNESS_PRIOR_SD).theta;
         return;
       }
       fixedItems(columnsOfItems(bank, pick), into);

@@ -66,7 +66,7 @@ export function llmCrossValidate(bank: ResponseBank, options: LlmCrossValidateOp
   const spec: ModelSpec = typeof options.model === 'object' ? options.model : { name: options.model ?? 'llm-nrm', model: options.model ?? 'llm-nrm' };
   // Option-level and fitted on the soft responses as read (llm-nrm, nrm; not nrm-hard, not binary).
   const family = MODEL_NAMES.includes(spec.model) ? getFamily(spec.model, spec.parts) : null;
-  if (family === null || !family.optionLevel || family.hardened) {
+  if (family?.kind !== 'option-level' || family.hardened) {
     throw new LlmNrmError('INVALID_OPTION', `ability from errors needs an option-level model (llm-nrm or nrm), got ${JSON.stringify(spec.model)}`);
   }
   const say = options.onProgress ?? (() => {});

@@ -47,7 +47,7 @@ function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: numbe
   return (theta, u) => {
     x[layout.theta + j] = theta;
     // u: log-sharpness, when sharpness is scored too (its prior is added by the caller).
-    if (u !== undefined) family.setSharpness(layout, x, j, Math.exp(u));
+    if (u !== undefined && family.kind === 'option-level') family.setSharpness(layout, x, j, Math.exp(u));
     let s = (theta * theta) / (2 * thetaSd * thetaSd);
     for (const c of cols) {
       const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
@@ -105,9 +105,9 @@ export function scoreThetaAlone(
   withSharpness = false,
 ): { theta: number; se: number; sharpness?: number; loss: number } {
   const family = familyOfLayout(layout);
-  family.holdNuisance?.(layout, x, j, fleetNuisance(bundle));
+  if (family.kind === 'option-level') family.holdNuisance(layout, x, j, fleetNuisance(bundle));
   const f = objective(bank, layout, x, j, thetaSd);
-  if (withSharpness && family.parts.sharpness) {
+  if (withSharpness && family.kind === 'option-level' && family.parts.sharpness) {
     // log s ~ N(mean log s of the fleet, sd^2): the calibration's sharpness prior, centred on the fleet.
     const u0 = fleetNuisance(bundle).logSharpness;
     const sd = bundle.priors?.sharpnessSd ?? 0.5;

@@ -145,7 +145,7 @@ export function siteData(input: SiteInput): SiteFiles {
   const family = getFamily(bundle.model, bundle.parts);
   const bankDifficulty = bank ? bankDifficulties(bundle, bank) : null;
   const uses = llms.map((l, r) =>
-    family.optionLevel && bundle.parts.fallback
+    family.kind === 'option-level' && bundle.parts.fallback
       ? round(fallbackUse(bundle, l.theta, bank && rowOf && bankDifficulty ? { bank, row: rowOf[r]!, difficulty: bankDifficulty } : null))
       : null,
   );
@@ -193,7 +193,7 @@ export function siteData(input: SiteInput): SiteFiles {
   // SEs of every LLM's bias and fallback from its own responses (Fisher information, one pass).
   const paramErrors = new Map<number, ReturnType<typeof llmParameterErrors>[number]>();
   // Option-level families fitted on the responses as read (not nrm-hard's hardened ones, nor binary).
-  if (bank && rowOf && family.optionLevel && !family.hardened) {
+  if (bank && rowOf && family.kind === 'option-level' && !family.hardened) {
     const { layout, x: bx } = bundleParameters(bundle, bank);
     const boardRows = Array.from(rowOf.keys()).filter((r) => rowOf![r]! >= 0);
     const errs = llmParameterErrors(bank, layout, bx, { rows: boardRows.map((r) => rowOf![r]!), ...(bundle.priors ? { priors: bundle.priors } : {}) });

@@ -87,7 +87,7 @@ export function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array,
   });
 }
 
-/** Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in `xs`. */
+/** Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in `xs`, and its sharpness slot is restored. */
 export function thetaSharp(
   bank: ResponseBank,
   layout: Layout,
@@ -97,13 +97,16 @@ export function thetaSharp(
   u0: number,
   sd: number,
 ): { theta: number; se: number; u: number } {
-  const sharpness = familyOfLayout(layout).sharpnessIndex;
-  if (sharpness === null) return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
-  const sj = sharpness(layout, j);
+  const family = familyOfLayout(layout);
+  if (family.kind !== 'option-level') return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
+  const sj = family.sharpnessIndex(layout, j);
+  const keep = xs[sj]!;
   const data = runCrossEntropy(bank, layout, xs, j, cols);
-  return minimiseThetaSharpness((theta, u) => {
+  const r = minimiseThetaSharpness((theta, u) => {
     xs[layout.theta + j] = theta;
     xs[sj] = softplusInv(Math.exp(u));
     return data((theta * theta) / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd));
   });
+  xs[sj] = keep; // the fleet's sharpness again for the next LLM scored on xs
+  return r;
 }
