@@ -1,15 +1,5 @@
-import {
-  DEFAULT_PRIORS,
-  freeMask,
-  itemDifficulties,
-  llmParamIndices,
-  optionLevelLayout,
-  sigmoid,
-  softplus,
-  type Layout,
-  type Priors,
-  type ResponseBank,
-} from '@llm-nrm/core';
+import { DEFAULT_PRIORS, itemDifficulties, optionLevelLayout, sigmoid, softplus, type Layout, type Priors, type ResponseBank } from '@llm-nrm/core';
+import { freeMask, llmParamIndices } from '@llm-nrm/core/engine';
 import { llmInformation } from './llmInformation.js';
 
 /** Standard errors of one LLM's parameters, items held fixed (NaN where a part is off). */
