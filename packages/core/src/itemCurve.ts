@@ -46,12 +46,12 @@ export function itemCurve(item: CurveItem, theta: number, out: Float64Array = ne
       out[k] = Math.exp(out[k]! - m);
       s += out[k]!;
     }
-    let abar = 0;
-    for (let k = 0; k < K; k++) {
-      out[k]! /= s;
-      abar += out[k]! * item.a[k]!;
+    for (let k = 0; k < K; k++) out[k]! /= s;
+    if (slope) {
+      let abar = 0;
+      for (let k = 0; k < K; k++) abar += out[k]! * item.a[k]!;
+      for (let k = 0; k < K; k++) slope[k] = out[k]! * (item.a[k]! - abar);
     }
-    if (slope) for (let k = 0; k < K; k++) slope[k] = out[k]! * (item.a[k]! - abar);
     return out;
   }
   if (!item.irt)
