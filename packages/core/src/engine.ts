@@ -26,5 +26,6 @@ export { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
 export { inverseFirstDiagonal } from './fit/standardErrors.js';
 export { initialParameters } from './fit/modelObjective.js';
 export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
+export { minimiseTheta, minimiseThetaSharpness } from './scoreThetaAlone.js';
 export { blockPreconditioner, type BlockPreconditioner } from './curvature.js';
 export type { BlockApplier, PackedSizes } from './internal/blocks.js';

@@ -52,4 +52,4 @@ export { bundleItems, bundleParameters, parseBundle, toBundle, validateBundle } 
 export type { BundleItem, BundleLlm, BundleWarning, CalibrationBundle } from './bundleFormat.js';
 export { itemCurve, itemLogits, type CurveItem } from './itemCurve.js';
 export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
-export { SCORE_P_FLOOR, fleetNuisance, minimiseTheta, minimiseThetaSharpness } from './scoreThetaAlone.js';
+export { SCORE_P_FLOOR, fleetNuisance } from './scoreThetaAlone.js';

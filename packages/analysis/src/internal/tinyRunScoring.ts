@@ -1,4 +1,5 @@
-import { familyOfLayout, minimiseTheta, minimiseThetaSharpness, predictor, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { familyOfLayout, predictor, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { minimiseTheta, minimiseThetaSharpness } from '@llm-nrm/core/engine';
 
 /*
  * The one scoring rule of a tiny run (issue 30), shared by `compression` (evaluate --compression),
