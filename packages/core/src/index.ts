@@ -49,5 +49,6 @@ export { randomSource, type Random } from './random.js';
 export { bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
 export { bundleItems, bundleParameters, parseBundle, toBundle, validateBundle } from './bundle.js';
 export type { BundleItem, BundleLlm, BundleWarning, CalibrationBundle } from './bundleFormat.js';
+export { itemCurve, itemLogits, type CurveItem } from './itemCurve.js';
 export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
 export { SCORE_P_FLOOR, fleetNuisance } from './scoreThetaAlone.js';

@@ -7,7 +7,9 @@ import {
   bundleItems,
   bundleParameters,
   getFamily,
+  itemCurve,
   sigmoid,
+  type BundleItem,
   type CalibrationBundle,
   type ResponseBank,
   type ResponseRecord,
@@ -416,22 +418,6 @@ function responseSummaries(bank: ResponseBank, rowOf: Int32Array, itemBench: Int
   return { pref, prefQ, keyQ, benchAcc: { right, cells } };
 }
 
-/** NRM probability of the key at theta: softmax(a theta + c)_key. */
-function pKey(
-  it: { a: number[]; c: number[]; key: number; irt?: { discrimination: number; intercept: number; guess: number; upper: number } },
-  theta: number,
-): number {
-  if (it.a.length === 0 && it.irt) {
-    const { discrimination, intercept, guess, upper } = it.irt;
-    return guess + (upper - guess) / (1 + Math.exp(-(discrimination * theta + intercept)));
-  }
-  let m = -Infinity;
-  for (let k = 0; k < it.a.length; k++) m = Math.max(m, it.a[k]! * theta + it.c[k]!);
-  let s = 0;
-  for (let k = 0; k < it.a.length; k++) s += Math.exp(it.a[k]! * theta + it.c[k]! - m);
-  return Math.exp(it.a[it.key]! * theta + it.c[it.key]! - m) / s;
-}
-
 /**
  * The items that separate board rows r and nb most: with responses, the largest gaps between their
  * mean probabilities on the key (what the data shows); without, the largest gaps between the
@@ -450,6 +436,9 @@ function separatingItems(
   // The `top` largest |gap| in one pass (a small sorted list, not a sort of all I items: this runs
   // twice per LLM, 378 times over 31,554 items at the paper's size).
   const gaps: { i: number; gap: number; self: number; other: number }[] = [];
+  // The model's P(key): core's itemCurve at the key, into one scratch for all items.
+  const curve = new Float64Array(bundle.kMax);
+  const pKey = (it: BundleItem, theta: number) => itemCurve(it, theta, curve)[it.key]!;
   const better = (a: { i: number; gap: number }, b: { i: number; gap: number }) =>
     Math.abs(a.gap) > Math.abs(b.gap) || (Math.abs(a.gap) === Math.abs(b.gap) && a.i < b.i);
   for (let i = 0; i < I; i++) {
