@@ -28,6 +28,5 @@ export { initialParameters, modelObjective } from './fit/modelObjective.js';
 export { freeMask, llmParamIndices } from './families/registry.js';
 export { minimiseTheta, minimiseThetaSharpness } from './scoreThetaAlone.js';
 export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
-export { minimiseTheta, minimiseThetaSharpness } from './scoreThetaAlone.js';
 export { blockPreconditioner, type BlockPreconditioner } from './curvature.js';
 export type { BlockApplier, PackedSizes } from './internal/blocks.js';
