@@ -1,10 +1,9 @@
-import { familyOfLayout, predictor, randomSource, softplus, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { familyOfLayout, randomSource, softplus, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { columnsOfItems } from './internal/masks.js';
 import { neutralLlms } from './internal/neutralLlms.js';
-import { scoreThetaOnly } from './internal/scoreThetaOnly.js';
-import { thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
+import { thetaAlone, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import type { ModelSpec } from './modelSpec.js';
 import { selectForRange } from './selectForRange.js';
@@ -119,7 +118,6 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
     // Theta-only and tiny-run scoring hold nuisances at the fleet's: families without any score by refitting.
     const held = mode !== 'fixed-items' && family.holdNuisance !== null;
     const xs = held ? neutralLlms(calib, trainRows) : calib.x;
-    const pred = held && mode === 'theta-only' ? predictor(bank, calib.layout, xs) : null;
     // Tiny-run scoring: the prior of log sharpness centred on the training LLMs' mean.
     let u0 = 0;
     const sIdx = family.sharpnessIndex;
@@ -134,9 +132,10 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
     };
     // Thetas of the held-out LLMs from the items picked in `pick` (a mask over items).
     const score = (pick: Uint8Array, into: Float64Array): void => {
-      if (pred) {
+      if (held && mode === 'theta-only') {
+        // Every nuisance at the fleet's; an N(0, 1) prior on theta (the calibration's scale).
         const cols = columnsOfItems(bank, pick);
-        for (const j of heldList) into[j] = scoreThetaOnly(bank, pred, xs, calib.layout.theta, j, cols);
+        for (const j of heldList) into[j] = thetaAlone(bank, calib.layout, xs, j, cols, 1).theta;
         return;
       }
       if (held) {

@@ -27,5 +27,6 @@ export { inverseFirstDiagonal, inverseSpd } from './fit/standardErrors.js';
 export { cholesky, cholSolve } from './internal/cholesky.js';
 export { initialParameters } from './fit/modelObjective.js';
 export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
+export { llmCrossEntropy } from './scoreThetaAlone.js';
 export { blockPreconditioner, type BlockPreconditioner } from './curvature.js';
 export type { BlockApplier, PackedSizes } from './internal/blocks.js';
