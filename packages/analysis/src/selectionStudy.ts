@@ -1,9 +1,10 @@
-import { LlmNrmError, familyOfLayout, fit as coreFit, softplus, withObserved, type ResponseBank } from '@llm-nrm/core';
+import { LlmNrmError, fit as coreFit, withObserved, type ResponseBank } from '@llm-nrm/core';
 import { accuracyCurve, predictAccuracy } from './accuracyCurve.js';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import { fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
 import { fitTinyAccuracyEstimator, predictTinyAccuracy } from './tinyAccuracyEstimator.js';
 import { rowMask } from './internal/masks.js';
+import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { neutralLlms } from './internal/neutralLlms.js';
 import { accuracyOn, thetaAlone, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
@@ -79,21 +80,6 @@ interface Slot {
 
 /** Folds of the calibrated LLMs for the cross-fitted estimator (+xacc). */
 const CROSS_FIT_GROUPS = 5;
-
-/** Mean log sharpness of the rows' LLMs (0 for families without sharpness). */
-function meanLogSharpness(c: FitLike, rows: Uint8Array): number {
-  const L = c.layout;
-  const sharpness = familyOfLayout(L).sharpnessIndex;
-  if (sharpness === null) return 0;
-  let s = 0;
-  let n = 0;
-  for (let j = 0; j < rows.length; j++) {
-    if (!rows[j]) continue;
-    s += Math.log(softplus(c.x[sharpness(L, j)]!));
-    n++;
-  }
-  return n > 0 ? s / n : 0;
-}
 
 /** [a, b] with theta_ref = a + b theta_c, least squares over the rows' LLMs (two calibrations' scales differ by their standardisation). */
 function thetaAlignment(c: FitLike, ref: FitLike, rows: Uint8Array): [number, number] {
@@ -172,18 +158,8 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       pl = { calib: c2, curve: curveOf(c2) };
     }
     const L = calib.layout;
-    const sharpness = familyOfLayout(L).sharpnessIndex;
-    let u0 = 0;
-    if (sharpness !== null) {
-      for (const j of trainList) u0 += Math.log(softplus(calib.x[sharpness(L, j)]!));
-      u0 /= trainList.length;
-    }
-    const sharpOf = (x: Float64Array, j: number, cols: Uint8Array) => {
-      const keep = sharpness !== null ? x[sharpness(L, j)]! : 0;
-      const r = thetaSharp(bank, L, x, j, cols, u0, 0.5);
-      if (sharpness !== null) x[sharpness(L, j)] = keep;
-      return r;
-    };
+    const u0 = meanLogSharpness(calib, trainList);
+    const sharpOf = (x: Float64Array, j: number, cols: Uint8Array) => thetaSharp(bank, L, x, j, cols, u0, 0.5);
     // Cross-fitted calibrations (the +xacc methods): the training LLMs in `groups` folds, each fold's
     // calibration refitted without it (warm start), its theta scale mapped back onto the full
     // calibration's by least squares over the LLMs both hold.
@@ -200,7 +176,8 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
             model: 'llm-nrm',
             init: calib.x,
           });
-          return { member, rows, xs: neutralLlms(c, rows, member), u0: meanLogSharpness(c, rows), align: thetaAlignment(c, calib, rows) };
+          const rowList = trainList.filter((j) => rows[j]);
+          return { member, rows, xs: neutralLlms(c, rows, member), u0: meanLogSharpness(c, rowList), align: thetaAlignment(c, calib, rows) };
         })
       : [];
     for (const n of budgets) {

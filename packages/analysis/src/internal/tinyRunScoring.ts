@@ -66,7 +66,10 @@ export function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array,
   });
 }
 
-/** Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in `xs`. */
+/**
+ * Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in
+ * `xs`, and so does its sharpness on return (other scorers read `xs` with the fleet's).
+ */
 export function thetaSharp(
   bank: ResponseBank,
   layout: Layout,
@@ -80,9 +83,12 @@ export function thetaSharp(
   if (sharpness === null) return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
   const sj = sharpness(layout, j);
   const data = llmCrossEntropy(bank, layout, xs, j, cols);
-  return minimiseThetaSharpness((theta, u) => {
+  const keep = xs[sj]!;
+  const r = minimiseThetaSharpness((theta, u) => {
     xs[layout.theta + j] = theta;
     xs[sj] = softplusInv(Math.exp(u));
     return data((theta * theta) / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd));
   });
+  xs[sj] = keep;
+  return r;
 }
