@@ -1,7 +1,7 @@
-import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { randomSource, type ResponseBank } from '@llm-nrm/core';
 import { calibratedLlmFolds } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
+import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { neutralLlms } from './internal/neutralLlms.js';
 import { accuracyOn, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { fitRunAccuracy, predictRunAccuracy, type RunAccuracyPrediction } from './runAccuracy.js';
@@ -62,7 +62,7 @@ export function runAccuracyStudy(bank: ResponseBank, options: RunAccuracyStudyOp
   })) {
     const { calib, trainRows, trainList, heldList } = fold;
     const L = calib.layout;
-    const u0 = meanLogSharpness(L, calib.x, trainList);
+    const u0 = meanLogSharpness(calib, trainList);
     const items = selectForRange(bank, L, calib.x, budget, { rows: trainList }).forms[0]!;
     const cols = tinyColumns(bank, items);
     const xsAll = neutralLlms(calib, trainRows, new Uint8Array(J).fill(1));
