@@ -2,6 +2,7 @@ import { randomSource, type ResponseBank } from '@llm-nrm/core';
 import { llmFolds } from './cellFolds.js';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
 import { rowMask } from './internal/masks.js';
+import { randomPermutation } from './internal/shuffleInPlace.js';
 import type { ModelSpec } from './modelSpec.js';
 
 /** One LLM fold of a held-out-LLM experiment: the split, the calibration on the training LLMs, a random item order. */
@@ -53,13 +54,7 @@ export function* calibratedLlmFolds(bank: ResponseBank, spec: ModelSpec, options
     const trainList: number[] = [];
     const heldList: number[] = [];
     for (let j = 0; j < J; j++) (trainRows[j] ? trainList : heldList).push(j);
-    const perm = Int32Array.from({ length: I }, (_, i) => i);
-    for (let t = I - 1; t > 0; t--) {
-      const u = rng.int(t + 1);
-      const tmp = perm[t]!;
-      perm[t] = perm[u]!;
-      perm[u] = tmp;
-    }
+    const perm = randomPermutation(I, rng);
     if (options.only !== undefined && !options.only.has(f)) continue;
     say?.(`${label} ${f + 1}/${k}: calibrating ${spec.name} on ${trainList.length} LLMs`);
     const calib = fitOnMask(bank, rowMask(bank, trainRows), spec, options.fitOptions, options.fit, say, `${label} ${f + 1}/${k}: `);

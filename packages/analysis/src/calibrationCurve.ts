@@ -1,6 +1,7 @@
 import { LlmNrmError, argmaxAt, predictor, randomSource, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn } from './internal/fitting.js';
 import { rowMask } from './internal/masks.js';
+import { randomPermutation } from './internal/shuffleInPlace.js';
 import { P_FLOOR, meanSd } from './internal/stats.js';
 import { modelSpecs, type ModelSpec } from './modelSpec.js';
 
@@ -59,13 +60,7 @@ export function calibrationCurve(bank: ResponseBank, options: CalibrationCurveOp
   const p = new Float64Array(bank.kMax);
   for (let r = 0; r < repeats; r++) {
     const rng = randomSource(seed + 104729 * r);
-    const order = Int32Array.from({ length: J }, (_, j) => j);
-    for (let t = J - 1; t > 0; t--) {
-      const u = rng.int(t + 1);
-      const tmp = order[t]!;
-      order[t] = order[u]!;
-      order[u] = tmp;
-    }
+    const order = randomPermutation(J, rng);
     const held = Array.from(order.subarray(0, nHeld));
     const rest = Array.from(order.subarray(nHeld));
     // Score half / evaluation half of each held-out LLM's cells.

@@ -1,4 +1,5 @@
 import { LlmNrmError, randomSource, type ResponseBank } from '@llm-nrm/core';
+import { randomPermutation, shuffleInPlace } from './internal/shuffleInPlace.js';
 
 /**
  * Assign every observed cell (LLM x column) to one of k folds (paper.md, Table 1: 5-fold CV over
@@ -15,14 +16,7 @@ export function cellFolds(bank: ResponseBank, k: number, seed = 1): Uint8Array {
   const cells = new Int32Array(n);
   n = 0;
   for (let t = 0; t < obs.length; t++) if (obs[t]) cells[n++] = t;
-  const rng = randomSource(seed);
-  // Fisher-Yates on the typed array (shuffled() copies a plain array; this stays compact).
-  for (let t = n - 1; t > 0; t--) {
-    const u = rng.int(t + 1);
-    const tmp = cells[t]!;
-    cells[t] = cells[u]!;
-    cells[u] = tmp;
-  }
+  shuffleInPlace(cells, randomSource(seed));
   for (let t = 0; t < n; t++) folds[cells[t]!] = t % k;
   return folds;
 }
@@ -41,14 +35,7 @@ export function foldMask(folds: Uint8Array, f: number, which: 'train' | 'test'):
 /** Assign J LLMs to k folds (seeded shuffle, round-robin): fold id per LLM. */
 export function llmFolds(nModels: number, k: number, seed = 1): Int32Array {
   if (!Number.isInteger(k) || k < 2 || k > nModels) throw new LlmNrmError('INVALID_OPTION', `invalid fold count: ${k} (2 to ${nModels} LLMs)`);
-  const order = Int32Array.from({ length: nModels }, (_, j) => j);
-  const rng = randomSource(seed);
-  for (let t = nModels - 1; t > 0; t--) {
-    const u = rng.int(t + 1);
-    const tmp = order[t]!;
-    order[t] = order[u]!;
-    order[u] = tmp;
-  }
+  const order = randomPermutation(nModels, randomSource(seed));
   const out = new Int32Array(nModels);
   for (let t = 0; t < nModels; t++) out[order[t]!] = t % k;
   return out;

@@ -1,10 +1,11 @@
-import { familyOfLayout, predictor, randomSource, softplus, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { familyOfLayout, randomSource, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { columnsOfItems } from './internal/masks.js';
+import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { neutralLlms } from './internal/neutralLlms.js';
-import { scoreThetaOnly } from './internal/scoreThetaOnly.js';
-import { thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
+import { randomPermutation } from './internal/shuffleInPlace.js';
+import { thetaAlone, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import type { ModelSpec } from './modelSpec.js';
 import { selectForRange } from './selectForRange.js';
@@ -117,16 +118,10 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
     const mode = options.scoring ?? 'tiny-run';
     const family = familyOfLayout(calib.layout);
     // Theta-only and tiny-run scoring hold nuisances at the fleet's: families without any score by refitting.
-    const held = mode !== 'fixed-items' && family.holdNuisance !== null;
+    const held = mode !== 'fixed-items' && family.kind === 'option-level';
     const xs = held ? neutralLlms(calib, trainRows) : calib.x;
-    const pred = held && mode === 'theta-only' ? predictor(bank, calib.layout, xs) : null;
     // Tiny-run scoring: the prior of log sharpness centred on the training LLMs' mean.
-    let u0 = 0;
-    const sIdx = family.sharpnessIndex;
-    if (sIdx !== null) {
-      for (const j of trainList) u0 += Math.log(softplus(calib.x[sIdx(calib.layout, j)]!));
-      u0 /= Math.max(1, trainList.length);
-    }
+    const u0 = meanLogSharpness(calib, trainList);
     const allCols = new Uint8Array(bank.colItem.length).fill(1);
     const fixedItems = (cols: Uint8Array, into: Float64Array): void => {
       const t = heldOutThetas(bank, fold, spec, cols, options.fitOptions, options.fit);
@@ -134,9 +129,10 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
     };
     // Thetas of the held-out LLMs from the items picked in `pick` (a mask over items).
     const score = (pick: Uint8Array, into: Float64Array): void => {
-      if (pred) {
+      if (held && mode === 'theta-only') {
+        // Every nuisance at the fleet's; an N(0, 1) prior on theta (the calibration's scale).
         const cols = columnsOfItems(bank, pick);
-        for (const j of heldList) into[j] = scoreThetaOnly(bank, pred, xs, calib.layout.theta, j, cols);
+        for (const j of heldList) into[j] = thetaAlone(bank, calib.layout, xs, j, cols, 1).theta;
         return;
       }
       if (held) {
@@ -144,9 +140,7 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
         pick.forEach((v, i) => v && items.push(i));
         const cols = tinyColumns(bank, items);
         for (const j of heldList) {
-          const keep = sIdx !== null ? xs[sIdx(calib.layout, j)]! : 0;
           into[j] = thetaSharp(bank, calib.layout, xs, j, cols, u0, SHARPNESS_PRIOR_SD).theta;
-          if (sIdx !== null) xs[sIdx(calib.layout, j)] = keep;
         }
         return;
       }
@@ -163,16 +157,7 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
         : selectItems(bank, calib.layout, calib.x, I, { rows: trainList, information: options.information ?? 'nrm' });
     // The fold's own permutation first (so one draw is the earlier baseline), then further seeded ones.
     const perms: Int32Array[] = [perm];
-    for (let d = 1; d < draws; d++) {
-      const pm = Int32Array.from({ length: I }, (_, i) => i);
-      for (let t = I - 1; t > 0; t--) {
-        const u = drawRng.int(t + 1);
-        const tmp = pm[t]!;
-        pm[t] = pm[u]!;
-        pm[u] = tmp;
-      }
-      perms.push(pm);
-    }
+    for (let d = 1; d < draws; d++) perms.push(randomPermutation(I, drawRng));
     budgets.forEach((n, b) => {
       say(`compression fold ${f + 1}/${k}: ${n} items`);
       const pick = new Uint8Array(I);

@@ -103,7 +103,7 @@ export function crossValidateFold(bank: ResponseBank, folds: Uint8Array, task: C
   // (packages/analysis/BENCHMARKS.md, "CV at the fit's own stop"). fitOptions override it.
   const res = fitOnMask(bank, train, spec, options.fitOptions, fitFn, say, `cv ${spec.name}: fold ${f + 1}, `);
   const fitSeconds = (Date.now() - t1) / 1000;
-  const shares = familyOfLayout(res.layout).optionLevel ? undefined : wrongOptionShares(bank, train);
+  const shares = familyOfLayout(res.layout).kind === 'option-level' ? undefined : wrongOptionShares(bank, train);
   const pred = predictor(bank, res.layout, res.x, shares);
   let n = 0;
   let oAcc = 0;

@@ -9,18 +9,19 @@ import { familyOfLayout, type Layout, type ResponseBank } from '@llm-nrm/core';
 export function informativeDistractors(bank: ResponseBank, layout: Layout, x: Float64Array, options: { grid?: ArrayLike<number> } = {}): number[][] {
   const grid = options.grid ?? Float64Array.from({ length: 161 }, (_, t) => -4 + 0.05 * t);
   const out: number[][] = [];
-  const logits = familyOfLayout(layout).itemLogits;
+  const family = familyOfLayout(layout);
+  const option = family.kind === 'option-level' ? family : null;
   const v = new Float64Array(bank.kMax);
   for (let i = 0; i < bank.items.length; i++) {
     const found: number[] = [];
-    if (logits !== null) {
+    if (option !== null) {
       const io = bank.itemOffsets[i]!;
       const K = bank.itemOffsets[i + 1]! - io;
       const g = bank.key[i]!;
       const seen = new Uint8Array(K);
       for (let t = 0; t < grid.length; t++) {
         const th = grid[t]!;
-        logits(bank, layout, x, i, th, v);
+        option.itemLogits(bank, layout, x, i, th, v);
         let best = -1;
         let bv = -Infinity;
         let tie = false;

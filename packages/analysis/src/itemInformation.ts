@@ -66,7 +66,7 @@ export function itemInformation(bank: ResponseBank, layout: Layout, x: Float64Ar
   const out = new Float64Array(3);
   // The family's own item curve: option-level logits (split by informationSplit), else P(correct).
   const family = familyOfLayout(layout);
-  const logits = family.itemLogits;
+  const option = family.kind === 'option-level' ? family : null;
   for (let i = 0; i < I; i++) {
     const io = bank.itemOffsets[i]!;
     const K = bank.itemOffsets[i + 1]! - io;
@@ -74,8 +74,8 @@ export function itemInformation(bank: ResponseBank, layout: Layout, x: Float64Ar
     for (let t = 0; t < abilities.length; t++) {
       const th = abilities[t]!;
       const w = weights[t]!;
-      if (logits !== null) {
-        logits(bank, layout, x, i, th, v, dv);
+      if (option !== null) {
+        option.itemLogits(bank, layout, x, i, th, v, dv);
         informationSplit(v, dv, K, g, out);
         total[i]! += w * out[0]!;
         binary[i]! += w * out[1]!;
@@ -95,9 +95,9 @@ export function itemInformation(bank: ResponseBank, layout: Layout, x: Float64Ar
  * family's key curve. `tmp`: scratch of length 3 (allocated when not given).
  */
 export function binaryInformation(layout: Layout, x: Float64Array, i: number, theta: number, tmp: Float64Array = new Float64Array(3)): number {
-  const curve = familyOfLayout(layout).keyCurve;
-  if (curve === null) throw new LlmNrmError('INVALID_OPTION', `binaryInformation needs a binary layout, got ${layout.kind}`);
-  curve(layout, x, i, theta, tmp);
+  const family = familyOfLayout(layout);
+  if (family.kind !== 'binary') throw new LlmNrmError('INVALID_OPTION', `binaryInformation needs a binary layout, got ${layout.kind}`);
+  family.keyCurve(layout, x, i, theta, tmp);
   const dP = tmp[2]!;
   if (dP === 0) return 0;
   return (dP * dP) / (tmp[0]! * tmp[1]!);

@@ -1,9 +1,10 @@
 import { LlmNrmError, MODEL_NAMES, argmaxAt, getFamily, predictor, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { minimiseTheta } from '@llm-nrm/core/engine';
 import { llmFolds } from './cellFolds.js';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn } from './internal/fitting.js';
-import { mapTheta } from './internal/mapTheta.js';
 import { neutralLlms } from './internal/neutralLlms.js';
 import { rowMask } from './internal/masks.js';
+import { thetaAlone } from './internal/tinyRunScoring.js';
 import { P_FLOOR } from './internal/stats.js';
 import type { ModelSpec } from './modelSpec.js';
 import { pearson } from './pearson.js';
@@ -57,7 +58,7 @@ export interface LlmCrossValidateOptions {
  * - incorrect-only: theta from which distractor was chosen on wrongly answered cells only,
  *   prod p_t / (1 - p_key) (t the chosen distractor; 1 - p_key formed as the sum over distractors);
  * - options: theta from the full soft option likelihood sum q log p (a same-footing check).
- * The three estimators are 1-D MAPs of theta (N(0, 1) prior, `mapTheta`); the LLM's sharpness,
+ * The three estimators are 1-D MAPs of theta (N(0, 1) prior, core's `minimiseTheta`); the LLM's sharpness,
  * position bias and fallback, unknown without its data, are set to the training LLMs' means.
  */
 export function llmCrossValidate(bank: ResponseBank, options: LlmCrossValidateOptions = {}): LlmCrossValidation {
@@ -66,7 +67,7 @@ export function llmCrossValidate(bank: ResponseBank, options: LlmCrossValidateOp
   const spec: ModelSpec = typeof options.model === 'object' ? options.model : { name: options.model ?? 'llm-nrm', model: options.model ?? 'llm-nrm' };
   // Option-level and fitted on the soft responses as read (llm-nrm, nrm; not nrm-hard, not binary).
   const family = MODEL_NAMES.includes(spec.model) ? getFamily(spec.model, spec.parts) : null;
-  if (family === null || !family.optionLevel || family.hardened) {
+  if (family?.kind !== 'option-level' || family.hardened) {
     throw new LlmNrmError('INVALID_OPTION', `ability from errors needs an option-level model (llm-nrm or nrm), got ${JSON.stringify(spec.model)}`);
   }
   const say = options.onProgress ?? (() => {});
@@ -80,6 +81,7 @@ export function llmCrossValidate(bank: ResponseBank, options: LlmCrossValidateOp
   const optionsTheta = new Float64Array(J).fill(NaN);
   const wrongCells = new Int32Array(J);
   const p = new Float64Array(bank.kMax);
+  const allCols = new Uint8Array(nC).fill(1);
   for (let f = 0; f < k; f++) {
     const trainRows = Uint8Array.from(fold, (v) => (v === f ? 0 : 1));
     const heldRows = Uint8Array.from(fold, (v) => (v === f ? 1 : 0));
@@ -100,8 +102,9 @@ export function llmCrossValidate(bank: ResponseBank, options: LlmCrossValidateOp
         cols.push(c);
         target.push(argmaxAt(bank.q, j * width + bank.colOffsets[c]!, bank.colOffsets[c + 1]! - bank.colOffsets[c]!));
       }
-      // One pass over LLM j's cells at theta, accumulating the three negative log-likelihoods.
-      const nll = (theta: number, which: ThetaEstimator): number => {
+      // One pass over LLM j's cells at theta: the negative log-likelihood of its correctness, or of
+      // its distractor choices on wrongly answered cells.
+      const nll = (theta: number, which: 'correctness' | 'incorrect-only'): number => {
         xs[thetaAt + j] = theta;
         let s = 0;
         for (let t = 0; t < cols.length; t++) {
@@ -113,22 +116,15 @@ export function llmCrossValidate(bank: ResponseBank, options: LlmCrossValidateOp
           for (let kk = 0; kk < K; kk++) if (kk !== g) W += p[kk]!;
           const y = target[t] === g;
           if (which === 'correctness') s -= Math.log(Math.max(y ? p[g]! : W, P_FLOOR));
-          else if (which === 'incorrect-only') {
-            if (!y) s -= Math.log(Math.max(p[target[t]!]!, P_FLOOR)) - Math.log(Math.max(W, P_FLOOR));
-          } else {
-            const qo = j * width + bank.colOffsets[c]!;
-            for (let kk = 0; kk < K; kk++) {
-              const qk = bank.q[qo + kk]!;
-              if (qk > 0) s -= qk * Math.log(Math.max(p[kk]!, P_FLOOR));
-            }
-          }
+          else if (!y) s -= Math.log(Math.max(p[target[t]!]!, P_FLOOR)) - Math.log(Math.max(W, P_FLOOR));
         }
         return s;
       };
       for (let t = 0; t < cols.length; t++) if (target[t] !== bank.key[bank.colItem[cols[t]!]!]) wrongCells[j]!++;
-      correctness[j] = mapTheta((th) => nll(th, 'correctness'));
-      incorrectOnly[j] = mapTheta((th) => nll(th, 'incorrect-only'));
-      optionsTheta[j] = mapTheta((th) => nll(th, 'options'));
+      correctness[j] = minimiseTheta((th) => nll(th, 'correctness') + 0.5 * th * th).theta;
+      incorrectOnly[j] = minimiseTheta((th) => nll(th, 'incorrect-only') + 0.5 * th * th).theta;
+      // The soft option likelihood is the tiny-run scorers' (core's llmCrossEntropy), on every observed cell.
+      optionsTheta[j] = thetaAlone(bank, calib.layout, xs, j, allCols, 1).theta;
     }
   }
   const row = (estimator: ThetaEstimator, est: Float64Array): LlmCvRow => ({

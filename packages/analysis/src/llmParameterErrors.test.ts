@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fit, llmParamIndices, modelObjective, simulateFleet, thetaStandardErrors } from '@llm-nrm/core';
-import { inverseFirstDiagonal } from '@llm-nrm/core/engine';
+import { fit, simulateFleet, thetaStandardErrors } from '@llm-nrm/core';
+import { inverseFirstDiagonal, llmParamIndices, modelObjective } from '@llm-nrm/core/engine';
 import { llmParameterErrors } from './llmParameterErrors.js';
 
 describe('llmParameterErrors', () => {

@@ -1,6 +1,7 @@
-import { familyOfLayout, randomSource, softplus, type ResponseBank } from '@llm-nrm/core';
+import { randomSource, type ResponseBank } from '@llm-nrm/core';
 import { calibratedLlmFolds } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
+import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { neutralLlms } from './internal/neutralLlms.js';
 import { accuracyOn, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { fitRunAccuracy, predictRunAccuracy, type RunAccuracyPrediction } from './runAccuracy.js';
@@ -61,19 +62,12 @@ export function runAccuracyStudy(bank: ResponseBank, options: RunAccuracyStudyOp
   })) {
     const { calib, trainRows, trainList, heldList } = fold;
     const L = calib.layout;
-    const sIdx = familyOfLayout(L).sharpnessIndex;
-    let u0 = 0;
-    if (sIdx !== null) {
-      for (const j of trainList) u0 += Math.log(softplus(calib.x[sIdx(L, j)]!));
-      u0 /= trainList.length;
-    }
+    const u0 = meanLogSharpness(calib, trainList);
     const items = selectForRange(bank, L, calib.x, budget, { rows: trainList }).forms[0]!;
     const cols = tinyColumns(bank, items);
     const xsAll = neutralLlms(calib, trainRows, new Uint8Array(J).fill(1));
     const run = (j: number) => {
-      const keep = sIdx !== null ? xsAll[sIdx(L, j)]! : 0;
       const r = thetaSharp(bank, L, xsAll, j, cols, u0, 0.5);
-      if (sIdx !== null) xsAll[sIdx(L, j)] = keep;
       return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols) };
     };
     const model = fitRunAccuracy(

@@ -39,14 +39,15 @@ function informationMatrix(bank: ResponseBank, layout: Layout, x: Float64Array, 
   const v = new Float64Array(bank.kMax);
   const dv = new Float64Array(bank.kMax);
   const tmp = new Float64Array(3);
-  const logits = familyOfLayout(layout).itemLogits;
+  const family = familyOfLayout(layout);
+  const option = family.kind === 'option-level' ? family : null;
   for (let i = 0; i < I; i++) {
     const io = bank.itemOffsets[i]!;
     const K = bank.itemOffsets[i + 1]! - io;
     for (let t = 0; t < M; t++) {
       const th = abilities[t]!;
-      if (logits !== null) {
-        logits(bank, layout, x, i, th, v, dv);
+      if (option !== null) {
+        option.itemLogits(bank, layout, x, i, th, v, dv);
         informationSplit(v, dv, K, bank.key[i]!, tmp);
         out[i * M + t] = tmp[0]!;
       } else out[i * M + t] = binaryInformation(layout, x, i, th, tmp);

@@ -1,9 +1,10 @@
-import { familyOfLayout, fit as coreFit, softplus, withObserved, type ResponseBank } from '@llm-nrm/core';
+import { LlmNrmError, fit as coreFit, withObserved, type ResponseBank } from '@llm-nrm/core';
 import { accuracyCurve, predictAccuracy } from './accuracyCurve.js';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import { fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
 import { fitTinyAccuracyEstimator, predictTinyAccuracy } from './tinyAccuracyEstimator.js';
 import { rowMask } from './internal/masks.js';
+import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { neutralLlms } from './internal/neutralLlms.js';
 import { accuracyOn, thetaAlone, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
@@ -70,23 +71,15 @@ export interface SelectionStudy {
   rows: SelectionStudyRow[];
 }
 
+/** A method's held-out estimates at one budget: theta (or accuracy), predicted accuracy, interval hit (1/0). */
+interface Slot {
+  t: Float64Array;
+  a: Float64Array;
+  hit: Float64Array;
+}
+
 /** Folds of the calibrated LLMs for the cross-fitted estimator (+xacc). */
 const CROSS_FIT_GROUPS = 5;
-
-/** Mean log sharpness of the rows' LLMs (0 for families without sharpness). */
-function meanLogSharpness(c: FitLike, rows: Uint8Array): number {
-  const L = c.layout;
-  const sharpness = familyOfLayout(L).sharpnessIndex;
-  if (sharpness === null) return 0;
-  let s = 0;
-  let n = 0;
-  for (let j = 0; j < rows.length; j++) {
-    if (!rows[j]) continue;
-    s += Math.log(softplus(c.x[sharpness(L, j)]!));
-    n++;
-  }
-  return n > 0 ? s / n : 0;
-}
 
 /** [a, b] with theta_ref = a + b theta_c, least squares over the rows' LLMs (two calibrations' scales differ by their standardisation). */
 function thetaAlignment(c: FitLike, ref: FitLike, rows: Uint8Array): [number, number] {
@@ -130,7 +123,7 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
   const pAcc = new Map<string, Float64Array>();
   // 1 / 0 where the held-out LLM's full-bank accuracy is inside / outside its 90% interval.
   const inside = new Map<string, Float64Array>();
-  const slot = (m: string, b: number): { t: Float64Array; a: Float64Array; hit: Float64Array } => {
+  const slot = (m: string, b: number): Slot => {
     const key = `${m}@${b}`;
     if (!est.has(key)) {
       est.set(key, new Float64Array(J).fill(NaN));
@@ -165,18 +158,8 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       pl = { calib: c2, curve: curveOf(c2) };
     }
     const L = calib.layout;
-    const sharpness = familyOfLayout(L).sharpnessIndex;
-    let u0 = 0;
-    if (sharpness !== null) {
-      for (const j of trainList) u0 += Math.log(softplus(calib.x[sharpness(L, j)]!));
-      u0 /= trainList.length;
-    }
-    const sharpOf = (x: Float64Array, j: number, cols: Uint8Array) => {
-      const keep = sharpness !== null ? x[sharpness(L, j)]! : 0;
-      const r = thetaSharp(bank, L, x, j, cols, u0, 0.5);
-      if (sharpness !== null) x[sharpness(L, j)] = keep;
-      return r;
-    };
+    const u0 = meanLogSharpness(calib, trainList);
+    const sharpOf = (x: Float64Array, j: number, cols: Uint8Array) => thetaSharp(bank, L, x, j, cols, u0, 0.5);
     // Cross-fitted calibrations (the +xacc methods): the training LLMs in `groups` folds, each fold's
     // calibration refitted without it (warm start), its theta scale mapped back onto the full
     // calibration's by least squares over the LLMs both hold.
@@ -193,7 +176,8 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
             model: 'llm-nrm',
             init: calib.x,
           });
-          return { member, rows, xs: neutralLlms(c, rows, member), u0: meanLogSharpness(c, rows), align: thetaAlignment(c, calib, rows) };
+          const rowList = trainList.filter((j) => rows[j]);
+          return { member, rows, xs: neutralLlms(c, rows, member), u0: meanLogSharpness(c, rowList), align: thetaAlignment(c, calib, rows) };
         })
       : [];
     for (const n of budgets) {
@@ -221,11 +205,7 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         }
       };
       const rnd = perm.subarray(0, m);
-      const scoreSharp = (
-        items: ArrayLike<number>,
-        into: { t: Float64Array; a: Float64Array; hit: Float64Array },
-        estimator: boolean | 'full' | 'cross' | 'cross-full',
-      ) => {
+      const scoreSharp = (items: ArrayLike<number>, into: Slot, estimator: boolean | 'full' | 'cross' | 'cross-full') => {
         const cols = tinyColumns(bank, items);
         const runs = heldList.map((j) => sharpOf(xs, j, cols));
         // The accuracy estimator `publish` writes: fitted on the training LLMs scored as tiny runs
@@ -255,32 +235,39 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
           } else into.a[j] = predictAccuracy(curve, into.t[j]!, 0).accuracy;
         });
       };
-      for (const method of methods) {
-        const into = slot(method, n);
-        if (method === 'range+fleet') scoreFleet(range, into);
-        else if (method === 'range+sharp') scoreSharp(range, into, false);
-        else if (method === 'random+sharp') scoreSharp(rnd, into, false);
-        else if (method === 'range+sharp+acc') scoreSharp(range, into, true);
-        else if (method === 'random+sharp+acc') scoreSharp(rnd, into, true);
-        else if (method === 'range+sharp+xacc') scoreSharp(range, into, 'cross');
-        else if (method === 'random+sharp+xacc') scoreSharp(rnd, into, 'cross');
-        else if (method === 'range+sharp+xfull') scoreSharp(range, into, 'cross-full');
-        else if (method === 'range+sharp+full') scoreSharp(range, into, 'full');
-        else if (method === 'random+sharp+xfull') scoreSharp(rnd, into, 'cross-full');
-        else if (method === 'range+fit') scoreFit(range, calib, llm, into, curve);
-        else if (method === 'info+fit') scoreFit(info!.subarray(0, m), calib, llm, into, curve);
-        else if (method === 'random+fleet') scoreFleet(rnd, into);
-        else if (method === 'random+fit') scoreFit(rnd, calib, llm, into, curve);
-        else if (method === '2pl') {
+      const scoreAccuracy = (items: ArrayLike<number>, into: Slot) => {
+        const cols = tinyColumns(bank, items);
+        for (const j of heldList) {
+          into.t[j] = accuracyOn(bank, j, cols);
+          into.a[j] = into.t[j]!;
+        }
+      };
+      // One entry per method: a method missing here, or one too many, is a type error.
+      const scorers: Record<StudyMethod, (into: Slot) => void> = {
+        'range+fleet': (into) => scoreFleet(range, into),
+        'random+fleet': (into) => scoreFleet(rnd, into),
+        'range+sharp': (into) => scoreSharp(range, into, false),
+        'random+sharp': (into) => scoreSharp(rnd, into, false),
+        'range+sharp+acc': (into) => scoreSharp(range, into, true),
+        'random+sharp+acc': (into) => scoreSharp(rnd, into, true),
+        'range+sharp+xacc': (into) => scoreSharp(range, into, 'cross'),
+        'random+sharp+xacc': (into) => scoreSharp(rnd, into, 'cross'),
+        'range+sharp+xfull': (into) => scoreSharp(range, into, 'cross-full'),
+        'random+sharp+xfull': (into) => scoreSharp(rnd, into, 'cross-full'),
+        'range+sharp+full': (into) => scoreSharp(range, into, 'full'),
+        'range+fit': (into) => scoreFit(range, calib, llm, into, curve),
+        'info+fit': (into) => scoreFit(info!.subarray(0, m), calib, llm, into, curve),
+        'random+fit': (into) => scoreFit(rnd, calib, llm, into, curve),
+        '2pl': (into) => {
           const sel = selectForRange(bank, pl!.calib.layout, pl!.calib.x, m, { rows: trainList }).forms[0]!;
           scoreFit(sel, pl!.calib, twoPl, into, pl!.curve);
-        } else {
-          const cols = tinyColumns(bank, range);
-          for (const j of heldList) {
-            into.t[j] = accuracyOn(bank, j, cols);
-            into.a[j] = into.t[j]!;
-          }
-        }
+        },
+        accuracy: (into) => scoreAccuracy(range, into),
+      };
+      for (const method of methods) {
+        // Names can arrive unchecked (cli/bench/tiny-study.mjs reads them from METHODS): fail on a typo.
+        if (!Object.hasOwn(scorers, method)) throw new LlmNrmError('INVALID_OPTION', `selectionStudy: unknown method '${method}'`);
+        scorers[method](slot(method, n));
       }
     }
   }

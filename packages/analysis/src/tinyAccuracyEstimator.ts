@@ -1,4 +1,5 @@
 import { LlmNrmError } from '@llm-nrm/core';
+import { cholesky, cholSolve } from '@llm-nrm/core/engine';
 import { accuracyAt, type AccuracyCurve } from './accuracyCurve.js';
 
 /**
@@ -79,17 +80,19 @@ function leastSquares(X: number[][], y: number[], use: number[], mean: number[],
   const p = use.length;
   // Normal equations on centred, scaled features (a tiny ridge, 1e-8, keeps a near-collinear set solvable).
   const z = (row: number[], d: number) => (d === 0 ? 1 : (row[d]! - mean[d]!) / sd[d]!);
-  const A = Array.from({ length: p }, () => new Float64Array(p));
-  const b = new Float64Array(p);
+  const A = new Float64Array(p * p);
+  const w = new Float64Array(p);
   for (let r = 0; r < n; r++) {
     for (let s = 0; s < p; s++) {
       const vs = z(X[r]!, use[s]!);
-      b[s]! += vs * y[r]!;
-      for (let t = 0; t < p; t++) A[s]![t]! += vs * z(X[r]!, use[t]!);
+      w[s]! += vs * y[r]!;
+      for (let t = 0; t < p; t++) A[s * p + t]! += vs * z(X[r]!, use[t]!);
     }
   }
-  for (let s = 1; s < p; s++) A[s]![s]! += 1e-8 * n;
-  const w = solve(A, b);
+  for (let s = 1; s < p; s++) A[s * p + s]! += 1e-8 * n;
+  // A is symmetric positive definite (a Gram matrix plus the ridge): one factor serves every solve.
+  const L = cholesky(A, p);
+  cholSolve(L, p, w);
   const coef: [number, number, number, number] = [0, 0, 0, 0];
   coef[0] = w[0]!;
   for (let s = 1; s < p; s++) {
@@ -101,7 +104,8 @@ function leastSquares(X: number[][], y: number[], use: number[], mean: number[],
   let press = 0;
   for (let r = 0; r < n; r++) {
     const zr = Float64Array.from(use, (d) => z(X[r]!, d));
-    const v = solve(A, zr);
+    const v = Float64Array.from(zr);
+    cholSolve(L, p, v);
     let h = 0;
     for (let s = 0; s < p; s++) h += zr[s]! * v[s]!;
     const e = y[r]! - dot(coef, X[r]!);
@@ -126,26 +130,4 @@ function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let s = 0;
   for (let t = 0; t < a.length; t++) s += a[t]! * b[t]!;
   return s;
-}
-
-/** Gaussian elimination with partial pivoting (p <= 4). */
-function solve(A: Float64Array[], b: Float64Array): Float64Array {
-  const p = b.length;
-  const M = A.map((row) => Float64Array.from(row));
-  const v = Float64Array.from(b);
-  for (let i = 0; i < p; i++) {
-    let piv = i;
-    for (let r = i + 1; r < p; r++) if (Math.abs(M[r]![i]!) > Math.abs(M[piv]![i]!)) piv = r;
-    [M[i], M[piv]] = [M[piv]!, M[i]!];
-    [v[i], v[piv]] = [v[piv]!, v[i]!];
-    const d = M[i]![i]!;
-    if (!(Math.abs(d) > 1e-300)) continue;
-    for (let r = 0; r < p; r++) {
-      if (r === i) continue;
-      const m = M[r]![i]! / d;
-      for (let c = i; c < p; c++) M[r]![c]! -= m * M[i]![c]!;
-      v[r]! -= m * v[i]!;
-    }
-  }
-  return Float64Array.from(v, (x, i) => (Math.abs(M[i]![i]!) > 1e-300 ? x / M[i]![i]! : 0));
 }

@@ -1,33 +1,25 @@
 /**
- * The engines the CLI offers (`--engine`) and its default: the one place to add an engine. Each
- * loader imports its package only when asked, so `--engine ts` never loads tfjs.
+ * The engines the CLI offers (`--engine`): core's registry, where `ts` is core's, `wasm` and `auto`
+ * come with @llm-nrm/engine-wasm (imported here, so registered) and `tfjs` is registered here as a
+ * provider importing @llm-nrm/engine-tfjs only when asked (the CLI does not install it).
  */
-import { availableParallelism } from 'node:os';
-import { LlmNrmError, tsEngine, type Engine } from '@llm-nrm/core';
+import { LlmNrmError, loadEngine as loadRegisteredEngine, registerEngine, type Engine } from '@llm-nrm/core';
+import { engineNames } from '@llm-nrm/core/engine';
+import { WASM_THREADS } from '@llm-nrm/engine-wasm';
 import type { Argv } from 'yargs';
 
-/**
- * Threads of the wasm engine (the calling one included): the machine's cores, at most 4 (a pass at
- * 189 x 2,000 is cut into 16 blocks; past 4 threads the fixed per-pass costs dominate). Any count
- * gives the same bits (fixed blocks, reduced in block order), so the fit does not depend on it.
- */
-export const WASM_THREADS = Math.max(1, Math.min(4, availableParallelism()));
+export { WASM_THREADS };
 
-/** What a loader may be told: the wasm engine's thread count (default WASM_THREADS), and its binary pass. */
+/** What a command may tell a loader: the thread count (default the engine's), and the wasm engine's settings. */
 export interface EngineLoadOptions {
   threads?: number;
   /**
    * The wasm engine's 1PL-4PL full pass for every binary family (engine-wasm's
    * WasmEngineOptions.binaryPass): 'phased' keeps the TypeScript kernel's bits; 'simd' is about 2x
-   * cheaper but not those bits. Default: per family (`ModelFamily.fastKernel`: 'simd' for 3PL and
-   * 4PL, 'phased' for 1PL and 2PL).
+   * cheaper but not those bits. Default: per family (`ModelFamily.fastKernel`).
    */
   binaryPass?: 'phased' | 'simd';
-  /**
-   * The wasm engine's L-BFGS vector sweeps in part on worker threads (engine-wasm's
-   * WasmEngineOptions.threadedVectors): the same bits, 5-8% faster at paper scale. Default
-   * true; false keeps every sweep on the calling thread.
-   */
+  /** The wasm engine's L-BFGS vector sweeps in part on worker threads (default true; the same bits). */
   threadedVectors?: boolean;
 }
 
@@ -58,78 +50,32 @@ export async function loadTfjsEngine(load: () => Promise<TfjsModule> = () => imp
   return mod.tfjsEngine();
 }
 
-const LOADERS: Record<string, (options: EngineLoadOptions) => Promise<Engine>> = {
-  ts: async () => tsEngine,
-  tfjs: () => loadTfjsEngine(),
-  wasm: async (options) => {
-    // engine-wasm's objective takes a layout; its `engine` is core's Engine, which takes the family.
-    const wasm = await import('@llm-nrm/engine-wasm');
-    // Compile now, so a runtime without WebAssembly SIMD fails here (and the default falls back to ts).
-    await wasm.loadWasmKernel();
-    return wasm.wasmEngine({
-      threads: options.threads ?? WASM_THREADS,
-      ...(options.binaryPass ? { binaryPass: options.binaryPass } : {}),
-      ...(options.threadedVectors === false ? { threadedVectors: false } : {}),
-    }).engine;
-  },
-};
+registerEngine({ name: 'tfjs', describe: 'TensorFlow.js (GPU with tfjs-node-gpu, else tfjs-node, else pure JS)', load: () => loadTfjsEngine() });
 
-/**
- * The engine of a plain `llm-nrm fit`: `auto`, the WebAssembly SIMD kernel (about 8x fewer CPU
- * cycles per pass than the TypeScript one, packages/engine-wasm/BENCHMARKS.md) for banks of at
- * least AUTO_WASM_ENTRIES option entries, else (or where wasm does not load) the TypeScript kernel.
- * Why not wasm always: its f32 softmax makes the loss rough at about 1e-8 relative, which on small
- * banks stops L-BFGS's line search short of the SE stopping rule (a 12 x 60 demo fleet ended
- * "not converged"), while there a TypeScript pass costs well under 15 ms anyway.
- */
+/** The engine of a plain `llm-nrm fit`: wasm for large banks, else ts (engine-wasm's `auto`). */
 export const DEFAULT_ENGINE = 'auto';
 
-/** Observed-or-not option entries (J x sum of option counts) from which `auto` picks wasm. */
-export const AUTO_WASM_ENTRIES = 250_000;
-
-LOADERS.auto = async (options) => {
-  let wasm: Engine | null = null;
-  try {
-    wasm = await LOADERS.wasm!(options);
-  } catch (e) {
-    process.stderr.write(`note: engine wasm did not load (${(e as Error).message}); fitting with ts\n`);
-  }
-  return {
-    name: 'auto',
-    detail: `wasm from ${AUTO_WASM_ENTRIES} option entries, else ts`,
-    objective: (bank, family, priors) => {
-      const entries = bank.models.length * bank.colOffsets[bank.colItem.length]!;
-      const use = wasm !== null && entries >= AUTO_WASM_ENTRIES ? wasm : tsEngine;
-      const objective = use.objective(bank, family, priors);
-      // The bundle records the engine that ran, not 'auto' (engine-wasm names its own fallbacks).
-      return objective.engine === undefined
-        ? { layout: objective.layout, free: objective.free, engine: use.name, lossAndGrad: objective.lossAndGrad.bind(objective) }
-        : objective;
-    },
-    curvature: (bank, family, priors, objective) => wasm?.curvature?.(bank, family, priors, objective) ?? null,
-    // The wasm engine's threaded vector sweeps where asked for (on small banks they run on the
-    // calling thread: the pool shares only vectors of 32,768 entries or more).
-    ...(wasm?.vectors !== undefined ? { vectors: wasm.vectors } : {}),
-  };
-};
-
-export const ENGINE_NAMES: readonly string[] = Object.keys(LOADERS);
+export const ENGINE_NAMES: readonly string[] = engineNames().map((e) => e.name);
 
 /**
  * Load the engine of an `--engine` value (validated by yargs' choices). `threads` is for callers
  * that already run several fits at once (evaluate's CV workers), so threads never outnumber cores.
  */
 export async function loadEngine(name: string, options: EngineLoadOptions = {}): Promise<Engine> {
-  const load = LOADERS[name];
-  if (load === undefined) throw new Error(`unknown engine ${JSON.stringify(name)}`);
-  return load(options);
+  const { threads, ...settings } = options;
+  return loadRegisteredEngine(name, {
+    ...(threads !== undefined ? { threads } : {}),
+    settings,
+    warn: (message) => process.stderr.write(`note: ${message}\n`),
+  });
 }
 
 /** The `--engine` option, shared by every command that fits. */
 export function engineOption<T>(y: Argv<T>): Argv<T & { engine: string }> {
   return y.option('engine', {
-    describe:
-      'What computes loss and gradient: auto (wasm for large banks, else ts), ts (fused TypeScript kernels), wasm (WebAssembly SIMD), tfjs (TensorFlow.js: GPU with tfjs-node-gpu, else tfjs-node, else pure JS)',
+    describe: `What computes loss and gradient: ${engineNames()
+      .map((e) => `${e.name} (${e.describe})`)
+      .join(', ')}`,
     choices: ENGINE_NAMES as string[],
     default: DEFAULT_ENGINE,
   }) as Argv<T & { engine: string }>;

@@ -29,7 +29,7 @@ export function validateBundle(value: unknown, source = 'bundle'): CalibrationBu
   const b = value as CalibrationBundle;
   // Cross-field checks JSON Schema cannot express: option-level families carry a, c per option and
   // per-position LLM parameters; binary ones irt per item.
-  const optionLevel = getFamily(b.model, b.parts).optionLevel;
+  const optionLevel = getFamily(b.model, b.parts).kind === 'option-level';
   for (const it of b.items) {
     if (it.key >= it.nOptions)
       throw new LlmNrmError('INVALID_BUNDLE', `${source}: item ${JSON.stringify(it.id)} key ${it.key} out of range (${it.nOptions} options)`);

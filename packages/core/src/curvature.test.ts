@@ -37,7 +37,7 @@ function bruteGn(family: ModelFamily, bank: ResponseBank, L: Layout, x: Float64A
       const pr = family.predictor(bank, L, x);
       pr.cell(j, col, base);
       const Pk = pr.pKey(j, col);
-      if (family.optionLevel) {
+      if (family.kind === 'option-level') {
         for (let t = 0; t < n; t++) {
           xp[t] = x[t]! + h;
           family.predictor(bank, L, xp).cell(j, col, out);

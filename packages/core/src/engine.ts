@@ -18,13 +18,17 @@ export {
   type LlmNrmCorrectionInputs,
   type LlmNrmCurvatureSums,
 } from './families/llmNrm/curvature.js';
-export { getEngine } from './engines.js';
+export { engineNames, getEngine } from './engines.js';
 export { minimizeLbfgs } from './fit/lbfgs.js';
 export { serialVectorOps, runParts, sumParts, vectorPart, vectorRange, VECTOR_OP, VECTOR_PARTS, type VectorOpCode, type VectorOps } from './fit/vectorOps.js';
 export { standardizeTheta, standardized } from './fit/identification.js';
 export { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
-export { inverseFirstDiagonal } from './fit/standardErrors.js';
-export { initialParameters } from './fit/modelObjective.js';
+export { inverseFirstDiagonal, inverseSpd } from './fit/standardErrors.js';
+export { cholesky, cholSolve } from './internal/cholesky.js';
+export { initialParameters, modelObjective } from './fit/modelObjective.js';
+export { freeMask, llmParamIndices } from './families/registry.js';
+export { minimiseTheta, minimiseThetaSharpness } from './scoreThetaAlone.js';
 export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
+export { llmCrossEntropy } from './scoreThetaAlone.js';
 export { blockPreconditioner, type BlockPreconditioner } from './curvature.js';
 export type { BlockApplier, PackedSizes } from './internal/blocks.js';

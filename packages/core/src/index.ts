@@ -37,12 +37,11 @@ export {
   type LlmPrior,
   type ModelFamily,
 } from './families/family.js';
-export { familyOfLayout, freeMask, getFamily, itemDifficulties, llmParamIndices, optionLevelLayout } from './families/registry.js';
-export { registerEngine, tsEngine, type CurvatureBuilder, type Engine } from './engines.js';
+export { familyOfLayout, getFamily, itemDifficulties, optionLevelLayout } from './families/registry.js';
+export { loadEngine, registerEngine, tsEngine, type CurvatureBuilder, type Engine, type EngineLoadOptions, type EngineProvider } from './engines.js';
 export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './fit/optimizer.js';
 export { thetaStandardErrors, type StandardErrorOptions, type ThetaStandardErrors } from './fit/standardErrors.js';
 export { fit, SE_MODES, type FitOptions, type FitResult, type SeMode } from './fit/fit.js';
-export { modelObjective } from './fit/modelObjective.js';
 export { predictor, wrongOptionShares } from './predict.js';
 export { itemContentSha256 } from './itemContent.js';
 export { fitConvergence, type FitConvergence } from './fitConvergence.js';
@@ -50,5 +49,6 @@ export { randomSource, type Random } from './random.js';
 export { bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate.js';
 export { bundleItems, bundleParameters, parseBundle, toBundle, validateBundle } from './bundle.js';
 export type { BundleItem, BundleLlm, BundleWarning, CalibrationBundle } from './bundleFormat.js';
+export { itemCurve, itemLogits, type CurveItem } from './itemCurve.js';
 export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score.js';
-export { SCORE_P_FLOOR, fleetNuisance, minimiseTheta, minimiseThetaSharpness } from './scoreThetaAlone.js';
+export { SCORE_P_FLOOR, fleetNuisance } from './scoreThetaAlone.js';

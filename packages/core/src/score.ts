@@ -111,7 +111,7 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
   });
   // A family without nuisance parameters (binary) is always fitted.
   const modes = counts.map((n): 'fit' | 'fleet' | 'sharpness' =>
-    family.holdNuisance === null ? 'fit' : mode === 'auto' ? (n.items < FLEET_NUISANCE_BELOW ? 'sharpness' : 'fit') : mode,
+    family.kind !== 'option-level' ? 'fit' : mode === 'auto' ? (n.items < FLEET_NUISANCE_BELOW ? 'sharpness' : 'fit') : mode,
   );
   // The joint fit (items fixed, so each LLM's parameters are its own problem) runs only when some LLM
   // is scored by it: an LLM scored alone gets its theta from `scoreThetaAlone`, which reads nothing

@@ -33,23 +33,22 @@ export function fleetNuisance(bundle: CalibrationBundle): { sbar: number; delta:
 }
 
 /**
- * Negative log posterior of theta for LLM j with everything else fixed: -sum_c sum_k q_k log p_k
- * over its observed cells, plus theta^2 / (2 sd^2).
+ * LLM j's cross-entropy under x: -sum_c sum_k q_k log p_k over its observed columns (those with
+ * cols[c] = 1 when `cols` is given), each p floored at SCORE_P_FLOOR, accumulated onto `prior` (the
+ * caller's prior term, in this order). The predictor reads x live: callers move theta (and
+ * sharpness) in x between calls. The one likelihood of scoring an LLM with its items fixed (here,
+ * and analysis' tiny-run and held-out scorers).
  */
-function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, thetaSd: number): (theta: number, u?: number) => number {
-  const family = familyOfLayout(layout);
+export function llmCrossEntropy(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, cols?: ArrayLike<number>): (prior: number) => number {
   const pred = predictor(bank, layout, x);
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
-  const cols: number[] = [];
-  for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c]) cols.push(c);
+  const list: number[] = [];
+  for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c] && (cols === undefined || cols[c])) list.push(c);
   const p = new Float64Array(bank.kMax);
-  return (theta, u) => {
-    x[layout.theta + j] = theta;
-    // u: log-sharpness, when sharpness is scored too (its prior is added by the caller).
-    if (u !== undefined) family.setSharpness(layout, x, j, Math.exp(u));
-    let s = (theta * theta) / (2 * thetaSd * thetaSd);
-    for (const c of cols) {
+  return (prior) => {
+    let s = prior;
+    for (const c of list) {
       const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
       const qo = j * width + bank.colOffsets[c]!;
       pred.cell(j, c, p);
@@ -59,6 +58,21 @@ function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: numbe
       }
     }
     return s;
+  };
+}
+
+/**
+ * Negative log posterior of theta for LLM j with everything else fixed: -sum_c sum_k q_k log p_k
+ * over its observed cells, plus theta^2 / (2 sd^2).
+ */
+function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, thetaSd: number): (theta: number, u?: number) => number {
+  const family = familyOfLayout(layout);
+  const data = llmCrossEntropy(bank, layout, x, j);
+  return (theta, u) => {
+    x[layout.theta + j] = theta;
+    // u: log-sharpness, when sharpness is scored too (its prior is added by the caller).
+    if (u !== undefined && family.kind === 'option-level') family.setSharpness(layout, x, j, Math.exp(u));
+    return data((theta * theta) / (2 * thetaSd * thetaSd));
   };
 }
 
@@ -105,9 +119,9 @@ export function scoreThetaAlone(
   withSharpness = false,
 ): { theta: number; se: number; sharpness?: number; loss: number } {
   const family = familyOfLayout(layout);
-  family.holdNuisance?.(layout, x, j, fleetNuisance(bundle));
+  if (family.kind === 'option-level') family.holdNuisance(layout, x, j, fleetNuisance(bundle));
   const f = objective(bank, layout, x, j, thetaSd);
-  if (withSharpness && family.parts.sharpness) {
+  if (withSharpness && family.kind === 'option-level' && family.parts.sharpness) {
     // log s ~ N(mean log s of the fleet, sd^2): the calibration's sharpness prior, centred on the fleet.
     const u0 = fleetNuisance(bundle).logSharpness;
     const sd = bundle.priors?.sharpnessSd ?? 0.5;

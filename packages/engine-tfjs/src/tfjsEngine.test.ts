@@ -1,8 +1,8 @@
 // Every engine gives the same loss and gradient: core's 'ts' engine against the 'tfjs' engine for
 // every family of core's registry (GRADIENT_CASES), whole and chunked over LLM rows, and a fit
 // through `fit(bank, { engine })` by object and by registered name.
-import { fit, modelObjective, randomSource, registerEngine, simulateFleet, toBundle, tsEngine, type EvalScope, type Objective } from '@llm-nrm/core';
-import { getEngine } from '@llm-nrm/core/engine';
+import { fit, randomSource, registerEngine, simulateFleet, toBundle, tsEngine, type EvalScope, type Objective } from '@llm-nrm/core';
+import { getEngine, modelObjective } from '@llm-nrm/core/engine';
 import { GRADIENT_CASES, gradientFleet, randomPoint } from '@llm-nrm/tooling/gradient';
 import { expectArraysClose } from '@llm-nrm/tooling/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -77,8 +77,8 @@ export function rowChunks(bank: ResponseBank, slots: number): number[] {
 }
 
 /**
- * The 'tfjs' engine for core's `fit(bank, { engine })` (or register it: `registerEngine(await
- * tfjsEngine())`, then `engine: 'tfjs'`). Loads tfjs once; every family of core's registry runs
+ * The 'tfjs' engine for core's `fit(bank, { engine })` (importing the package registers it:
+ * `await loadEngine('tfjs')`, then `engine: 'tfjs'`). Loads tfjs once; every family of core's registry runs
  * (option-level families on the LLM-NRM graph, binary ones on correctness), chunked over LLM rows.
  *
  * @example

@@ -5,8 +5,8 @@
 // loss relative 1e-5; gradient |g_tfjs - g| <= 1e-4 |g| + 1e-5 max|g| per coordinate.
 // GRADIENT_REPORT=1 prints the largest discrepancy per model.
 import { createRequire } from 'node:module';
-import { LlmNrmError, llmNrmLayout, modelObjective, randomSource, type EvalScope, type ModelName, type Objective, type Priors } from '@llm-nrm/core';
-import { DIFFICULTY_EPS } from '@llm-nrm/core/engine';
+import { LlmNrmError, llmNrmLayout, randomSource, type EvalScope, type ModelName, type Objective, type Priors } from '@llm-nrm/core';
+import { DIFFICULTY_EPS, modelObjective } from '@llm-nrm/core/engine';
 import { GRADIENT_CASES, gradientFleet as fleetOf, placeDenominators, randomPoint } from '@llm-nrm/tooling/gradient';
 import { expectArraysClose } from '@llm-nrm/tooling/test';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,5 @@
 import {
   LlmNrmError,
-  freeMask,
   getFamily,
   optionLevelLayout,
   type BinaryLayout,
@@ -14,7 +13,7 @@ import {
   type Priors,
   type ResponseBank,
 } from '@llm-nrm/core';
-import { priorPrecisions, DIFFICULTY_BOUND, DIFFICULTY_EPS, correctness } from '@llm-nrm/core/engine';
+import { priorPrecisions, DIFFICULTY_BOUND, DIFFICULTY_EPS, correctness, freeMask } from '@llm-nrm/core/engine';
 import type { Scalar, Tensor, Tensor1D, Tensor2D } from '@tensorflow/tfjs-core';
 import { loadTfjs, type LoadedTfjs, type Tf, type TfjsBackendName } from './loadTfjs.js';
 

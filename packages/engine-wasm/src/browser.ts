@@ -9,6 +9,7 @@ import { kernelBytes, loadWasmKernel, sharedMemorySupported, type KernelVariant 
 import { createWasmObjective, type WasmObjective, type WasmObjectiveOptions } from './internal/objective.js';
 import { BlockPool } from './internal/pool.js';
 import type { PoolPlatform } from './internal/pool.js';
+import { AUTO_WASM_ENTRIES, registerWasmEngines } from './internal/providers.js';
 
 let platform: PoolPlatform | null | undefined;
 const web = (): PoolPlatform | null => (platform === undefined ? (platform = browserPlatform()) : platform);
@@ -28,5 +29,9 @@ export function wasmThreadPool(threads: number): BlockPool {
   return new BlockPool(threads, p);
 }
 
-export { disposeWasmThreads, kernelBytes, loadWasmKernel, sharedMemorySupported };
+// Importing the package registers 'wasm' and 'auto' with core (threads: 1 unless `loadEngine` says;
+// more need a cross-origin isolated page).
+registerWasmEngines(wasmEngine, 1);
+
+export { AUTO_WASM_ENTRIES, disposeWasmThreads, kernelBytes, loadWasmKernel, sharedMemorySupported };
 export type { BlockPool, EngineObjective, KernelVariant, WasmEngine, WasmEngineOptions, WasmObjective, WasmObjectiveOptions };

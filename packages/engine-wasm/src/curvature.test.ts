@@ -13,7 +13,6 @@
 import {
   ALL_PARTS,
   fit,
-  freeMask,
   getFamily,
   llmNrmLayout,
   randomSource,
@@ -26,7 +25,7 @@ import {
   type LlmNrmParts,
   type ResponseBank,
 } from '@llm-nrm/core';
-import { hardenBank } from '@llm-nrm/core/engine';
+import { hardenBank, freeMask } from '@llm-nrm/core/engine';
 import { gradientFleet, randomPoint } from '@llm-nrm/tooling/gradient';
 import { afterAll, describe, expect, it } from 'vitest';
 import { wasmEngine, wasmLlmNrmObjective, wasmThreadPool, type WasmObjective } from './index.js';

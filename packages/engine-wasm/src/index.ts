@@ -6,6 +6,8 @@ import { kernelBytes, loadWasmKernel, sharedMemorySupported, type KernelVariant 
 import { nodePlatform } from './internal/nodePlatform.js';
 import { createWasmObjective, type WasmObjective, type WasmObjectiveOptions } from './internal/objective.js';
 import { BlockPool } from './internal/pool.js';
+import { availableParallelism } from 'node:os';
+import { AUTO_WASM_ENTRIES, registerWasmEngines } from './internal/providers.js';
 
 /**
  * core's `llmNrmObjective` on the WebAssembly SIMD kernel: the same loss and gradient (to f32
@@ -29,5 +31,15 @@ export function wasmThreadPool(threads: number): BlockPool {
   return new BlockPool(threads, nodePlatform);
 }
 
-export { disposeWasmThreads, kernelBytes, loadWasmKernel, sharedMemorySupported };
+/**
+ * Threads of the registry's 'wasm' and 'auto' engines (the calling one included) unless
+ * `loadEngine` says: the machine's cores, at most 4 (a pass at 189 x 2,000 is cut into 16 blocks;
+ * past 4 threads the fixed per-pass costs dominate). Any count gives the same bits.
+ */
+export const WASM_THREADS = Math.max(1, Math.min(4, availableParallelism()));
+
+// Importing the package registers 'wasm' and 'auto' with core: `await loadEngine('auto')`.
+registerWasmEngines(wasmEngine, WASM_THREADS);
+
+export { AUTO_WASM_ENTRIES, disposeWasmThreads, kernelBytes, loadWasmKernel, sharedMemorySupported };
 export type { BlockPool, EngineObjective, KernelVariant, WasmEngine, WasmEngineOptions, WasmObjective, WasmObjectiveOptions };

@@ -7,7 +7,9 @@ import {
   bundleItems,
   bundleParameters,
   getFamily,
+  itemCurve,
   sigmoid,
+  type BundleItem,
   type CalibrationBundle,
   type ResponseBank,
   type ResponseRecord,
@@ -145,7 +147,7 @@ export function siteData(input: SiteInput): SiteFiles {
   const family = getFamily(bundle.model, bundle.parts);
   const bankDifficulty = bank ? bankDifficulties(bundle, bank) : null;
   const uses = llms.map((l, r) =>
-    family.optionLevel && bundle.parts.fallback
+    family.kind === 'option-level' && bundle.parts.fallback
       ? round(fallbackUse(bundle, l.theta, bank && rowOf && bankDifficulty ? { bank, row: rowOf[r]!, difficulty: bankDifficulty } : null))
       : null,
   );
@@ -193,7 +195,7 @@ export function siteData(input: SiteInput): SiteFiles {
   // SEs of every LLM's bias and fallback from its own responses (Fisher information, one pass).
   const paramErrors = new Map<number, ReturnType<typeof llmParameterErrors>[number]>();
   // Option-level families fitted on the responses as read (not nrm-hard's hardened ones, nor binary).
-  if (bank && rowOf && family.optionLevel && !family.hardened) {
+  if (bank && rowOf && family.kind === 'option-level' && !family.hardened) {
     const { layout, x: bx } = bundleParameters(bundle, bank);
     const boardRows = Array.from(rowOf.keys()).filter((r) => rowOf![r]! >= 0);
     const errs = llmParameterErrors(bank, layout, bx, { rows: boardRows.map((r) => rowOf![r]!), ...(bundle.priors ? { priors: bundle.priors } : {}) });
@@ -416,22 +418,6 @@ function responseSummaries(bank: ResponseBank, rowOf: Int32Array, itemBench: Int
   return { pref, prefQ, keyQ, benchAcc: { right, cells } };
 }
 
-/** NRM probability of the key at theta: softmax(a theta + c)_key. */
-function pKey(
-  it: { a: number[]; c: number[]; key: number; irt?: { discrimination: number; intercept: number; guess: number; upper: number } },
-  theta: number,
-): number {
-  if (it.a.length === 0 && it.irt) {
-    const { discrimination, intercept, guess, upper } = it.irt;
-    return guess + (upper - guess) / (1 + Math.exp(-(discrimination * theta + intercept)));
-  }
-  let m = -Infinity;
-  for (let k = 0; k < it.a.length; k++) m = Math.max(m, it.a[k]! * theta + it.c[k]!);
-  let s = 0;
-  for (let k = 0; k < it.a.length; k++) s += Math.exp(it.a[k]! * theta + it.c[k]! - m);
-  return Math.exp(it.a[it.key]! * theta + it.c[it.key]! - m) / s;
-}
-
 /**
  * The items that separate board rows r and nb most: with responses, the largest gaps between their
  * mean probabilities on the key (what the data shows); without, the largest gaps between the
@@ -450,6 +436,9 @@ function separatingItems(
   // The `top` largest |gap| in one pass (a small sorted list, not a sort of all I items: this runs
   // twice per LLM, 378 times over 31,554 items at the paper's size).
   const gaps: { i: number; gap: number; self: number; other: number }[] = [];
+  // The model's P(key): core's itemCurve at the key, into one scratch for all items.
+  const curve = new Float64Array(bundle.kMax);
+  const pKey = (it: BundleItem, theta: number) => itemCurve(it, theta, curve)[it.key]!;
   const better = (a: { i: number; gap: number }, b: { i: number; gap: number }) =>
     Math.abs(a.gap) > Math.abs(b.gap) || (Math.abs(a.gap) === Math.abs(b.gap) && a.i < b.i);
   for (let i = 0; i < I; i++) {

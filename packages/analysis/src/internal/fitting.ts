@@ -14,6 +14,11 @@ export type FitFn = (bank: ResponseBank, options: FitOptions) => FitLike;
 
 export type ExperimentFitOptions = Omit<FitOptions, 'model' | 'parts' | 'init' | 'fixItems' | 'onProgress'>;
 
+/** The options every experiment fit of `spec` starts from: no SEs unless asked, the spec's model and parts. */
+function specOptions(spec: ModelSpec, fitOptions: ExperimentFitOptions | undefined): FitOptions {
+  return { standardErrors: false, ...fitOptions, model: spec.model, ...(spec.parts ? { parts: spec.parts } : {}) };
+}
+
 /** Fit `spec` on the cells of `mask` only (items and LLMs jointly). */
 export function fitOnMask(
   bank: ResponseBank,
@@ -25,10 +30,7 @@ export function fitOnMask(
   label = '',
 ): FitLike {
   return fitFn(withObserved(bank, mask), {
-    standardErrors: false,
-    ...fitOptions,
-    model: spec.model,
-    ...(spec.parts ? { parts: spec.parts } : {}),
+    ...specOptions(spec, fitOptions),
     ...(say ? { onProgress: (p) => say(`${label}iteration ${p.iteration}, loss ${p.loss.toFixed(2)}`) } : {}),
   });
 }
@@ -45,12 +47,5 @@ export function fitFixedItems(
   fitOptions: ExperimentFitOptions | undefined,
   fitFn: FitFn = coreFit,
 ): FitLike {
-  return fitFn(withObserved(bank, mask), {
-    standardErrors: false,
-    ...fitOptions,
-    model: spec.model,
-    ...(spec.parts ? { parts: spec.parts } : {}),
-    init: calib.x,
-    fixItems: true,
-  });
+  return fitFn(withObserved(bank, mask), { ...specOptions(spec, fitOptions), init: calib.x, fixItems: true });
 }

@@ -1,4 +1,5 @@
-import { familyOfLayout, minimiseTheta, minimiseThetaSharpness, predictor, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { familyOfLayout, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
+import { llmCrossEntropy, minimiseTheta, minimiseThetaSharpness } from '@llm-nrm/core/engine';
 
 /*
  * The one scoring rule of a tiny run (issue 30), shared by `compression` (evaluate --compression),
@@ -52,42 +53,23 @@ export function accuracyOn(bank: ResponseBank, j: number, cols?: Uint8Array): nu
 }
 
 /**
- * The objective of held-out LLM j on the columns in `cols` (observed cells only): `prior` plus the
- * cross-entropy of its answers under the current `xs`, re-read at every call (the scorers move theta and u in `xs`).
+ * Theta alone of held-out LLM j from the columns in `cols`, nuisances as in `xs` (the training
+ * fleet's means), under an N(0, thetaSd^2) prior: 3 as `scoreResponses` (default), 1 for the
+ * study's 'theta-only' scoring.
  */
-function runCrossEntropy(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array): (prior: number) => number {
-  const pred = predictor(bank, layout, xs);
-  const nC = bank.colItem.length;
-  const width = bank.colOffsets[nC]!;
-  const list: number[] = [];
-  for (let c = 0; c < nC; c++) if (cols[c] && bank.observed[j * nC + c]) list.push(c);
-  const p = new Float64Array(bank.kMax);
-  return (prior) => {
-    // Accumulated onto the prior term, in the order the scorers always summed.
-    let s = prior;
-    for (const c of list) {
-      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
-      const qo = j * width + bank.colOffsets[c]!;
-      pred.cell(j, c, p);
-      for (let k = 0; k < K; k++) {
-        const q = bank.q[qo + k]!;
-        if (q > 0) s -= q * Math.log(Math.max(p[k]!, 1e-300));
-      }
-    }
-    return s;
-  };
-}
-
-/** Theta alone of held-out LLM j from the columns in `cols`, nuisances at the training fleet's means (N(0, 3^2) prior, as `scoreResponses`). */
-export function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array): { theta: number; se: number } {
-  const data = runCrossEntropy(bank, layout, xs, j, cols);
+export function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array, j: number, cols: Uint8Array, thetaSd = 3): { theta: number; se: number } {
+  const data = llmCrossEntropy(bank, layout, xs, j, cols);
+  const w = 2 * thetaSd * thetaSd;
   return minimiseTheta((theta) => {
     xs[layout.theta + j] = theta;
-    return data((theta * theta) / 18);
+    return data((theta * theta) / w);
   });
 }
 
-/** Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in `xs`. */
+/**
+ * Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in
+ * `xs`, and so does its sharpness on return (other scorers read `xs` with the fleet's).
+ */
 export function thetaSharp(
   bank: ResponseBank,
   layout: Layout,
@@ -97,13 +79,16 @@ export function thetaSharp(
   u0: number,
   sd: number,
 ): { theta: number; se: number; u: number } {
-  const sharpness = familyOfLayout(layout).sharpnessIndex;
-  if (sharpness === null) return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
-  const sj = sharpness(layout, j);
-  const data = runCrossEntropy(bank, layout, xs, j, cols);
-  return minimiseThetaSharpness((theta, u) => {
+  const family = familyOfLayout(layout);
+  if (family.kind !== 'option-level') return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
+  const sj = family.sharpnessIndex(layout, j);
+  const data = llmCrossEntropy(bank, layout, xs, j, cols);
+  const keep = xs[sj]!;
+  const r = minimiseThetaSharpness((theta, u) => {
     xs[layout.theta + j] = theta;
     xs[sj] = softplusInv(Math.exp(u));
     return data((theta * theta) / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd));
   });
+  xs[sj] = keep;
+  return r;
 }

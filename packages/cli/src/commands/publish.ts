@@ -125,7 +125,7 @@ export function restrictBundle(bundle: CalibrationBundle, ids: Set<string>): Cal
   const items = bundle.items.filter((it) => ids.has(it.id));
   const kMax = Math.max(...items.map((it) => it.nOptions));
   // Option-level bundles carry per-position arrays (bias, fallback) of length kMax.
-  const nrm = getFamily(bundle.model).optionLevel;
+  const nrm = getFamily(bundle.model).kind === 'option-level';
   return validateBundle(
     JSON.parse(
       JSON.stringify({
@@ -281,7 +281,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     if (argv.forms > 1) await checkFormsFolder(argv.output);
     for (const d of formDirs) await checkFolderOutput(d, { command: 'publish', inputs, replace: argv.force, forceFlag: '--force' });
     const bundle = await readBundle(argv.bundle);
-    if (!getFamily(bundle.model).optionLevel) {
+    if (getFamily(bundle.model).kind !== 'option-level') {
       throw new LlmNrmError(
         'INVALID_OPTION',
         `${argv.bundle}: a ${bundle.model} bundle; tiny benchmarks score option-level models (llm-nrm, nrm): fit one with --model llm-nrm`,

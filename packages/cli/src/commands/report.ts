@@ -72,7 +72,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       ['rank', 'llm', 'theta', 'se', 'sharpness', 'accuracy'],
       llms.map((l, r) => [r + 1, l.id, l.theta, l.se ?? NaN, l.sharpness, l.accuracy ?? NaN]),
     );
-    if (familyOfLayout(layout).optionLevel) {
+    if (familyOfLayout(layout).kind === 'option-level') {
       text += '\n' + infoTable('Item information over binary scoring, averaged over N(0,1)', prior);
       text += '\n' + infoTable('... and over the fitted abilities', fitted);
       text += `\nItems with an informative distractor: ${withInformative} / ${bank.items.length}\n`;

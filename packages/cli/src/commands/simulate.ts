@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, bankRecords, simulateFleet, softplus, type SimulatedFleet } from '@llm-nrm/core';
+import { LlmNrmError, bankRecords, familyOfLayout, simulateFleet, type SimulatedFleet } from '@llm-nrm/core';
 import { assertOutputIsNotInput, tidyFormatFromExtension, writeFileOutput, writeResponses } from '@llm-nrm/adapters';
 import { info, printJson, printText, progress } from '../output.js';
 import { commandLine, toolVersion } from '../provenance.js';
@@ -19,27 +19,26 @@ interface SimulateArgs {
   quiet: boolean;
 }
 
-/** The generating parameters of a simulated fleet as plain JSON (sum-to-zero per item and per LLM). */
+/**
+ * The generating parameters of a simulated fleet as plain JSON, on the calibration bundle's scale:
+ * the family's own bundle mapping (sharpness s_j = softplus(sbar_j) and kappa = softplus(kbar),
+ * paper.md "Models"; position bias, fallback and item a, c sum-to-zero), so a truth file and a
+ * bundle fitted to the fleet read alike.
+ */
 export function fleetTruth(fleet: SimulatedFleet): {
   llms: { id: string; theta: number; sharpness: number; positionBias: number[]; fallback: number[] }[];
   items: { id: string; key: number; nOptions: number; benchmark?: string; a: number[]; c: number[] }[];
   globals: { w0: number; kappa: number };
 } {
-  const { bank, layout: L, truth: x } = fleet;
-  const slice = (o: number, n: number) => Array.from(x.subarray(o, o + n));
+  const { bank, layout, truth: x } = fleet;
+  const family = familyOfLayout(layout);
   return {
-    llms: bank.models.map((id, j) => ({
-      id,
-      theta: x[L.theta + j]!,
-      sharpness: softplus(x[L.sbar + j]!),
-      positionBias: slice(L.delta + j * L.kMax, L.kMax),
-      fallback: slice(L.rho + j * L.kMax, L.kMax),
-    })),
+    llms: bank.models.map((id, j) => ({ id, theta: x[layout.theta + j]!, ...family.bundleLlm(layout, x, j) })),
     items: bank.items.map((it, i) => {
-      const io = bank.itemOffsets[i]!;
-      return { ...it, a: slice(L.a + io, it.nOptions), c: slice(L.c + io, it.nOptions) };
+      const { a, c } = family.bundleItem(bank, layout, x, i);
+      return { ...it, a, c };
     }),
-    globals: { w0: x[L.w0]!, kappa: softplus(x[L.kbar]!) },
+    globals: family.bundleGlobals(layout, x),
   };
 }
 

@@ -94,9 +94,8 @@ export interface FleetNuisance {
 }
 
 /**
- * A family's side of the calibration bundle: its parameters on the bundle's scale and back, and
- * what scoring with the nuisance held needs. bundle.ts and score.ts ask it instead of branching on
- * the model name or re-deriving the parametrisation (softplus of sharpness and kappa, centring).
+ * A family's side of the calibration bundle: its parameters on the bundle's scale and back. bundle.ts
+ * and score.ts ask it instead of branching on the model name or re-deriving the parametrisation.
  */
 export interface BundleMapping {
   /** LLM j's sharpness (natural scale; 1 without), position bias and fallback (centred; [] without). */
@@ -110,10 +109,6 @@ export interface BundleMapping {
    * LLMs not in the bundle at theta 0, sharpness 1, no bias or fallback.
    */
   fromBundle(bundle: CalibrationBundle, bank: ResponseBank): { layout: Layout; x: Float64Array };
-  /** Hold LLM j's sharpness, bias and fallback at the fleet's; null: the family has none (theta only). */
-  holdNuisance: ((layout: Layout, x: Float64Array, j: number, fleet: FleetNuisance) => void) | null;
-  /** Set LLM j's sharpness to s (natural scale); a no-op where the family has none. */
-  setSharpness(layout: Layout, x: Float64Array, j: number, s: number): void;
 }
 
 /**
@@ -135,45 +130,29 @@ export interface LlmPrior {
 }
 
 /**
- * One model family (DESIGN.md: the seam where models meet is one interface with a registry): the
- * parameter layout, start values, forward probabilities, the fused TypeScript objective, its block
- * curvature, the indices of each LLM's own parameters and its bundle mapping. Callers (fit, score,
- * bundle, analysis, cli, the engines) ask the family instead of branching on a model name.
+ * What every model family has (DESIGN.md: the seam where models meet is one interface with a
+ * registry): the parameter layout, start values, forward probabilities, the fused TypeScript
+ * objective, its block curvature, each LLM's own parameters and the bundle mapping. Callers ask the
+ * family instead of branching on a model name; what only one kind has sits on that kind.
  */
-export interface ModelFamily extends BundleMapping {
+interface FamilyBase extends BundleMapping {
   readonly name: ModelName;
   /** LLM-NRM processes switched on (all off for NRM and the binary models). */
   readonly parts: LlmNrmParts;
   /** Display name: 'LLM-NRM' (its switched-off parts noted, e.g. 'LLM-NRM (without fallback)'), 'NRM', 'NRM-HARD', '1PL'..'4PL'. */
   readonly label: string;
-  /** True for the option-level softmax families (llm-nrm, nrm, nrm-hard). */
-  readonly optionLevel: boolean;
-  /**
-   * True where `prepare` replaces the responses (nrm-hard: argmax-hardened): per-LLM quantities
-   * computed from the soft responses as read (bias and fallback SEs, ability from errors) do not
-   * belong to its fit.
-   */
-  readonly hardened: boolean;
-  /**
-   * Item i's own response curve at ability theta, without any LLM's nuisance (the item parameters
-   * alone; paper.md, "Information"): option-level families write the NRM logits
-   * v_k = a_ik theta + c_ik into v[0..K) and their theta slopes a_ik into dv (when given). null for
-   * the binary families (see keyCurve).
-   */
-  readonly itemLogits: ((bank: ResponseBank, layout: Layout, x: Float64Array, i: number, theta: number, v: Float64Array, dv?: Float64Array) => void) | null;
-  /**
-   * Binary families: item i's P(correct) at theta, 1 - P (formed without cancellation) and
-   * dP/dtheta into out[0..3). null for the option-level families (see itemLogits).
-   */
-  readonly keyCurve: ((layout: Layout, x: Float64Array, i: number, theta: number, out: Float64Array) => void) | null;
-  /**
-   * Index in x of LLM j's sharpness parameter sbar_j (s_j = softplus(sbar_j)), for code that searches
-   * or holds it (the tiny-run scorers); null for families without that slot (the binary ones). The
-   * option-level families have the slot whether or not sharpness is fitted (NRM keeps it fixed).
-   */
-  readonly sharpnessIndex: ((layout: Layout, j: number) => number) | null;
   /** Default identification of a fleet fit (3+ LLMs): 'standardize', or 'prior' (1PL pins its own scale). */
   readonly fleetIdentification: 'standardize' | 'prior';
+  /**
+   * Fit's default `toleranceDistance` (Infinity: the relative-tolerance stop counts wherever it
+   * fires; else only within this many SEs of the optimum).
+   */
+  readonly toleranceDistance: number;
+  /**
+   * Engines may run this family's pass with their own exp and log (engine-wasm's 'simd' binary pass:
+   * within 1e-12 relative of core's kernel, not its bits); false: an engine gives core's bits where it can.
+   */
+  readonly fastKernel: boolean;
   /** The bank the family is fitted on (nrm-hard: argmax-hardened; others: the bank itself). */
   prepare(bank: ResponseBank): ResponseBank;
   /** The flat parameter layout on a (prepared) bank. */
@@ -184,41 +163,53 @@ export interface ModelFamily extends BundleMapping {
   objective(bank: ResponseBank, layout: Layout, priors: Priors): Objective;
   /** Curvature builder; the returned function is called at each refresh. */
   curvature(bank: ResponseBank, layout: Layout, priors: Priors): (x: Float64Array, free: Uint8Array, opts?: CurvatureOptions) => CurvatureAt;
-  /**
-   * Forward model: p_jik for cells and, for option-level families, their logits and theta slopes
-   * (the one place the family's probabilities are computed; `predictor` in predict.ts).
-   */
+  /** Forward model: p_jik for cells (the one place the family's probabilities are computed). */
   predictor(bank: ResponseBank, layout: Layout, x: Float64Array, wrongShares?: Float64Array, difficulties?: Float64Array): Predictor;
   /** Item difficulties b_i at x (LLM-NRM: the gate's guarded b_i; binary: -beta_i / a_i). */
   difficulties(bank: ResponseBank, layout: Layout, x: Float64Array): Float64Array;
   /**
    * A second starting point when a converged fit sits in a known degenerate basin (null: none).
-   * LLM-NRM: the gate shut for every cell (w0 far below any kappa (theta - b)), a plateau where the
-   * gate's gradient vanishes, or, given the bank (x then in model space: standardised thetas), the
-   * fallback dominating no cell; the restart reopens it, at the centre of the fit's gate prior
-   * (`priors`: Priors.gateW0, gateKappa; DEFAULT_PRIORS where absent).
+   * LLM-NRM: the gate shut for every cell, or (given the bank, x in model space) the fallback
+   * dominating no cell; the restart reopens it at the centre of the fit's gate prior (`priors`).
    */
   restart(layout: Layout, x: Float64Array, free: Uint8Array, bank?: ResponseBank, priors?: Priors): Float64Array | null;
-  /**
-   * True when x sits where the rest of the descent is below float precision and the fit should
-   * stop (LLM-NRM: the gate below 1e-9 in every cell, w0 drifting to -infinity); null: never.
-   */
-  degenerate: ((bank: ResponseBank, layout: Layout, x: Float64Array) => boolean) | null;
+  /** True where the rest of the descent is below float precision and the fit should stop (LLM-NRM: the gate below 1e-9 in every cell). */
+  degenerate(bank: ResponseBank, layout: Layout, x: Float64Array): boolean;
   /** Indices of LLM j's own parameters (theta first). */
   llmIndices(layout: Layout, j: number): number[];
   /** Mask of the layout's free (1) and fixed (0) parameters (switched-off parts, unused item parameters). */
   freeMask(layout: Layout): Uint8Array;
-  /**
-   * Fit's default `toleranceDistance` for this family (absent: Infinity, the relative-tolerance stop
-   * counts wherever it fires): that stop then counts only within this many SEs of the optimum.
-   */
-  toleranceDistance?: number;
-  /**
-   * Engines may run this family's pass with their own exp and log (engine-wasm's 'simd' binary
-   * pass: within 1e-12 relative of core's kernel, not its bits). Absent or false: an engine gives
-   * core's bits where it can. Set only where measured to keep every CV figure unchanged or better.
-   */
-  fastKernel?: boolean;
-  /** The priors on LLM j's own parameters (absent: none besides theta's). */
-  llmPrior?(layout: Layout, x: Float64Array, priors: Priors, j: number): LlmPrior;
+  /** The priors on LLM j's own parameters (`llmIndices` order); none besides theta's: zero precision. */
+  llmPrior(layout: Layout, x: Float64Array, priors: Priors, j: number): LlmPrior;
 }
+
+/** The softmax families over option logits (LLM-NRM, NRM, NRM-hard): per-LLM sharpness, position and fallback slots. */
+export interface OptionLevelFamily extends FamilyBase {
+  readonly kind: 'option-level';
+  /**
+   * True where `prepare` replaces the responses (nrm-hard: argmax-hardened): per-LLM quantities
+   * computed from the soft responses as read (bias and fallback SEs, the twin) do not belong to its fit.
+   */
+  readonly hardened: boolean;
+  /**
+   * Item i's own curve at ability theta without any LLM's nuisance (paper.md, "Information"): the
+   * NRM logits v_k = a_ik theta + c_ik into v[0..K) and their theta slopes a_ik into dv (when given).
+   */
+  itemLogits(bank: ResponseBank, layout: Layout, x: Float64Array, i: number, theta: number, v: Float64Array, dv?: Float64Array): void;
+  /** Index in x of LLM j's sharpness sbar_j (s_j = softplus(sbar_j)); the slot exists whether or not sharpness is fitted. */
+  sharpnessIndex(layout: Layout, j: number): number;
+  /** Hold LLM j's sharpness, bias and fallback at the fleet's (scoring with few items). */
+  holdNuisance(layout: Layout, x: Float64Array, j: number, fleet: FleetNuisance): void;
+  /** Set LLM j's sharpness to s (natural scale). */
+  setSharpness(layout: Layout, x: Float64Array, j: number, s: number): void;
+}
+
+/** Binary IRT (1PL-4PL) on correctness: no LLM nuisance, no globals. */
+export interface BinaryFamily extends FamilyBase {
+  readonly kind: 'binary';
+  /** Item i's P(correct) at theta, 1 - P (formed without cancellation) and dP/dtheta into out[0..3). */
+  keyCurve(layout: Layout, x: Float64Array, i: number, theta: number, out: Float64Array): void;
+}
+
+/** One model family: ask `kind` for what only option-level or binary families have. */
+export type ModelFamily = OptionLevelFamily | BinaryFamily;

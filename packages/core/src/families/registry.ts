@@ -42,7 +42,7 @@ export function familyOfLayout(layout: Layout): ModelFamily {
  * with per-LLM sharpness, position and fallback slots), as a type guard for code that reads those slots.
  */
 export function optionLevelLayout(layout: Layout): layout is LlmNrmLayout {
-  return familyOfLayout(layout).optionLevel;
+  return layout.kind === 'llm-nrm';
 }
 
 /** Mask of the parameters that are free (1) vs fixed (0) under the layout's switched-off parts (its family's). */

@@ -120,7 +120,7 @@ function standardErrorsOf(
   options: FitOptions,
 ): { se: Float64Array; seMode: FitResult['seMode']; twin: TwinCheck | null } {
   if (options.standardErrors === false) return { se: new Float64Array(p.J).fill(NaN), seMode: undefined, twin: null };
-  const twinMode = !p.fixItems && (options.seMode ?? 'twin') === 'twin' && p.family.optionLevel && !p.family.hardened;
+  const twinMode = !p.fixItems && (options.seMode ?? 'twin') === 'twin' && p.family.kind === 'option-level' && !p.family.hardened;
   const seParts = fitStandardErrors(p, x, { twin: twinMode });
   if (!twinMode) return { se: seParts.se, seMode: p.fixItems ? 'fisher' : 'quasi', twin: null };
   const { seMode: _mode, onProgress: _p, ...rest } = options;

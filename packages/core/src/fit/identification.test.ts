@@ -9,14 +9,14 @@ describe('the sharpness constraint (Priors.sharpnessCentre fleet)', () => {
   const f = simulateFleet({ models: 12, items: 15, seed: 4 });
   const J = 12;
   const { objective, family } = modelObjective(f.bank, 'llm-nrm');
-  const off = freeSharpnessOffset(family.sharpnessIndex, objective)!;
+  const off = freeSharpnessOffset(family, objective)!;
 
   it('finds the sharpness slots only where they are free', () => {
     expect(off).toBe(objective.layout.kind === 'llm-nrm' ? objective.layout.sbar : -1);
     const nrm = modelObjective(f.bank, 'nrm');
-    expect(freeSharpnessOffset(nrm.family.sharpnessIndex, nrm.objective)).toBeNull();
+    expect(freeSharpnessOffset(nrm.family, nrm.objective)).toBeNull();
     const pl2 = modelObjective(f.bank, '2pl');
-    expect(freeSharpnessOffset(pl2.family.sharpnessIndex, pl2.objective)).toBeNull();
+    expect(freeSharpnessOffset(pl2.family, pl2.objective)).toBeNull();
   });
 
   it('maps raw values to sbar with mean log s 0, inverts on centred points, and ignores a common shift', () => {

@@ -1,3 +1,4 @@
+import type { ModelFamily } from '../families/family.js';
 import { llmParamIndices } from '../families/registry.js';
 import { softplus, softplusInv } from '../layout.js';
 import type { Objective } from '../objective.js';
@@ -75,9 +76,9 @@ export function standardizeTheta(inner: Objective): Objective {
  * Where the sharpness slots sbar_0..sbar_{J-1} of a fleet fit are free (families with a fitted
  * sharpness: LLM-NRM), their offset; null otherwise (binary families, NRM, a frozen calibration).
  */
-export function freeSharpnessOffset(sharpnessIndex: ((layout: Objective['layout'], j: number) => number) | null, inner: Objective): number | null {
-  if (sharpnessIndex === null) return null;
-  const o = sharpnessIndex(inner.layout, 0);
+export function freeSharpnessOffset(family: ModelFamily, inner: Objective): number | null {
+  if (family.kind !== 'option-level') return null;
+  const o = family.sharpnessIndex(inner.layout, 0);
   return inner.free[o] === 1 ? o : null;
 }
 

@@ -101,8 +101,7 @@ export function identify(bank: ResponseBank, options: IdentifyOptions): FitProbl
   const objectiveT = standardize ? standardizeTheta(priorObjective) : priorObjective;
   // Sharpness's scale against the items' is pinned like theta's, by a constraint (the fleet's mean
   // log s is 0: fit/identification.ts centreSharpness) where the priors ask for it.
-  const sOff =
-    standardize && (priors.sharpnessCentre ?? DEFAULT_PRIORS.sharpnessCentre) === 'fleet' ? freeSharpnessOffset(family.sharpnessIndex, priorObjective) : null;
+  const sOff = standardize && (priors.sharpnessCentre ?? DEFAULT_PRIORS.sharpnessCentre) === 'fleet' ? freeSharpnessOffset(family, priorObjective) : null;
   const objective = sOff !== null ? centreSharpness(objectiveT, sOff) : objectiveT;
   const toModel = (x: Float64Array): Float64Array => {
     const m = standardize ? standardized(x, J) : x;

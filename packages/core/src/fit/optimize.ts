@@ -80,8 +80,7 @@ function lbfgsRunner(p: FitProblem, options: OptimizeStageOptions, common: Optim
   const standardize = p.identification === 'standardize';
   // Checked after every accepted step: the standardised copy into one buffer, not a fresh
   // 371,000-entry array per iteration at paper scale (the same values; deg keeps no reference).
-  const deg = family.degenerate;
-  const degX = standardize && deg !== null ? new Float64Array(layout.size) : null;
+  const degX = standardize ? new Float64Array(layout.size) : null;
   const degModel = (x: Float64Array): Float64Array => {
     let m = x;
     if (degX !== null) {
@@ -90,7 +89,7 @@ function lbfgsRunner(p: FitProblem, options: OptimizeStageOptions, common: Optim
     }
     return sOff !== null ? centredSharpness(m, sOff, J) : m;
   };
-  const degenerate = deg === null || p.fixItems ? null : (x: Float64Array) => deg(p.bank, layout, degModel(x));
+  const degenerate = p.fixItems ? null : (x: Float64Array) => family.degenerate(p.bank, layout, degModel(x));
   // Standardised theta lives in x as raw t: the family's curvature reads the model's values.
   const refreshOf = (pc: BlockPreconditioner) => (standardize ? (x: Float64Array) => pc.refresh(p.toModel(x)) : pc.refresh);
   const lossNoise = p.base.lossNoise;
@@ -103,7 +102,7 @@ function lbfgsRunner(p: FitProblem, options: OptimizeStageOptions, common: Optim
       maxIterations: options.maxIterations ?? 1000,
       tolerance: options.tolerance ?? 0,
       distanceTolerance: options.distanceTolerance ?? DISTANCE_TOLERANCE,
-      toleranceDistance: options.toleranceDistance ?? family.toleranceDistance ?? Infinity,
+      toleranceDistance: options.toleranceDistance ?? family.toleranceDistance,
       decreaseStepFrom: DECREASE_STEP_FROM,
       ...(p.engine.vectors ? { vectors: p.engine.vectors } : {}),
       ...(degenerate ? { stop: degenerate } : {}),

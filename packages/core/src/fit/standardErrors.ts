@@ -398,35 +398,33 @@ export function thetaStandardErrors(
     const parts = new Float64Array(nGroups);
     parts[0] = thetaPrecision * w0 * w0;
     llmDf += nL + 1 - thetaPrecision * w0; // the globals count once, below
-    const pr = family.llmPrior?.(layout, x, priors, j);
+    const pr = family.llmPrior(layout, x, priors, j);
     let shift = 0;
-    if (pr !== undefined) {
-      if (measured !== null) for (const g of pr.measured ?? []) measured.add(g);
-      const e = new Float64Array(n);
-      for (let a = 0; a < nL; a++) {
-        const r = keep[a]!;
-        const g = pr.group[r]!;
-        const lam = pr.precision[r]!;
-        if (g === 0 || !(lam > 0)) continue;
-        usedGroups.add(g);
-        parts[g]! += lam * w[1 + a]! * w[1 + a]!;
-        // The prior's gradient on this coordinate is sqrt(lam) z (z in prior SDs).
-        shift -= w[1 + a]! * Math.sqrt(lam) * pr.z[r]!;
-        // Posterior variance of this coordinate: [A_nn^-1]_aa + y_a^2 / I_theta.
-        e.fill(0);
-        e[a] = 1;
-        cholSolve(Lc!, n, e);
-        const v = e[a]! + y![a]! * y![a]! * w0;
-        const shrink = lam * v; // the prior's share of its information
-        llmDf -= shrink;
-        if (1 - shrink >= DATA_SHARE) {
-          moment[g]! += pr.z[r]! * pr.z[r]! + shrink;
-          momentCount[g]! += 1;
-          if (unbiased) {
-            momentZ[g]! += pr.z[r]! * pr.z[r]!;
-            momentKeep[g]! += (1 - shrink) * (1 - shrink);
-            (noiseShare[j] ??= new Float64Array(nGroups))[g]! += shrink * (1 - shrink);
-          }
+    if (measured !== null) for (const g of pr.measured ?? []) measured.add(g);
+    const e = new Float64Array(n);
+    for (let a = 0; a < nL; a++) {
+      const r = keep[a]!;
+      const g = pr.group[r]!;
+      const lam = pr.precision[r]!;
+      if (g === 0 || !(lam > 0)) continue;
+      usedGroups.add(g);
+      parts[g]! += lam * w[1 + a]! * w[1 + a]!;
+      // The prior's gradient on this coordinate is sqrt(lam) z (z in prior SDs).
+      shift -= w[1 + a]! * Math.sqrt(lam) * pr.z[r]!;
+      // Posterior variance of this coordinate: [A_nn^-1]_aa + y_a^2 / I_theta.
+      e.fill(0);
+      e[a] = 1;
+      cholSolve(Lc!, n, e);
+      const v = e[a]! + y![a]! * y![a]! * w0;
+      const shrink = lam * v; // the prior's share of its information
+      llmDf -= shrink;
+      if (1 - shrink >= DATA_SHARE) {
+        moment[g]! += pr.z[r]! * pr.z[r]! + shrink;
+        momentCount[g]! += 1;
+        if (unbiased) {
+          momentZ[g]! += pr.z[r]! * pr.z[r]!;
+          momentKeep[g]! += (1 - shrink) * (1 - shrink);
+          (noiseShare[j] ??= new Float64Array(nGroups))[g]! += shrink * (1 - shrink);
         }
       }
     }
@@ -489,7 +487,7 @@ function directionalDispersion(
 ): Float64Array {
   const J = layout.nModels;
   const phi = new Float64Array(J).fill(1);
-  if (!family.optionLevel) return phi; // binary correctness: one Bernoulli draw per cell is the data model
+  if (family.kind !== 'option-level') return phi; // binary correctness: one Bernoulli draw per cell is the data model
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
   const { q, observed, hard, colOffsets } = bank;

@@ -5,7 +5,6 @@
 // `computeDifficulties` / `difficultyBackward`), the priors and the free mask.
 import {
   LlmNrmError,
-  freeMask,
   getFamily,
   sigmoid,
   softplus,
@@ -26,6 +25,7 @@ import {
   llmNrmCorrectionsFromSums,
   llmNrmCurvatureFromSums,
   llmNrmRowBlocksFromSums,
+  freeMask,
 } from '@llm-nrm/core/engine';
 import { LlmNrmKernel, type KernelLayoutOptions } from './kernelHost.js';
 import { TASK, kernelModule, runTask, sharedMemorySupported } from './module.js';

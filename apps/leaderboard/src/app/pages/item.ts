@@ -1,4 +1,5 @@
 import { informationSplit } from '@llm-nrm/analysis';
+import { itemCurve, itemLogits } from '@llm-nrm/core';
 import { chart, Plot } from '../charts.js';
 import { fmt, h, howTo, optionLabel } from '../dom.js';
 import { itemShard, leaderboard, manifest } from '../data.js';
@@ -13,33 +14,22 @@ const FLAG_TEXT: Record<string, string> = {
   'dominant-distractor': 'Dominant distractor: one wrong option is the most likely answer over most of the ability range.',
 };
 
-/** Option probabilities p_k(theta) of the item's response curves (paper.md: the NRM softmax; binary models: P(key), the rest shared evenly). */
-export function optionProbs(it: ItemEntry, theta: number): number[] {
-  const K = it.nOptions;
-  if (it.a.length === K) {
-    const v = it.a.map((a, k) => a * theta + it.c[k]!);
-    const m = Math.max(...v);
-    const e = v.map((t) => Math.exp(t - m));
-    const s = e.reduce((x, y) => x + y, 0);
-    return e.map((t) => t / s);
-  }
-  const { discrimination, intercept, guess, upper } = it.irt!;
-  const P = guess + (upper - guess) / (1 + Math.exp(-(discrimination * theta + intercept)));
-  return Array.from({ length: K }, (_, k) => (k === it.key ? P : (1 - P) / (K - 1)));
-}
-
-/** Information split at theta, by analysis' informationSplit (NRM: d_k = a_k). */
+/**
+ * Information split at theta, by analysis' informationSplit on core's NRM logits (d_k = a_k);
+ * binary items: (dP/dtheta)^2 / (P (1 - P)) from core's `itemCurve`, all of it binary.
+ */
 function infoAt(it: ItemEntry, theta: number): [number, number, number] {
-  const out = new Float64Array(3);
-  if (it.a.length === it.nOptions) {
-    const v = it.a.map((a, k) => a * theta + it.c[k]!);
-    informationSplit(v, it.a, it.nOptions, it.key, out);
+  const K = it.nOptions;
+  const v = new Float64Array(K);
+  const dv = new Float64Array(K);
+  if (itemLogits(it, theta, v, dv)) {
+    const out = new Float64Array(3);
+    informationSplit(v, dv, K, it.key, out);
     return [out[0]!, out[1]!, out[2]!];
   }
-  const { discrimination: a, intercept, guess, upper } = it.irt!;
-  const sg = 1 / (1 + Math.exp(-(a * theta + intercept)));
-  const P = guess + (upper - guess) * sg;
-  const dP = (upper - guess) * a * sg * (1 - sg);
+  const p = itemCurve(it, theta, v, dv);
+  const P = p[it.key]!;
+  const dP = dv[it.key]!;
   const I = P > 0 && P < 1 ? (dP * dP) / (P * (1 - P)) : 0;
   return [I, I, 0];
 }
@@ -63,8 +53,11 @@ export async function itemPage(view: HTMLElement, args: string[]): Promise<void>
   const hi = Math.max(4, Math.ceil(hi0 + 0.5));
   const grid = Array.from({ length: Math.round((hi - lo) / 0.05) + 1 }, (_, t) => lo + 0.05 * t);
 
+  // Option probabilities p_k(theta) on the grid, once: core's itemCurve (the NRM softmax; binary
+  // models: P(key), the rest shared evenly).
+  const curves = grid.map((th) => itemCurve(it, th));
   const curveMarks = Array.from({ length: K }, (_, k) => {
-    const data = grid.map((th) => ({ theta: th, p: optionProbs(it, th)[k]! }));
+    const data = grid.map((th, t) => ({ theta: th, p: curves[t]![k]! }));
     return Plot.line(data, {
       x: 'theta',
       y: 'p',
@@ -80,7 +73,7 @@ export async function itemPage(view: HTMLElement, args: string[]): Promise<void>
   const labelText = Array.from({ length: K }, (_, k) => `${optionLabel(k)}${k === it.key ? ' ✓' : ''} ${short(text(k), 22)}`);
   const labels = placeCurveLabels(
     grid,
-    Array.from({ length: K }, (_, k) => ({ ys: grid.map((th) => optionProbs(it, th)[k]!), text: labelText[k]! })),
+    Array.from({ length: K }, (_, k) => ({ ys: curves.map((p) => p[k]!), text: labelText[k]! })),
     {
       left: frame.marginLeft,
       right: frame.width - frame.marginRight,
@@ -104,7 +97,7 @@ export async function itemPage(view: HTMLElement, args: string[]): Promise<void>
         k = it.preferred![r]!;
         y = it.preferredQ![r]!;
       } else {
-        const p = optionProbs(it, l.theta);
+        const p = itemCurve(it, l.theta);
         k = p.indexOf(Math.max(...p));
         y = p[k]!;
       }
@@ -125,7 +118,7 @@ export async function itemPage(view: HTMLElement, args: string[]): Promise<void>
       },
     ),
   );
-  const curveDesc = `Probability of each of the ${K} options against ability θ. ${Array.from({ length: K }, (_, k) => `${optionLabel(k)}${k === it.key ? ' (key)' : ''} goes from ${fmt(optionProbs(it, lo)[k])} at θ = ${lo} to ${fmt(optionProbs(it, hi)[k])} at θ = ${hi}`).join('; ')}. Dots: ${points.length} calibrated models at their θ, ${observed ? 'at the probability they gave the option they preferred' : 'at the most likely option there'}.`;
+  const curveDesc = `Probability of each of the ${K} options against ability θ. ${Array.from({ length: K }, (_, k) => `${optionLabel(k)}${k === it.key ? ' (key)' : ''} goes from ${fmt(itemCurve(it, lo)[k])} at θ = ${lo} to ${fmt(itemCurve(it, hi)[k])} at θ = ${hi}`).join('; ')}. Dots: ${points.length} calibrated models at their θ, ${observed ? 'at the probability they gave the option they preferred' : 'at the most likely option there'}.`;
 
   const info = grid.map((th) => {
     const [total, binary, wrong] = infoAt(it, th);

@@ -42,7 +42,5 @@ export function binaryBundleMapping(layout: (bank: ResponseBank) => BinaryLayout
       });
       return { layout: L, x };
     },
-    holdNuisance: null,
-    setSharpness: () => {},
   };
 }

@@ -2,7 +2,7 @@ import { correctness } from '../../bank.js';
 import { LlmNrmError } from '../../errors.js';
 import { binaryLayout, type BinaryLayout, type Layout } from '../../layout.js';
 import { NO_PARTS } from '../../types.js';
-import type { ModelFamily } from '../family.js';
+import type { BinaryFamily } from '../family.js';
 import { binaryBundleMapping } from './bundle.js';
 import { binaryCurvature } from './curvature.js';
 import { binaryCells } from './kernel.js';
@@ -17,16 +17,13 @@ function asBinary(layout: Layout): BinaryLayout {
 }
 
 /** Binary IRT on correctness y_ji = [argmax q_ji = key] with 1 to 4 item parameters. */
-export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
+export function binaryFamily(pl: 1 | 2 | 3 | 4): BinaryFamily {
   return {
     name: `${pl}pl`,
     label: `${pl}PL`,
     parts: { ...NO_PARTS },
-    optionLevel: false,
-    hardened: false,
-    itemLogits: null,
+    kind: 'binary',
     keyCurve: (layout, x, i, theta, out) => binaryKeyCurve(asBinary(layout), x, i, theta, out),
-    sharpnessIndex: null,
     // 1PL has no slope to trade against theta's scale: the N(0, 1) prior pins it.
     fleetIdentification: pl === 1 ? 'prior' : 'standardize',
     prepare: (bank) => bank,
@@ -39,14 +36,11 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
       const cells = binaryCells(bank, L, y);
       return (x, free, opts) => binaryCurvature(bank, L, x, free, priors, y, opts, cells);
     },
-    // 3PL and 4PL (packages/engine-wasm/BENCHMARKS.md, "Binary kernel, sixth session"): engines may
-    // use their own exp and log (engine-wasm's 'simd' pass, about 2x cheaper per pass), and the CV's
-    // relative-tolerance stop counts only within 1 (4PL) or 3 (3PL) SEs of the optimum. Under the
-    // fast pass 4PL's tolerance stop fired mid-crawl at 52.8 SE on a 189 x 2,000 CV fold; bounded, its
-    // five folds end with every held-out figure better than core's bits give, and 3PL's too (every
-    // 3PL stop measured is within 2.3 SE, so its bound changes none of them). 1PL and 2PL keep core's
-    // bits: their fits are cheap, and 2PL's CV moved by 1e-14 the wrong way.
-    ...(pl >= 3 ? { fastKernel: true, toleranceDistance: pl === 4 ? 1 : 3 } : {}),
+    // 3PL and 4PL: engines may use their own exp and log (about 2x cheaper per pass), and the
+    // relative-tolerance stop counts only within 1 (4PL) or 3 (3PL) SEs of the optimum (under the fast
+    // pass 4PL's stop fired mid-crawl; packages/engine-wasm/BENCHMARKS.md). 1PL and 2PL keep core's bits.
+    fastKernel: pl >= 3,
+    toleranceDistance: pl === 4 ? 1 : pl === 3 ? 3 : Infinity,
     predictor: (bank, layout, x, wrongShares) => binaryPredictor(bank, asBinary(layout), x, wrongShares),
     difficulties: (bank, layout, x) => {
       const L = asBinary(layout);
@@ -58,9 +52,11 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): ModelFamily {
       return b;
     },
     restart: () => null,
-    degenerate: null,
+    degenerate: () => false,
     llmIndices: (layout, j) => [asBinary(layout).theta + j],
     freeMask: (layout) => binaryFreeMask(asBinary(layout)),
+    // Theta's prior only (the caller's): no grouped prior on an LLM's own parameters.
+    llmPrior: () => ({ precision: new Float64Array(1), z: new Float64Array(1), group: new Uint8Array(1) }),
     ...binaryBundleMapping((bank) => binaryLayout(bank, pl), asBinary),
   };
 }

@@ -3,13 +3,16 @@ import type { CalibrationBundle } from '../../bundleFormat.js';
 import { LlmNrmError } from '../../errors.js';
 import { centered } from '../../internal/centered.js';
 import { softplus, softplusInv, type Layout, type LlmNrmLayout } from '../../layout.js';
-import type { BundleMapping } from '../family.js';
+import type { BundleMapping, OptionLevelFamily } from '../family.js';
 
 /**
  * LLM-NRM/NRM parameters on the bundle's scale and back: sharpness s_j = softplus(sbar_j) and
  * kappa = softplus(kbar) (paper.md: both positive), position bias, fallback and item a, c centred.
  */
-export function llmNrmBundleMapping(layout: (bank: ResponseBank) => LlmNrmLayout, asLayout: (l: Layout) => LlmNrmLayout): BundleMapping {
+export function llmNrmBundleMapping(
+  layout: (bank: ResponseBank) => LlmNrmLayout,
+  asLayout: (l: Layout) => LlmNrmLayout,
+): BundleMapping & Pick<OptionLevelFamily, 'holdNuisance' | 'setSharpness'> {
   return {
     bundleLlm: (l, x, j) => {
       const L = asLayout(l);

@@ -4,7 +4,7 @@ import { LlmNrmError } from '../../errors.js';
 import { llmNrmLayout, softplus, type Layout, type LlmNrmLayout } from '../../layout.js';
 import { priorPrecisions } from '../../objective.js';
 import { ALL_PARTS, NO_PARTS, type LlmNrmParts, type ModelName } from '../../types.js';
-import type { ModelFamily } from '../family.js';
+import type { OptionLevelFamily } from '../family.js';
 import { llmNrmBundleMapping } from './bundle.js';
 import { llmNrmFreeMask, llmNrmParamIndices } from './layout.js';
 import { llmNrmCurvature } from './curvature.js';
@@ -61,7 +61,7 @@ function ablationNote(parts: LlmNrmParts): string {
 }
 
 /** The option-level softmax family on a given set of parts; `prepare` hardens the bank for nrm-hard. */
-function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: ResponseBank) => ResponseBank): ModelFamily {
+function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: ResponseBank) => ResponseBank): OptionLevelFamily {
   // Sharpness is held at 1 for LLMs that gave only hard answers (hardOnlyModels: not identified).
   const layoutOf = (bank: ResponseBank): LlmNrmLayout => {
     const L = llmNrmLayout(bank, parts);
@@ -73,7 +73,7 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
     name,
     label: name === 'llm-nrm' ? `LLM-NRM${ablationNote(parts)}` : name.toUpperCase(),
     parts: { ...parts },
-    optionLevel: true,
+    kind: 'option-level',
     hardened: prepare !== identity,
     itemLogits: (bank, layout, x, i, theta, v, dv) => {
       const L = asLlmNrm(layout);
@@ -82,9 +82,10 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
       for (let k = 0; k < K; k++) v[k] = x[L.a + io + k]! * theta + x[L.c + io + k]!;
       if (dv !== undefined) for (let k = 0; k < K; k++) dv[k] = x[L.a + io + k]!;
     },
-    keyCurve: null,
     sharpnessIndex: (layout, j) => asLlmNrm(layout).sbar + j,
     fleetIdentification: 'standardize',
+    toleranceDistance: Infinity,
+    fastKernel: false,
     prepare,
     layout: layoutOf,
     start: (bank, layout) => llmNrmStart(bank, asLlmNrm(layout)),
@@ -123,22 +124,20 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
       out[L.kbar] = centre.kbarCentre;
       return out;
     },
-    degenerate: parts.fallback
-      ? (bank, layout, x) => {
-          const L = asLlmNrm(layout);
-          const w0 = x[L.w0]!;
-          if (!(w0 < GATE_SHUT)) return false;
-          // Largest gate logit over every (LLM, item): w0 - kappa (min theta - max b).
-          const I = bank.items.length;
-          const b = new Float64Array(I);
-          computeDifficulties(bank, x, L.a, L.c, b, new Float64Array(3 * I), new Float64Array(L.sumK));
-          let tmin = Infinity;
-          for (let j = 0; j < L.nModels; j++) tmin = Math.min(tmin, x[L.theta + j]!);
-          let bmax = -Infinity;
-          for (let i = 0; i < I; i++) bmax = Math.max(bmax, b[i]!);
-          return w0 - softplus(x[L.kbar]!) * (tmin - bmax) < GATE_OFF_LOGIT;
-        }
-      : null,
+    degenerate: (bank, layout, x) => {
+      const L = asLlmNrm(layout);
+      const w0 = x[L.w0]!;
+      if (!parts.fallback || !(w0 < GATE_SHUT)) return false;
+      // Largest gate logit over every (LLM, item): w0 - kappa (min theta - max b).
+      const I = bank.items.length;
+      const b = new Float64Array(I);
+      computeDifficulties(bank, x, L.a, L.c, b, new Float64Array(3 * I), new Float64Array(L.sumK));
+      let tmin = Infinity;
+      for (let j = 0; j < L.nModels; j++) tmin = Math.min(tmin, x[L.theta + j]!);
+      let bmax = -Infinity;
+      for (let i = 0; i < I; i++) bmax = Math.max(bmax, b[i]!);
+      return w0 - softplus(x[L.kbar]!) * (tmin - bmax) < GATE_OFF_LOGIT;
+    },
     llmIndices: (layout, j) => llmNrmParamIndices(asLlmNrm(layout), j),
     freeMask: (layout) => llmNrmFreeMask(asLlmNrm(layout)),
     llmPrior: (layout, x, priors, j) => llmNrmLlmPrior(asLlmNrm(layout), x, priors, j),
@@ -147,12 +146,12 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
 }
 
 /** LLM-NRM (paper.md) with the given parts on (default all): soft targets, sharpness, position, fallback. */
-export function llmNrmFamily(parts: Partial<LlmNrmParts> = {}): ModelFamily {
+export function llmNrmFamily(parts: Partial<LlmNrmParts> = {}): OptionLevelFamily {
   return optionFamily('llm-nrm', { ...ALL_PARTS, ...parts }, identity);
 }
 
 /** Bock's nominal response model on the soft distributions (LLM-NRM with every part off). */
-export const nrmFamily: ModelFamily = optionFamily('nrm', NO_PARTS, identity);
+export const nrmFamily: OptionLevelFamily = optionFamily('nrm', NO_PARTS, identity);
 
 /** NRM on argmax-hardened responses (the classical nominal model). */
-export const nrmHardFamily: ModelFamily = optionFamily('nrm-hard', NO_PARTS, hardenBank);
+export const nrmHardFamily: OptionLevelFamily = optionFamily('nrm-hard', NO_PARTS, hardenBank);
