@@ -68,19 +68,11 @@ export interface BankFromRecordsOptions {
   sources?: RecordSource[];
   /** Source name used in messages when `sources` is not given. */
   file?: string;
-  /**
-   * The records came out of `parseResponseRecord` (a reader's, e.g. adapters' `readAnyResponses`)
-   * and nobody changed them since: the record check is not run twice (at 189 x 2,000 it was a
-   * quarter of this function). The bank's own checks (option counts, keys and texts agreeing across
-   * records, positions, distributions) run either way. Default false.
-   */
+  /** The records came out of `parseResponseRecord` unchanged: skip the record check (the bank's own checks still run). Default false. */
   checked?: boolean;
 }
 
-/**
- * The observed cells in the order read, as parallel typed arrays (one object per cell cost 378,000
- * retained objects at 189 x 2,000, and the garbage collector's time promoting them).
- */
+/** The observed cells in the order read, as parallel typed arrays (no object per cell). */
 class Cells {
   n = 0;
   model = new Int32Array(1 << 12);
@@ -129,15 +121,9 @@ export function recordDistribution(r: ResponseRecord, k: number): { probs: Float
 const HARD = { hard: true } as const;
 const SOFT = { hard: false } as const;
 
-/** recordDistribution written into out[o .. o + k) (no allocation: bankFromRecords' hot path). */
-/** Unnormalised exp(logprob - max) of one record, in double precision before the one division. */
 const EXP_SCRATCH = new Float64Array(MAX_OPTIONS);
 
-/**
- * The record's distribution into out[o .. o + k), each entry the double-precision p / sum (stored
- * as out's type: the bank's pool is float32, the precision of the bank's q, so the same q as a
- * float64 pool at half its memory).
- */
+/** The record's distribution into out[o .. o + k): each entry the double-precision p / sum, stored as out's type. */
 function distributionInto(r: ResponseRecord, k: number, out: Float64Array | Float32Array, o: number): { hard: boolean } | null {
   const given = (r.probs !== undefined ? 1 : 0) + (r.logprobs !== undefined ? 1 : 0) + (r.choice !== undefined ? 1 : 0);
   if (given !== 1) {
@@ -240,12 +226,7 @@ export function bankFromRecords(records: Iterable<ResponseRecord>, options: Bank
   return builder.finish();
 }
 
-/**
- * `bankFromRecords` one record at a time, so a reader's records flow into the bank's typed arrays
- * and are not kept (memory in proportion to the option entries, not to the parsed records: at 189 x
- * 31,554 the records held 2.5 GB more than the bank). The same bank, bit for bit, for the same
- * records in the same order.
- */
+/** `bankFromRecords` one record at a time (records are not kept); the same bank, bit for bit, for the same records in order. */
 export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBuilder {
   const stats: BankStats = {
     records: 0,
@@ -273,27 +254,21 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
   const colOrderKeys: { sig: string; rep: number }[] = [];
   const replicate = new Map<string, number>();
   const cells = new Cells();
-  // Every cell's distribution in one growing buffer (a Float64Array per cell cost 378,000
-  // allocations at 189 x 2,000, and the garbage collector's time with them), in float32 like q.
+  // Every cell's distribution in one growing float32 buffer (the precision of q).
   let pool = new Float32Array(1 << 16);
   let poolUsed = 0;
 
   const checked = options.checked === true;
-  // Replicate counts and columns of records shown in content order (no position), the usual case,
-  // by number instead of by a key string per record: per model, by item (a Map keyed by number per
-  // record cost about 0.1 s at 378,000 records), and the item's first column.
+  // Replicate counts and first columns of content-order records by number (no key string per record).
   const replicateAt: Int32Array[] = [];
   const firstColumn: number[] = [];
-  // Lookups by id, the hottest lines here: records usually repeat one LLM's sequence of items for
-  // the next, so the item that followed the previous record's item last time is tried before the
-  // map (a string compare instead of hashing a fresh string), and the previous record's model.
+  // Id lookups: records usually repeat one LLM's item sequence, so the item that followed the
+  // previous record's item is tried before the map, and the previous record's model.
   const nextItem: number[] = [];
   let prevItem = -1;
   let prevModel: string | undefined;
   let prevModelIndex = -1;
-  // The content hash of the last record per item, by its texts (records of one item repeat them).
   const lastContent = new Map<number, { r: ResponseRecord; sha: string | undefined }>();
-
   let idx = -1;
   const add = (raw: ResponseRecord, source?: RecordSource): void => {
     idx++;
@@ -360,8 +335,7 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
       } else {
         const spec = items[ii]!;
         if (r.options !== undefined && spec.options === undefined) spec.options = r.options.slice();
-        // Descriptive fields that records may give differently (each file's own source): keep the
-        // least by JSON text, so the bank does not depend on the order of the rows.
+        // Records may give these differently: keep the least by JSON text (independent of row order).
         if (r.source !== undefined && !fixedItems && (spec.source === undefined || JSON.stringify(r.source) < JSON.stringify(spec.source)))
           spec.source = { ...r.source };
         if (content !== undefined && !fixedItems && (spec.contentSha256 === undefined || content < spec.contentSha256)) spec.contentSha256 = content;
@@ -427,11 +401,7 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
   return { add, finish };
 }
 
-/**
- * recordContentSha256 of a record, reusing the last hash of its item when the record repeats that
- * record's texts (every LLM's record of an item carries the same prompt and continuations: one
- * SHA-256 per item instead of per record).
- */
+/** recordContentSha256 of a record, reusing its item's last hash when the texts repeat (one SHA-256 per item). */
 function contentOf(r: ResponseRecord, item: number | undefined, last: Map<number, { r: ResponseRecord; sha: string | undefined }>): string | undefined {
   if (r.continuations === undefined) return undefined;
   const prev = item === undefined ? undefined : last.get(item);
@@ -476,8 +446,7 @@ function assembleBank(
   }
   stats.droppedModels = emptyModels;
   stats.droppedItems = emptyItems;
-  // The bank never depends on the order of the input rows: models, items (unless the caller fixed
-  // them) and columns are sorted by id (numbers within ids by value: sim/2 before sim/10).
+  // Sorted by id (digit runs by value), so the bank never depends on the order of the input rows.
   const modelMap = new Int32Array(modelsIn.length).fill(-1);
   const models: string[] = [];
   for (const i of naturalOrder(modelsIn)) {
@@ -580,19 +549,12 @@ function sortedIndices(n: number, compare: (a: number, b: number) => number): nu
   return Array.from({ length: n }, (_, i) => i).sort(compare);
 }
 
-/**
- * Order of ids with runs of digits compared by value (`mmlu/2` before `mmlu/10`), else by UTF-16
- * code units: locale-free, so every machine sorts alike.
- */
+/** Order of ids with digit runs compared by value (`mmlu/2` before `mmlu/10`), else by UTF-16 code units (locale-free). */
 export function naturalCompare(a: string, b: string): number {
   return compareNaturalKeys(naturalKey(a), naturalKey(b), a, b);
 }
 
-/**
- * Indices of `ids` in naturalCompare's order (a stable sort), each id split into its runs once
- * instead of twice per comparison (the regex split was most of the bank's sort: 15-35 ms for
- * 2,000 items, 0.3 s for 31,554).
- */
+/** Indices of `ids` in naturalCompare's order (a stable sort), each id split into its runs once. */
 export function naturalOrder(ids: readonly string[]): number[] {
   const keys = ids.map(naturalKey);
   return sortedIndices(ids.length, (a, b) => compareNaturalKeys(keys[a]!, keys[b]!, ids[a]!, ids[b]!));
@@ -630,23 +592,6 @@ function compareNaturalKeys(ka: NaturalKey, kb: NaturalKey, a: string, b: string
     return x < y ? -1 : 1;
   }
   return pa.length - pb.length || (a < b ? -1 : a > b ? 1 : 0);
-}
-
-/** Number of columns (presentations) of a bank. */
-export function bankColumns(bank: ResponseBank): number {
-  return bank.colItem.length;
-}
-
-/** Width of one data row (sum over columns of the option counts). */
-export function bankWidth(bank: ResponseBank): number {
-  return bank.colOffsets[bank.colItem.length]!;
-}
-
-/** Number of observed cells. */
-export function observedCount(bank: ResponseBank): number {
-  let n = 0;
-  for (let i = 0; i < bank.observed.length; i++) n += bank.observed[i]!;
-  return n;
 }
 
 /**

@@ -7,16 +7,11 @@ import type { Blocks } from './internal/blocks.js';
 import type { Objective, Priors } from './objective.js';
 
 /**
- * A block-diagonal Gauss-Newton (Fisher) approximation of the MAP objective's Hessian, used as
- * L-BFGS's initial inverse Hessian. IRT objectives are nearly block diagonal: given the LLMs, items
- * are independent, and given the items, LLMs are; each block (an item's 2K option parameters, an
- * LLM's theta, sharpness, bias and fallback logits, the two gate globals) has its own strongly
- * coupled, very differently scaled curvature that an identity or diagonal H0 cannot absorb. L-BFGS
- * then only has to learn the weaker item-LLM coupling.
- *
- * For softmax cross-entropy with logits v and target mass Q, d2L/dv2 = Q (diag p - p p^T) exactly;
- * GN drops the second derivatives of v in the parameters (and the gate's dependence on a, c
- * through b_i), which keeps every block positive semi-definite.
+ * A block-diagonal Gauss-Newton approximation of the MAP objective's Hessian, L-BFGS's initial
+ * inverse Hessian: each block (an item's 2K option parameters, an LLM's parameters, the gate globals)
+ * has its own strongly coupled curvature; L-BFGS only learns the weaker item-LLM coupling. For
+ * softmax cross-entropy d2L/dv2 = Q (diag p - p p^T) exactly; GN drops the second derivatives of v,
+ * which keeps every block PSD.
  */
 export interface BlockPreconditioner {
   /** out = H^-1 v, block by block (0 where a parameter is fixed). */
@@ -27,16 +22,13 @@ export interface BlockPreconditioner {
   refresh(x: Float64Array): void;
 }
 
-// The step caps live in their own module so that the family curvatures can read them without
-// importing this file (which imports the family registry): no import cycle.
+// The step caps live in internal/stepCaps.ts (no import cycle with the family curvatures).
 export { ITEM_STEP_CAP, LLM_STEP_CAP } from './internal/stepCaps.js';
 
 /**
- * Largest move of the gate globals (w0, kbar) in one application during a gate restart (see
- * fit): with the gate nearly shut their GN block is tiny, and uncapped Newton steps took a
- * restarted 60 x 41 simulated fleet straight back to the shut gate (w0 -24, 11 nats above the
- * optimum that Adam and a start at the truth reach, w0 -1.1). The first run goes uncapped: a gate
- * that sharpens into a step (w0 to -1,000, kappa up with it) would crawl at 0.5 per iteration.
+ * Largest move of the gate globals (w0, kbar) in one application during a gate restart (see fit):
+ * with the gate nearly shut their GN block is tiny, and uncapped steps go straight back to the shut
+ * gate. The first run goes uncapped (a gate sharpening into a step would crawl).
  */
 export const GLOBAL_STEP_CAP = 0.5;
 

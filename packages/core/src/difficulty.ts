@@ -3,17 +3,11 @@ import type { ResponseBank } from './bank.js';
 /**
  * Guard of the gate's item difficulty b_i (paper.md, LLM-NRM):
  *
- *   b_i = N_i / D_i,  N_i = log sum_{k != g} exp(c_ik) - c_ig,  D_i = a_ig - sum_{k != g} w_ik a_ik,
+ *   b_i = N_i / D_i,  N_i = log sum_{k != g} exp(c_ik) - c_ig,  D_i = a_ig - sum_{k != g} w_ik a_ik.
  *
- * one Newton step from theta = 0 on the correct-vs-incorrect log-odds. D_i can approach 0 (an item
- * whose key does not rise with ability), and then N_i / D_i explodes. A hard clamp |D_i| >= eps
- * leaves a kink and lets b_i sit at +-N_i/eps, which drove the loss up during Adam on real data in
- * our reproduction. We use instead a smooth, bounded guard:
+ * D_i can approach 0, and then N_i / D_i explodes (a hard clamp leaves a kink). A smooth, bounded guard:
  *
- *   raw_i = N_i D_i / (D_i^2 + EPS^2)        (= N_i / D_i when |D_i| >> EPS, -> 0 as D_i -> 0)
- *   b_i   = B tanh(raw_i / B)                 (|b_i| < B; theta lives on an N(0,1) scale)
- *
- * Both maps are smooth, so the gradient never jumps, and b_i can never leave (-B, B).
+ *   raw_i = N_i D_i / (D_i^2 + EPS^2),   b_i = B tanh(raw_i / B)   (|b_i| < B).
  */
 export const DIFFICULTY_EPS = 0.5;
 export const DIFFICULTY_BOUND = 6;
@@ -116,12 +110,7 @@ export function itemDifficultyGrad(a: ArrayLike<number>, c: ArrayLike<number>, K
   return difficultyGradTail(a, K, g, w, s, m + Math.log(s) - c[g]!, w, grad);
 }
 
-/**
- * The rest of `itemDifficultyGrad` from the distractors' exps `ew` (0 at the key), their sum s and
- * N = m + log s - c_g: writes the normalised weights into `wn` (may be `ew` itself) and the gradient
- * into `grad`, returns b. Shared with the refresh's finite-difference columns
- * (families/llmNrm/difficultyGradColumns.ts), which reuse their exps and must give the same bits.
- */
+/** The rest of `itemDifficultyGrad` from the distractors' exps `ew`, their sum s and N (shared with difficultyGradColumns.ts: the same bits). */
 export function difficultyGradTail(
   a: ArrayLike<number>,
   K: number,

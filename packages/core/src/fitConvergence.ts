@@ -4,10 +4,8 @@
  */
 
 /**
- * A fit that ends farther than this many standard errors from its optimum is unconverged: its
- * estimates are not the model's (the distance is L-BFGS's Newton decrement in SE units, fit.ts
- * `distance`). The fit's own stop is at 0.01 SE (DISTANCE_TOLERANCE); a fit that hit its
- * iteration cap within 1 SE moved no estimate by more than its own uncertainty.
+ * A fit that ends farther than this many SEs from its optimum (L-BFGS's Newton decrement) is
+ * unconverged; within it no estimate moved by more than its own uncertainty.
  */
 const UNCONVERGED_DISTANCE = 1;
 

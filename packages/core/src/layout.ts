@@ -26,10 +26,7 @@ export interface LlmNrmLayout {
   kbar: number;
   size: number;
   parts: LlmNrmParts;
-  /**
-   * LLMs whose sharpness is held at its start value, s = 1 in a fit (families/llmNrm/hardOnlyModels.ts:
-   * every cell a hard answer, which cannot identify it). Absent: none.
-   */
+  /** LLMs whose sharpness is held at s = 1 (hardOnlyModels.ts: all-hard rows cannot identify it). Absent: none. */
   fixedSharpness?: readonly number[];
 }
 

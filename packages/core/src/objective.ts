@@ -8,29 +8,21 @@ export interface Priors {
   /** SD of the N(0, sd^2) prior on positional biases delta and fallback logits rho. Default 2. */
   llmSd?: number;
   /**
-   * SD of the log-normal prior log s_j ~ N(0, sd^2) on sharpness. Default 0.5. Sharpness and the
-   * scale of (a, c) trade off (s a theta = (s/l)(l a) theta): theta ~ N(0,1) does not pin that scale,
-   * and without this prior the objective has a nearly flat valley along which optimizers crawl.
-   * It identifies sharpness as relative to a typical LLM (geometric mean about 1).
+   * SD of the log-normal prior log s_j ~ N(0, sd^2) on sharpness. Default 0.5. Sharpness and the scale
+   * of (a, c) trade off, and theta ~ N(0, 1) does not pin that scale: without it the objective has a
+   * nearly flat valley.
    */
   sharpnessSd?: number;
   /**
-   * SD of the Gaussian priors on the LLM-NRM gate's globals, w0 ~ N(gateW0, sd^2) and
-   * kappa_bar ~ N(softplus^-1(gateKappa), sd^2) (paper.md: G = sigmoid(w0 - kappa (theta - b))).
-   * Default 1.5 (see DEFAULT_PRIORS). Without it a fleet answering few items can push w0 down a flat
-   * plateau to -1,000s, the gate shut for every cell, and fit its guessing LLMs as plain NRM
-   * responders with intervals that miss (bench/core/coverage.js at 6 items).
+   * SD of the Gaussian priors on the gate's globals, w0 ~ N(gateW0, sd^2) and kappa_bar ~
+   * N(softplus^-1(gateKappa), sd^2) (paper.md: G = sigmoid(w0 - kappa (theta - b))). Without it a fleet
+   * answering few items can push w0 down a flat plateau, the gate shut for every cell.
    */
   gateSd?: number;
   /**
-   * How the sharpness scale is pinned in a fleet fit (standardised theta, 3+ LLMs): 'fleet' fixes
-   * the fleet's mean log s_j at 0 by a constraint (fit/identification.ts centreSharpness), so
-   * sharpnessSd only shrinks each LLM's deviation from the fleet's centre; 'zero' leaves it to the
-   * prior log s_j ~ N(0, sharpnessSd^2) alone. Scoring against fixed items and fits of 1-2 LLMs
-   * always use the prior (the items pin the scale there). Default 'zero': measured, 'fleet' does not
-   * lift the 200-item coverage and costs NAEP 58 nats, since the prior's pull on the fleet's level
-   * is what balances the item and position priors along the scale valley (BENCHMARKS.md, "The
-   * sharpness constraint").
+   * How the sharpness scale is pinned in a fleet fit (standardised theta, 3+ LLMs): 'fleet' fixes the
+   * fleet's mean log s_j at 0 (fit/identification.ts centreSharpness); 'zero' leaves it to the prior
+   * alone. Default 'zero' ('fleet' did not help: BENCHMARKS.md, "The sharpness constraint").
    */
   sharpnessCentre?: 'fleet' | 'zero';
   /** Centre of the prior on w0 (default 0: at theta = b_i an LLM falls back half of the time). */
@@ -49,34 +41,19 @@ export interface EvalScope {
   thetaPrior?: boolean;
 }
 
-/**
- * The seam every optimizer and engine shares: the MAP objective L(x) and its gradient over one flat
- * parameter vector. `lossAndGrad` writes dL/dx into `g` (zeroed first; 0 for fixed parameters) and
- * returns L. One call is one pass over the observed cells.
- */
+/** The MAP objective L(x) every optimizer and engine shares: `lossAndGrad` writes dL/dx into `g` (zeroed first; 0 for fixed parameters) and returns L. */
 export interface Objective {
   readonly layout: Layout;
   /** 1 for parameters the optimizer may move. */
   readonly free: Uint8Array;
   /** The engine that computes it, where an engine delegates to another (recorded in the bundle). */
   readonly engine?: string;
-  /**
-   * Relative rounding noise of the loss where it is large enough to matter to an optimizer (an f32
-   * kernel's: about 1e-8); absent for f64 kernels. L-BFGS then judges the smallest steps by the gradient.
-   */
+  /** Relative rounding noise of the loss (an f32 kernel's, about 1e-8); absent for f64 kernels. */
   readonly lossNoise?: number;
   lossAndGrad(x: Float64Array, g: Float64Array, scope?: EvalScope): number;
-  /**
-   * Optional: replace the bank's targets q (the same cells, `bank.q`'s length and layout) in place;
-   * later passes fit them. Cheaper than a new objective (fit's 'twin' SE mode refits the model's
-   * own predictions on the fit's objective).
-   */
+  /** Optional: replace the bank's targets q in place (same layout); later passes fit them (fit's 'twin' SE mode). */
   retarget?(q: Float32Array): void;
-  /**
-   * Optional, where the engine keeps its own copy of the targets (engine-wasm's lanes): rows
-   * firstRow.. of new targets (`q` holds whole LLM rows in bank.q's layout), so that a caller need
-   * not hold a whole second q (fit's twin: 138 MB at paper scale). Rows not written keep theirs.
-   */
+  /** Optional: replace rows firstRow.. of the targets (`q` holds whole LLM rows in bank.q's layout); other rows keep theirs. */
   retargetRows?(q: Float32Array, firstRow: number): void;
 }
 
@@ -110,12 +87,7 @@ export function priorPrecisions(priors: Priors = {}): PriorPrecisions {
   };
 }
 
-/**
- * The end of every LLM-NRM kernel's pass (the fused TS one and engines'): adds the N(0, 1/item)
- * item prior on a and c and, with the fallback on, the gate globals' priors (w0, kappa_bar; both
- * unless `scope.itemPrior` is false: they are fleet parameters like the items) to `loss` and `g`,
- * zeroes the gradient of fixed parameters, and checks the loss is finite.
- */
+/** The end of every LLM-NRM kernel's pass: the item and gate priors (unless `scope.itemPrior` is false), fixed parameters' gradient zeroed, the loss checked finite. */
 export function finishLlmNrmPass(
   layout: LlmNrmLayout,
   x: Float64Array,

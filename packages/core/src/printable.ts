@@ -1,13 +1,8 @@
 /**
  * Text from outside (model ids, item texts, file names) made safe to show in a terminal or a page:
- * control characters are escaped visibly as `\uXXXX`, so they can neither move the cursor, clear the
- * screen, nor reorder what follows. Bidirectional controls are escaped too: a model id
- * `org/phi4 \u202etxt.exe` must not show as `org/phi4 exe.txt`.
- *
- * Escaped: C0 controls (U+0000-001F, newline and tab included unless `keepNewlines`), DEL and C1
- * (U+007F-009F), the Arabic letter mark U+061C, LRM/RLM U+200E-200F, the line and paragraph
- * separators U+2028-2029, the embeddings and overrides U+202A-202E and the isolates U+2066-2069.
- * Everything else (right-to-left letters included) is left as it is.
+ * control and bidirectional characters are escaped visibly as `\uXXXX` (`org/phi4 \u202etxt.exe`
+ * must not show as `org/phi4 exe.txt`): C0 (newline and tab unless `keepNewlines`), DEL and C1,
+ * U+061C, U+200E-200F, U+2028-2029, U+202A-202E and U+2066-2069. Everything else is left as it is.
  */
 export function printable(text: string, options: { keepNewlines?: boolean } = {}): string {
   const re = options.keepNewlines ? UNSAFE_KEEP_NEWLINES : UNSAFE;

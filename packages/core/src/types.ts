@@ -29,12 +29,7 @@ export interface ResponseRecord {
   prompt?: string;
   /** The exact scored strings, content order (e.g. `" A"`, or the option texts). */
   continuations?: string[];
-  /**
-   * A multiple-input item's per-option contexts, content order (lm-eval's winogrande form: option k
-   * was scored as `continuations[k]` after `contexts[k]`, the sentence with the blank filled by that
-   * option; the continuation is usually the same string for every option). Such an item has no
-   * single `prompt`: a record carries `prompt` or `contexts`, never both.
-   */
+  /** A multiple-input item's per-option contexts (lm-eval's winogrande form: option k scored as `continuations[k]` after `contexts[k]`); never with `prompt`. */
   contexts?: string[];
   /** Where the item came from in its harness. */
   source?: ItemSource;

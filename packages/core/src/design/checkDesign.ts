@@ -31,13 +31,10 @@ function root(parent: Int32Array, a: number): number {
 }
 
 /**
- * Check that the design (which LLM answered which item) supports a ranking, before one is
- * printed. Abilities are compared only through shared items: two LLMs with no path of shared items
- * between them get thetas whose difference the data do not determine (only the scale's
- * identification and the priors set it), so they must not be ranked against each other. Also
- * flagged: a single LLM (its theta is the scale's zero), LLMs with identical responses (tied by
- * construction), and LLMs that answered every observed item right or every one wrong (their theta
- * is a bound the prior sets, not an estimate).
+ * Check that the design (which LLM answered which item) supports a ranking: LLMs with no path of
+ * shared items between them must not be ranked against each other. Also flagged: a single LLM,
+ * LLMs with identical responses, and LLMs that answered every item right or every one wrong (their
+ * theta is a bound the prior sets).
  */
 export function checkDesign(bank: ResponseBank): DesignReport {
   const J = bank.models.length;
@@ -99,9 +96,7 @@ export function checkDesign(bank: ResponseBank): DesignReport {
 
   // Identical response rows: same observed cells, same distributions.
   const width = bank.colOffsets[C]!;
-  // The key of a row over its first `cells` observed cells (all by default). Rows with equal full
-  // keys have equal prefixes, so full keys (2.2 M toPrecision calls at 189 x 2,000) are built only
-  // for rows whose 8-cell prefix another row shares.
+  // The key of a row over its first `cells` observed cells; full keys only for rows whose 8-cell prefix another row shares.
   const rowKey = (j: number, cells = Infinity): string => {
     const parts: string[] = [];
     for (let c = 0; c < C && parts.length < cells; c++) {

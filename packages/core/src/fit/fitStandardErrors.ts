@@ -9,10 +9,8 @@ export interface FitSeOptions {
 
 /**
  * Per-LLM SEs of theta from each LLM's own block at the fit's point x (model space): 'quasi' for
- * fleet fits with the items profiled out, 'fisher' for scoring (fixItems: scoreResponses' few-item
- * modes give one-dimensional Fisher SEs, and an LLM scored on 99 or 100 items must not change SE
- * scale). Under standardisation the scale is fixed by the fleet, so no theta prior enters the
- * block's information.
+ * fleet fits with the items profiled out, 'fisher' for scoring (fixItems). Under standardisation no
+ * theta prior enters the block's information.
  */
 export function fitStandardErrors(p: FitProblem, x: Float64Array, options: FitSeOptions): ThetaStandardErrors {
   const thetaPrecision = p.identification === 'standardize' ? 0 : 1 / (p.thetaSd * p.thetaSd);

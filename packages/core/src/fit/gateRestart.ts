@@ -20,10 +20,8 @@ export function gateRestart(p: FitProblem, optimized: Optimized): Restarted {
   if (lbfgs === null) return { res, endPc: null };
   const again = p.fixItems ? null : p.family.restart(p.layout, p.toModel(res.x), p.objective.free, p.bank, p.priors);
   if (again === null) return { res, endPc: lbfgs.pc };
-  // The full iteration budget: the gate prior (Priors.gateSd) turned the shut gate's plateau (w0
-  // to -1,000 over 1,000 iterations on a 12 x 60 fleet, when this run was capped at the first's
-  // length) into a local minimum, and `degenerate` still stops a drift where the prior is made flat.
-  // Under the cap, restarts from short first runs (about 35 iterations) stopped unconverged.
+  // The full iteration budget: with the gate prior the shut gate's plateau is a local minimum, and
+  // `degenerate` still stops a drift; restarts capped at short first runs stopped unconverged.
   const second = lbfgs.run(
     p.toRaw(again),
     blockPreconditioner(p.bank, p.family, p.priorObjective, p.priors, { globalStepCap: GLOBAL_STEP_CAP, engine: p.engine }),

@@ -4,18 +4,11 @@ import type { OptimizeOptions, OptimizeResult } from './optimizer.js';
 import { serialVectorOps, VECTOR_OP, type VectorOpCode, type VectorOps } from './vectorOps.js';
 
 /**
- * Limited-memory BFGS (Nocedal and Wright, Algorithm 7.4/7.5) with a diagonal initial inverse
- * Hessian gamma * D^{-1}: the item and LLM blocks of IRT objectives differ in curvature by the ratio
- * of their cell counts (189 vs 31,554 at paper scale), which an identity H0 cannot absorb.
- * Backtracking Armijo line search (c1 = 1e-4); pairs with s'y <= 0 are skipped.
- *
- * Where the loss carries rounding noise (`lossNoise`: an f32 kernel's loss is a sum of millions of
- * rounded cell terms, about 1e-8 of it, 0.08 nats at paper scale) the last decreases are smaller than
- * that noise, and comparing loss values accepts or rejects steps at random. There the line search
- * measures the decrease by the trapezoid rule on the directional derivatives,
- * f(x + s d) - f(x) = s (g(x).d + g(x + s d).d) / 2 + O(s^3 f'''), whose dot products of f64-accumulated
- * gradients are accurate far below the loss's noise; the 5-iteration no-progress stop reads the same
- * decreases.
+ * Limited-memory BFGS (Nocedal and Wright, Algorithm 7.4/7.5) with a diagonal or block initial
+ * inverse Hessian (the item and LLM blocks differ in curvature by the ratio of their cell counts).
+ * Backtracking Armijo line search (c1 = 1e-4); pairs with s'y <= 0 are skipped. Where the loss
+ * carries rounding noise (`lossNoise`) the decrease is measured by the trapezoid rule on the
+ * directional derivatives, s (g(x).d + g(x + s d).d) / 2, far more accurate than the loss.
  */
 export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOptions = {}): OptimizeResult {
   const now = opts.now ?? Date.now;
@@ -30,8 +23,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   const tolDistance = opts.toleranceDistance ?? Infinity;
   let distance = NaN;
   const free = obj.free;
-  // The vector sweeps (fit/vectorOps.ts): on this thread, or in part on an engine's workers, the
-  // same bits either way. Every vector they sweep is made by ops.alloc.
+  // The vector sweeps (fit/vectorOps.ts), on this thread or an engine's workers: the same bits.
   const ops = opts.vectors ?? serialVectorOps;
   const V = new VectorSweeps(ops);
   const dinv = ops.alloc(n);
@@ -69,15 +61,13 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   const pc = opts.preconditioner;
   const refreshEvery = opts.refreshEvery ?? 10;
   let pcOut = pc ? ops.alloc(n) : dir;
-  // With applyPair the gradient's preconditioned copy (the convergence check) and the two-loop's
-  // product come from one sweep over the blocks, the first loop run before the check (it has no
-  // effect if the check stops the fit): the same values, one pass over the factors per iteration.
+  // With applyPair the convergence check's H0 g and the two-loop's product come from one sweep
+  // (the first loop runs before the check; it has no effect if the check stops the fit).
   const pair = pc?.applyPair !== undefined;
   const pcG = pc ? ops.alloc(n) : dir;
   // Below this size a loss difference is within the loss's noise: 100 times its relative size.
   const noiseBand = 100 * (opts.lossNoise ?? 0);
-  // The loss as the accepted steps measured it (f itself without lossNoise): what the no-progress
-  // stop compares, so that noise cannot fake a stall.
+  // The loss as the accepted steps measured it: what the no-progress stop compares.
   let fTrack = f;
   const fTrace = [f];
   let lastStep = 1;
@@ -131,9 +121,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       }
     } else slope = V.dot(g, dir);
     if (slope < 0) {
-      // Newton decrement in the L-BFGS metric: lambda^2 = g^T H_k g = (x - x*)^T H (x - x*) for a
-      // quadratic, so every coordinate is within lambda of its optimum in units of its standard
-      // error sqrt([H^-1]_tt), and the loss within lambda^2 / 2 of its minimum.
+      // Newton decrement in the L-BFGS metric: lambda^2 = g^T H_k g, each coordinate within lambda SEs of its optimum.
       distance = Math.sqrt(-slope);
       if (distance < dtol && it >= minIt) {
         reason = 'distance';
@@ -159,14 +147,9 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
         break;
       }
     }
-    // The first trial step. From iteration `decreaseStepFrom` on, Nocedal and Wright's eq. 3.60: the
-    // step at which the quadratic through f with this slope would fall by as much as the last
-    // accepted step did, 2 (f_{k-1} - f_k) / -slope, times 1.01, at most 1. Before it (and where no
-    // decrease is known yet) twice the last accepted step, at most 1: under the capped block steps
-    // the full L-BFGS step is often too long, and trying 1 every time cost about 20% more passes.
-    // Twice the last step backtracks on about half of the late iterations at paper scale (121 of 219),
-    // which eq. 3.60 mostly avoids; its shorter early steps settle in other local minima of small
-    // fleets (fit's default starts it at iteration 30; BENCHMARKS.md "The first trial step").
+    // The first trial step. From iteration `decreaseStepFrom` on, Nocedal and Wright's eq. 3.60,
+    // 2 (f_{k-1} - f_k) / -slope times 1.01; before it, twice the last accepted step. Both at most 1:
+    // under the capped block steps the full step is often too long (BENCHMARKS.md "The first trial step").
     let step = Math.min(1, 2 * lastStep);
     if (lastDecrease > 0 && it >= decreaseFrom) {
       const nw = (2.02 * lastDecrease) / -slope;
@@ -224,8 +207,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
       converged = S.length > 0;
       break;
     }
-    // Curvature pair.
-    // Pairs dropped from the memory are reused (no 2 n doubles allocated per iteration).
+    // Curvature pair; pairs dropped from the memory are reused.
     const s = spare.pop() ?? ops.alloc(n);
     const y = spare.pop() ?? ops.alloc(n);
     const [sy, yDy] = V.pair(xNew, x, gNew, g, dinv, s, y);
@@ -293,11 +275,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   };
 }
 
-/**
- * Two-loop recursion, first loop: dir = -g, then the pairs from the newest, alpha_h kept. Each
- * update of dir is fused with the dot product the next step takes of it (axpyDot): one sweep of
- * dir instead of two (at paper scale dir is 3 MB, far outside the caches).
- */
+/** Two-loop recursion, first loop: dir = -g, then the pairs from the newest, alpha_h kept; each update fused with the next dot product (axpyDot). */
 function firstLoop(V: VectorSweeps, S: Float64Array[], Y: Float64Array[], rhoHist: number[], alpha: Float64Array, g: Float64Array, dir: Float64Array): void {
   const last = S.length - 1;
   if (last >= 0) {

@@ -16,67 +16,37 @@ export interface OptimizeOptions {
   maxIterations?: number;
   /** L-BFGS stops when the loss falls by less than `tolerance` x |loss| over 5 iterations. Default 1e-9. */
   tolerance?: number;
-  /**
-   * L-BFGS stops when the Newton decrement sqrt(g^T H_k g) (H_k: its inverse-Hessian model) falls
-   * below this: the estimated distance to the optimum in units of standard error (0: off, the
-   * default of minimizeLbfgs; fit's default is 0.01).
-   */
+  /** L-BFGS stops when the Newton decrement sqrt(g^T H_k g), the distance to the optimum in SE units, falls below this (0: off; fit's 0.01). */
   distanceTolerance?: number;
-  /**
-   * Checked after every accepted step: true stops the fit (reason 'degenerate'), e.g. once the
-   * point is in a basin whose remaining decrease is below float precision (LLM-NRM: the gate off).
-   */
+  /** Checked after every accepted step: true stops the fit (reason 'degenerate'). */
   stop?: (x: Float64Array) => boolean;
-  /**
-   * The relative-tolerance stop counts only once the estimated distance to the optimum (the Newton
-   * decrement, in SE units) is below this (default Infinity: always). A crawl along a curved valley
-   * can make less than `tolerance` per 5 iterations while tens of SEs away (fit/binaryStop.ts).
-   */
+  /** The relative-tolerance stop counts only below this Newton decrement (default Infinity): a crawl along a curved valley is slow far from the optimum. */
   toleranceDistance?: number;
   /** Iterations before the distance criterion may stop (default 0). */
   minIterations?: number;
   /** L-BFGS stops when the largest preconditioned gradient entry is below this. Default 1e-6. */
   gradTolerance?: number;
-  /**
-   * L-BFGS: from this iteration on the line search's first trial is Nocedal and Wright's eq. 3.60
-   * step, 2.02 x the last accepted decrease / -slope (at most 1), instead of twice the last accepted
-   * step (at most 1). Default Infinity (never); fit's default 30, its twin's 0.
-   */
+  /** L-BFGS: from this iteration the first trial step is Nocedal and Wright's eq. 3.60 (at most 1). Default Infinity; fit's 30, its twin's 0. */
   decreaseStepFrom?: number;
-  /**
-   * L-BFGS: where its vector sweeps run (fit/vectorOps.ts; default serialVectorOps, the calling
-   * thread). An engine may offer a threaded one (Engine.vectors): the same bits.
-   */
+  /** L-BFGS: where its vector sweeps run (default serialVectorOps; an engine may offer a threaded one, the same bits). */
   vectors?: VectorOps;
   /** L-BFGS memory (curvature pairs kept). Default 12. */
   memory?: number;
   /** Diagonal curvature estimate (same length as x; > 0) used as L-BFGS's initial inverse Hessian. */
   diagonal?: Float64Array;
-  /**
-   * A (block) preconditioner used as the initial inverse Hessian instead of `diagonal`, refreshed
-   * at the current point every `refreshEvery` iterations (default 10).
-   */
+  /** A (block) preconditioner as the initial inverse Hessian instead of `diagonal`, refreshed every `refreshEvery` iterations (default 10). */
   preconditioner?: {
     apply(v: Float64Array, out: Float64Array): void;
     refresh(x: Float64Array): void;
-    /**
-     * Optional: apply(v1, out1) and apply(v2, out2) in one call, the same bits (one sweep over the
-     * blocks): L-BFGS then applies the preconditioner once per iteration instead of twice.
-     */
+    /** Optional: both applies in one sweep, the same bits. */
     applyPair?(v1: Float64Array, out1: Float64Array, v2: Float64Array, out2: Float64Array): void;
   };
   refreshEvery?: number;
   /** L-BFGS: the preconditioner is already refreshed near x0 (a warm start): no refresh at iteration 0. */
   refreshed?: boolean;
-  /**
-   * L-BFGS: start from these curvature pairs (a previous run's `lbfgsMemory`, on the same
-   * parameters) instead of an empty memory. Taken over: the run reuses and changes its arrays.
-   */
+  /** L-BFGS: start from these curvature pairs (a previous run's `lbfgsMemory`); the run takes over their arrays. */
   startMemory?: LbfgsMemory;
-  /**
-   * Relative rounding noise of the loss (an f32 kernel's: about 1e-8; default 0). Where a loss
-   * difference is within 100 times it, the line search measures decreases from the gradients.
-   */
+  /** Relative rounding noise of the loss (default 0): loss differences within 100 times it are judged by the gradients. */
   lossNoise?: number;
   /** Adam: steps (default 2500), learning rate (default 0.05), betas (0.9, 0.999). */
   steps?: number;

@@ -21,54 +21,33 @@ export interface ThetaStandardErrors {
   dispersion: Float64Array;
   /** The priors' expected squared bias of theta_j, the part of se^2 that no response noise explains ('quasi'; NaN under 'fisher'). */
   priorVariance: Float64Array;
-  /**
-   * First-order shift of theta_j by the priors on LLM j's own nuisance parameters, -w^T S (x - mu)
-   * (NaN where theta is unidentified): the part of a noise-free twin's bias that the prior term already
-   * models (fit/twinBias.ts).
-   */
+  /** First-order shift of theta_j by the priors on its own nuisance parameters, -w^T S (x - mu) (NaN where unidentified). */
   priorShift: Float64Array;
   /** The fleet's spread rho_g per prior group, indexed by the family's group number ('quasi'; empty under 'fisher'). */
   spread: Float64Array;
-  /**
-   * Under spread 'unbiased': per group, the moment's excess sum z^2 - sum_j phi_j s (1 - s) and its
-   * weight sum (1 - s)^2 (rho_g is their ratio, shrunk toward the prior by SPREAD_PSEUDO).
-   */
+  /** Under spread 'unbiased': per group the excess sum z^2 - sum_j phi_j s (1 - s) and the weight sum (1 - s)^2. */
   spreadEvidence?: { excess: Float64Array; weight: Float64Array };
 }
 
 export interface StandardErrorOptions {
   /** LLMs to compute (default all). */
   rows?: readonly number[];
-  /**
-   * Profile each theta over the item parameters as well (fleet fits, where items are estimated from
-   * the same LLMs). Default false: items held at their values (scoring against a calibration).
-   */
+  /** Profile each theta over the item parameters too (fleet fits). Default false: items held (scoring). */
   profileItems?: boolean;
   /**
-   * 'fisher' (default): SE = sqrt([A^-1]_theta,theta), A the profiled expected information with the
-   * priors, i.e. each cell counted as one multinomial draw. 'quasi' (what `fit` reports): the
-   * mean squared error of the MAP estimate, w^T (phi H + rho S) w with w = A^-1 e_theta: the
-   * responses' measured dispersion phi in place of one draw per cell, and the priors' bias with the
-   * fleet's spread of each nuisance parameter (see `thetaStandardErrors`).
+   * 'fisher' (default): SE = sqrt([A^-1]_theta,theta), each cell one multinomial draw. 'quasi' (what
+   * `fit` reports): the MAP's mean squared error w^T (phi H + rho S) w (see `thetaStandardErrors`).
    */
   errorModel?: 'fisher' | 'quasi';
   /**
    * The fleet's spread rho_g of each prior group under 'quasi'. 'posterior' (default): the mean of
-   * z^2 + s, s the prior's share of the coordinate's information (the posterior second moment under
-   * the prior; near 1, the prior itself, where the data carry little). 'unbiased': the moment with
-   * the shrinkage undone and the noise counted at the measured dispersion phi_j,
-   * (sum z^2 - phi_j s (1 - s)) / sum (1 - s)^2 (E z^2 = (1 - s)^2 tau^2 + phi s (1 - s) for a spread
-   * tau^2), floored at SPREAD_FLOOR. 'measured' (the 'twin' SE mode): the unbiased moment for the
-   * groups the family's llmPrior lists as measured (LLM-NRM: sharpness), the posterior moment for
-   * the rest. A Float64Array: rho_g given per group number (benchmarks: each group's part of the
-   * prior term).
+   * z^2 + s, s the prior's share of the coordinate's information. 'unbiased': the moment with the
+   * shrinkage undone and the noise at phi_j, (sum z^2 - phi_j s (1 - s)) / sum (1 - s)^2, floored at
+   * SPREAD_FLOOR. 'measured': 'unbiased' for the groups the family's llmPrior lists as measured,
+   * 'posterior' for the rest. A Float64Array: rho_g per group number.
    */
   spread?: 'posterior' | 'unbiased' | 'measured' | Float64Array;
-  /**
-   * The family's curvature as an engine computes it for this bank, layout and priors
-   * (`Engine.curvature`; engine-wasm: the cross blocks on its kernel, in f64), in place of
-   * `family.curvature`: the same blocks to float rounding, so the same SEs to about 1e-12.
-   */
+  /** The family's curvature as an engine computes it (`Engine.curvature`), in place of `family.curvature`. */
   curvature?: CurvatureBuilder;
 }
 
@@ -98,21 +77,14 @@ export class InverseScratch {
   }
 }
 
-/**
- * inverseSpd(H) written over H, the same bits (internal; exported for tests): the SEs invert one
- * block per item (31,554 at paper scale, about 36 MB of blocks), and a fresh inverse and factor per
- * block was 100 MB more at the SEs' peak, most of it garbage a threaded twin's shared vectors do not
- * prompt V8 to collect (engine-wasm's BENCHMARKS.md).
- */
+/** inverseSpd(H) written over H, the same bits, with reused scratch (one block per item in the SEs). */
 export function invertSpdInPlace(H: Float64Array, scratch: InverseScratch): void {
   const n = Math.round(Math.sqrt(H.length));
   const { L, e } = scratch.of(n);
-  // choleskyInto reads only H's lower triangle and writes every entry of L's it reads later; its
-  // upper triangle stays 0 as cholesky's fresh factor (cholSolve reads only the lower one).
+  // choleskyInto writes every entry of L that is read later; its upper triangle stays 0.
   choleskyInto(H, n, L);
   for (let c = 0; c < n; c++) {
-    // The forward solve from row c, where e_c's first nonzero is. H's columns are overwritten one
-    // by one: the solves read only L.
+    // Forward solve from row c (e_c's first nonzero); the solves read only L.
     e.fill(0);
     e[c] = 1;
     cholSolve(L, n, e, c);
@@ -120,35 +92,19 @@ export function invertSpdInPlace(H: Float64Array, scratch: InverseScratch): void
   }
 }
 
-/**
- * Relative size below which theta's profiled information counts as zero: the nuisance parameters
- * (sharpness, bias, fallback) then explain everything theta would (an LLM whose every answer the
- * fallback absorbs), and no finite SE is honest.
- */
+/** Relative size below which theta's profiled information counts as zero (not identified). */
 const UNIDENTIFIED = 1e-10;
 
-/**
- * Pseudo-cells of the fleet's pooled dispersion in each LLM's own (shrunk) dispersion: with c cells
- * an LLM's ratio is a mean of c squared scores (relative SD about sqrt(2 / c)), too noisy alone at 6
- * items; at 2,000 items its own misfit dominates.
- */
+/** Pseudo-cells of the fleet's pooled dispersion in each LLM's shrunk dispersion (c cells: relative SD about sqrt(2 / c)). */
 const DISPERSION_PSEUDO_CELLS = 20;
 
-/**
- * A nuisance coordinate counts in its group's fleet spread when its data carry at least this share of
- * its information (1 - precision x posterior variance); an unused position (no item with that many
- * options) carries none and would only return the prior.
- */
+/** A nuisance coordinate counts in its group's spread when its data carry at least this share of its information. */
 const DATA_SHARE = 0.01;
 
 /** The 'unbiased' spread's floor, in prior variances (StandardErrorOptions.spread). */
 const SPREAD_FLOOR = 0.01;
 
-/**
- * rho_g = (sum z^2 - sum_j phi_j s (1 - s)) / sum (1 - s)^2 per group, at least SPREAD_FLOOR: the
- * fleet's spread tau_g^2 with the shrinkage (1 - s) undone and the estimate's own noise, phi_j times
- * the one-draw-per-cell share s (1 - s), taken off (StandardErrorOptions.spread 'unbiased').
- */
+/** rho_g per group (spread 'unbiased'): (sum z^2 - sum_j phi_j s (1 - s)) / sum (1 - s)^2, at least SPREAD_FLOOR. */
 function unbiasedSpread(
   rho: Float64Array,
   usedGroups: Set<number>,
@@ -179,39 +135,22 @@ interface Direction {
 }
 
 /**
- * SE(theta_j) from the expected (Fisher, Gauss-Newton) information of LLM j's own block at x,
- * profiled over the LLM's nuisance parameters (and, with `profileItems`, the items it answered and
- * the gate globals):
+ * SE(theta_j) from the expected (Gauss-Newton) information of LLM j's block at x, profiled over its
+ * nuisance parameters (with `profileItems`, also the items it answered and the gate globals):
  *
- *   A = [[a_tt, a_tn], [a_nt, A_nn]],   I_theta = a_tt - a_tn A_nn^-1 a_nt,   [A^-1]_tt = 1 / I_theta.
+ *   I_theta = a_tt - a_tn A_nn^-1 a_nt,   [A^-1]_tt = 1 / I_theta.
  *
- * For softmax cross-entropy the GN block sum_cells J^T Q (diag p - p p^T) J is the expected
- * information and positive semi-definite by construction, unlike the observed Hessian by
- * differences, which is indefinite where the gate curves (measured: an LLM of a 4 x 6 simulated
- * fleet got SE 0.012 through a shifted Cholesky of such a Hessian, its peers 1.5). The priors on the
- * nuisance parameters make A_nn positive definite; `thetaPrecision` is theta's own prior precision
- * (0 under standardisation: the fleet pins the scale, not a prior).
+ * The GN block is PSD by construction, unlike the observed Hessian where the gate curves.
+ * `thetaPrecision` is theta's own prior precision (0 under standardisation).
  *
- * Under 'fisher' the SE is sqrt([A^-1]_tt): each soft target counted as one multinomial draw. Soft
- * targets are not draws: simulated with logit noise 0.3 their Pearson dispersion is about 0.012, and
- * the error of the MAP estimate is then mostly the priors' bias, not noise (bench/core/coverage.js:
- * Fisher intervals covered 98-100%). 'quasi' is the MAP's mean squared error to first order:
- * with A = H + S (data and prior curvature) and w = A^-1 e_theta,
+ * 'fisher': sqrt([A^-1]_tt), each soft target one multinomial draw. 'quasi': the MAP's mean squared
+ * error to first order, with A = H + S and w = A^-1 e_theta,
  *
- *   theta_hat - theta = -w^T (score + S x_true),   E[(theta_hat - theta)^2] = w^T (J + S Sigma S) w,
+ *   E[(theta_hat - theta)^2] = w^T (phi H + S Sigma S) w,
  *
- * J = phi H the responses' score covariance and Sigma the spread of the true nuisance values
- * (Nychka's argument for penalised fits: with Sigma = S^-1 this is the Bayesian [A^-1]_tt). We use
- *  - phi_j: the ratio of the observed to the multinomial score variance along w (per cell
- *    (sum_k (Q p_k - q_k) d_k)^2 over Q var_p(d), d_k = d log p_k / dw, from the logits' analytic
- *    derivative along w, or central differences of the family's predictor), pooled over the fleet
- *    and shrunk per LLM; 1 for hard cells and binary families, whose one draw per cell is the exact
- *    data model;
- *  - rho_g Sigma = S^-1 per prior group g (sharpness, position, fallback), rho_g the fleet's spread in
- *    prior SDs: the mean over LLMs of z^2 + precision x posterior variance (an empirical-Bayes moment;
- *    it falls back to 1, the prior, where the data say nothing).
- * Both are positive, so the SE stays a PSD quadratic form. Item parameters' priors are counted with
- * the data (they are weak: sd 10).
+ * phi_j the observed over multinomial score variance along w (1 for hard cells and binary
+ * families), and rho_g Sigma = S^-1 per prior group g, rho_g the fleet's spread in prior SDs
+ * (StandardErrorOptions.spread).
  */
 export function thetaStandardErrors(
   family: ModelFamily,
@@ -234,23 +173,21 @@ export function thetaStandardErrors(
   // Every LLM parameter counts as free here: under fixItems only those are, in a fleet fit too.
   const llmFree = new Uint8Array(free.length).fill(1);
   const at = options.curvature ?? family.curvature(bank, layout, priors);
-  // The preconditioner's blocks are not read here: not built (their factorisations and the gate's b_i Hessian).
+  // blocksUnused: the preconditioner's factorisations are not built.
   const curv = at(x, llmFree, { cross: true, blocksUnused: true });
-  // Items estimated with the fleet (not held fixed, as in scoring): profile theta_j over the items
-  // it answered too, each item's information being the whole fleet's (other LLMs held at their
-  // estimates). With few LLMs per item this is most of theta's uncertainty (NAEP: 18 LLMs).
+  // Items estimated with the fleet: profile theta_j over the items it answered too, each item's
+  // information being the whole fleet's.
   const profileItems = options.profileItems && curv.itemGN !== undefined;
   let itemDf = 0;
   let llmItem: Float64Array[] | undefined;
   let llmItemGlobals: Float64Array[] | undefined;
-  // The LLM blocks (curv.llm, llmGlobals, globals) are read only after the item corrections: an
-  // engine may sum them in the corrections' pass, which walks the same cells (engine-wasm).
+  // The LLM blocks are read only after the item corrections (an engine may sum them in that pass).
   let netGlobals: ((globals: Float64Array) => Float64Array) | undefined;
   if (profileItems) {
     // The item blocks are inverted in place (CurvatureAt.itemGN: the SEs consume them).
     const inv = curv.itemGN!;
     const scratch = new InverseScratch();
-    // Effective parameters the items use: 2K - lamItem tr(D_i^-1) each (the prior's share taken off).
+    // Effective parameters the items use: 2K - lamItem tr(D_i^-1) each.
     const lamItem = itemPrecision(priors);
     for (const D of inv) {
       invertSpdInPlace(D, scratch);
@@ -259,13 +196,12 @@ export function thetaStandardErrors(
       for (let a = 0; a < n2; a++) tr += D[a * n2 + a]!;
       itemDf += n2 - lamItem * tr;
     }
-    // Z_i = D_i^-1 G_i (items' cross with the globals); the globals' information net of the items:
-    // Hg - sum_i G_i^T D_i^-1 G_i.
+    // Z_i = D_i^-1 G_i; the globals' information net of the items: Hg - sum_i G_i^T D_i^-1 G_i.
     const G = curv.itemGlobals;
     const nG0 = curv.globalIndices?.length ?? 0;
     let itemZ: Float64Array[] | undefined;
     if (G !== undefined && curv.globalIndices !== undefined && nG0 > 0) {
-      // One buffer for every item's Z, each a view (31,554 arrays of about 23 doubles at paper scale).
+      // One buffer for every item's Z, each a view.
       let zLength = 0;
       for (const D of inv) zLength += Math.round(Math.sqrt(D.length)) * nG0;
       const zAll = new Float64Array(zLength);
@@ -305,33 +241,29 @@ export function thetaStandardErrors(
   const { llm } = curv;
   let globals = curv.globals;
   if (netGlobals !== undefined && globals !== undefined) globals = netGlobals(globals);
-  // Global parameters (the gate's w0, kbar) estimated with the fleet: theta_j is profiled over them
-  // too, with their information from every cell. Without this, a gate that the fit made a step
-  // (kappa in the hundreds, as on a 4 x 6 fleet) lends theta the step's huge, spurious precision.
+  // The gate globals estimated with the fleet: theta_j is profiled over them too (else a step-like
+  // gate lends theta spurious precision).
   const gIdx = curv.globalIndices ?? [];
   const gKeep: number[] = [];
   gIdx.forEach((t, a) => {
     if (free[t]) gKeep.push(a);
   });
   const nG = gIdx.length;
-  // Per LLM: the direction w, the prior parts w^T S_g w by group (index 0: theta's prior), and the
-  // fleet's empirical-Bayes moments per group.
+  // Per LLM: the direction w, the prior parts w^T S_g w by group (0: theta's prior); the fleet's moments per group.
   const dirs: (Direction | undefined)[] = new Array(J);
   const nGroups = 256;
   const groupPart: Float64Array[] = new Array(J);
   const moment = new Float64Array(nGroups);
   const momentCount = new Float64Array(nGroups);
   const usedGroups = new Set<number>();
-  // 'unbiased' spread: sum z^2 and sum (1 - s)^2 per group, and per LLM its sum s (1 - s) per group
-  // (weighted by that LLM's phi once phi is known).
+  // 'unbiased' spread: sum z^2 and sum (1 - s)^2 per group, and per LLM its sum s (1 - s) per group.
   const unbiased = options.spread === 'unbiased' || options.spread === 'measured';
-  // Under 'measured', the groups any LLM's prior lists as measured (the rest keep the posterior moment).
+  // Under 'measured', the groups any LLM's prior lists as measured.
   const measured = options.spread === 'measured' ? new Set<number>() : null;
   const momentZ = new Float64Array(nGroups);
   const momentKeep = new Float64Array(nGroups);
   const noiseShare: Float64Array[] = unbiased ? new Array(J) : [];
-  // Parameters the fit spent on the computed LLMs (trace of A^-1 H, the data's share per coordinate):
-  // the residuals at the MAP are smaller than the noise by about that many dimensions.
+  // Parameters the fit spent on the computed LLMs (trace of A^-1 H), for the residual df.
   let llmDf = 0;
   for (const j of rows) {
     const all = family.llmIndices(layout, j);
@@ -471,10 +403,8 @@ export function thetaStandardErrors(
 
 /**
  * phi_j: observed over multinomial score variance of LLM j's cells along its direction w, pooled over
- * `rows` and shrunk per LLM (DISPERSION_PSEUDO_CELLS). d_k = d log p_k / dw from the predictor's
- * analytic derivative of the logits along w (`Predictor.along`), or by central differences of the
- * family's predictor where it has none (the score of the cross-entropy along w is
- * sum_k (Q p_k - q_k) d_k: the softmax's normaliser cancels because sum_k (Q p_k - q_k) = 0).
+ * `rows` and shrunk per LLM (DISPERSION_PSEUDO_CELLS). The score along w is sum_k (Q p_k - q_k) d_k,
+ * d_k = d log p_k / dw.
  */
 function directionalDispersion(
   family: ModelFamily,
@@ -498,14 +428,12 @@ function directionalDispersion(
   const pp = new Float64Array(bank.kMax);
   const pm = new Float64Array(bank.kMax);
   const dv = new Float64Array(bank.kMax);
-  // The directions move LLM parameters and globals only, never the items: the item difficulties
-  // (the gate's b_i, a function of a_i, c_i) are computed once, not twice per LLM.
+  // The directions never move items: the difficulties are computed once.
   const difficulties = family.difficulties(bank, layout, x);
   const base = family.predictor(bank, layout, x, undefined, difficulties);
   const xp = Float64Array.from(x);
   const xm = Float64Array.from(x);
-  // Scores summed per item before squaring: an item shown under several rotations gives cells whose
-  // residuals share the item's misfit (cluster-robust by item; one cell per item without rotations).
+  // Scores summed per item before squaring: cluster-robust by item (rotations share the item's misfit).
   const itemScore = new Float64Array(bank.items.length);
   const touched: number[] = [];
   let numAll = 0;
@@ -517,10 +445,8 @@ function directionalDispersion(
     let wmax = 0;
     for (let a = 0; a < d.w.length; a++) wmax = Math.max(wmax, Math.abs(d.w[a]!));
     if (!(wmax > 0) || !Number.isFinite(wmax)) continue;
-    // d log p_k / dw = dv_k - sum_m p_m dv_m from the logits' analytic derivative along w where the
-    // family gives one (one predictor cell per cell instead of three and 2K logs; the SEs move by
-    // the central differences' truncation error, below 1e-9 relative: standardErrors.test.ts),
-    // else central differences of the predictor.
+    // d log p_k / dw = dv_k - p.dv, from the logits' analytic derivative along w where the family
+    // gives one (within 1e-9 relative of the differences: standardErrors.test.ts), else central differences.
     const along = base.along?.(j, d.idx, d.w) ?? null;
     const step = 1e-4 / wmax;
     let up: Predictor | undefined;
@@ -539,8 +465,7 @@ function directionalDispersion(
       const co = colOffsets[c]!;
       const K = colOffsets[c + 1]! - co;
       const o = j * width + co;
-      // The cell's target mass Q beside p.dv (the same sums in the same order as two loops), and
-      // d log p_k = dv_k - p.dv taken in the scores' loop (x - 0 is x for the differences' dv).
+      // Q beside p.dv in one loop (the same sums in the same order as two).
       let Q = 0;
       let mean = 0;
       if (along !== null) {
@@ -589,8 +514,7 @@ function directionalDispersion(
     numAll += num[j]!;
     denAll += den[j]!;
   }
-  // Residual degrees of freedom (quasi-likelihood's X^2 / (N - p)): the fit absorbed spentDf of the
-  // dims noise dimensions. Capped so that a fit with (nearly) as many parameters as data keeps a finite phi.
+  // Residual df (quasi-likelihood's X^2 / (N - p)), capped so a fit with about as many parameters as data keeps a finite phi.
   const df = dims > 0 ? dims / Math.max(dims - spentDf, 0.1 * dims) : 1;
   const pooled = denAll > 0 ? (numAll / denAll) * df : 1;
   for (const j of rows) {

@@ -10,13 +10,7 @@ import { forEachTwinRows, TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './twinBi
 /** The twin's stopping distance, in SEs (fit/twinBias.ts): its bias need not be finer than a tenth of an SE. */
 const TWIN_DISTANCE = 0.1;
 
-/**
- * The twin's L-BFGS memory (curvature pairs; the fit keeps 12 and hands them over). Its slow
- * direction is the strong LLMs' thetas with the hard items they share, which the block
- * preconditioner leaves out; more pairs carry more of it. Paper scale (189 x 31,554, wasm, 2
- * threads; BENCHMARKS.md "The twin's memory and targets"): 12 pairs 216 passes, 24 pairs 152, 40
- * pairs 141 but no faster and over 1 GB at the peak.
- */
+/** The twin's L-BFGS memory: more pairs carry more of its slow direction (BENCHMARKS.md "The twin's memory and targets"). */
 const TWIN_MEMORY = 24;
 
 /** LLM rows per block of the twin's targets handed to an engine's retargetRows (12 MB at paper scale). */
@@ -40,10 +34,8 @@ export interface TwinOptions {
 }
 
 /**
- * seMode 'twin' (fit/twinBias.ts): refit the model's own predictions from the fit's point x (model
- * space) and take max(prior term, TWIN_BIAS_SCALE b^2) as the bias term, b the twin's bias.
- * Stopped at 0.1 SE (TWIN_DISTANCE): at 100 x 200 (seed 200100) the twin's thetas then differ from a
- * run to the fit's 0.01 by at most 0.015 SE, in 33 passes instead of 54.
+ * seMode 'twin' (fit/twinBias.ts): refit the model's own predictions from the fit's point x and take
+ * max(prior term, TWIN_BIAS_SCALE b^2) as the bias term, b the twin's bias; stopped at TWIN_DISTANCE.
  */
 export function twinStandardErrors(
   p: FitProblem,
@@ -59,12 +51,8 @@ export function twinStandardErrors(
   let twinX: Float64Array;
   let twinPasses: number;
   if (options.lbfgs !== null && retarget !== undefined) {
-    // From the fit's end: its objective retargeted to the twin's q (no new objective: engine-wasm
-    // would copy q into its lanes and attach a kernel), its last preconditioner blocks and its
-    // L-BFGS memory (the twin's Hessian at x is the fit's but for the residual terms). An engine
-    // with its own copy of the targets (engine-wasm) takes them in blocks of rows, so that no
-    // second q is held beside the bank's: at paper scale the twin's RSS is 863 MiB, 992 with a
-    // whole twin bank (its q 138 MB; BENCHMARKS.md "The twin's memory and targets").
+    // From the fit's end: its objective retargeted to the twin's q, its last blocks and its L-BFGS
+    // memory. An engine with its own copy of the targets takes them in blocks of rows (no second q).
     const streamed = fitEnd.endPc !== null && retargetRows !== undefined;
     let tb: ResponseBank | null = null;
     const twinOf = (): ResponseBank => (tb ??= twinBank(p.bank, layout, x));
@@ -88,15 +76,10 @@ export function twinStandardErrors(
 }
 
 /**
- * The twin's L-BFGS run from the fit's end on its (retargeted) objective. The preconditioner: the
- * fit's last blocks, kept for the whole twin (no refresh). Their Gauss-Newton part Q (diag p - p p^T)
- * reads the targets only through each cell's mass Q = sum_k q_k, which the twin keeps; the
- * gate-difficulty term dL/db_i times the Hessian of b_i (families/llmNrm/curvature.ts GB,
- * engine-wasm's assembly/curvature.ts gbi) reads the residual Q p - q: the fit's at its optimum, 0
- * for the twin at x. So the blocks only precondition, and the twin moves from x only by its bias.
- * Measured on six fleets (6 to 2,000 items, BENCHMARKS.md "Cheap twin"): 153 passes, against 175
- * with the twin's own blocks refreshed every 10 iterations, the biases as accurate. After a gate
- * restart that won (its blocks are not kept) the twin refreshes its own blocks as a fit does.
+ * The twin's L-BFGS run from the fit's end on its retargeted objective, preconditioned by the fit's
+ * last blocks without refresh: their GN part reads the targets only through each cell's mass Q,
+ * which the twin keeps, so they only precondition (BENCHMARKS.md "Cheap twin"). After a gate restart
+ * that won (its blocks are not kept) the twin refreshes its own blocks as a fit does.
  */
 function warmTwin(p: FitProblem, fitEnd: Restarted, run: LbfgsRun, twinOf: () => ResponseBank, onProgress: TwinOptions['onProgress']): OptimizeResult {
   const kept = fitEnd.endPc;

@@ -15,12 +15,7 @@ export function twinBank(bank: ResponseBank, layout: Layout, x: Float64Array): R
   return { ...bank, q };
 }
 
-/**
- * The twin bank's targets in blocks of LLM rows, without the whole bank: `emit(q, firstRow)` gets
- * rows firstRow.. of twinBank's q (bank.q's layout), in one buffer reused from call to call (copy
- * before returning). For engines that copy the targets into their own lanes
- * (Objective.retargetRows): at paper scale the whole q is 138 MB, a block of 16 rows 12 MB.
- */
+/** The twin bank's targets in blocks of LLM rows: `emit(q, firstRow)` gets rows firstRow.. in one reused buffer (copy before returning). */
 export function forEachTwinRows(
   bank: ResponseBank,
   layout: Layout,
@@ -60,20 +55,15 @@ function fillTwinRows(bank: ResponseBank, pred: Predictor, from: number, to: num
 
 /**
  * The 'twin' SE mode's scale on the twin's squared bias: the twin's truth is the already shrunk
- * estimate, so it sees only part of the priors' bias. A second twin (the twin of the twin) measures
- * that ratio per fleet, lambda = b1.b1 / b1.b2: 1.45-1.62 at 200 items, 1.8-2.3 at 20-41
- * (measured; history in git); lambda^2 = 2 fixed, chosen on the tuning seeds beside the measured
- * lambda and 1-4, costs one twin instead of two.
+ * estimate, so it sees only part of the priors' bias (lambda^2 = 2, from the twin of the twin).
  */
 export const TWIN_BIAS_SCALE = 2;
 
 /**
  * SEs with the bias term max(prior term, scale b_j^2): se_j^2 - prior_j + max(prior_j, scale b_j^2),
- * with b_j = theta_twin_j - theta_j the twin's estimate of LLM j's bias and prior_j the SE's prior
- * part (Nychka's expected squared bias of the LLM's own block). The per-LLM prior term misses the
- * bias the fleet shares through its items (bench/core/coverage.js at 200 items: the errors convex in
- * theta, 88.5-90.5% covered); the twin carries it. Where the twin's bias is the smaller, the SE is
- * unchanged. Infinite SEs stay infinite.
+ * b_j = theta_twin_j - theta_j the twin's bias estimate and prior_j the SE's prior part. The twin
+ * carries the bias the fleet shares through its items, which the per-LLM prior term misses.
+ * Infinite SEs stay infinite.
  */
 export function twinBiasSe(se: Float64Array, priorVariance: Float64Array, theta: ArrayLike<number>, twinTheta: ArrayLike<number>, scale = 1): Float64Array {
   const out = Float64Array.from(se);

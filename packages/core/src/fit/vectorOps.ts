@@ -1,15 +1,8 @@
 /**
- * The vector kernels of L-BFGS (fit/lbfgs.ts): its dot products, axpys and their fusions over every
- * parameter. At paper scale (371,000 parameters, 3 MB a vector) they are bound by one core's memory
- * bandwidth, about 1.3 ms per fused axpy-dot, 24 of them per iteration of the fit and 48 per
- * iteration of the twin (24 pairs): about a fifth of the default fit's time. A second thread
- * running part of every sweep halves that where a second core has its own bandwidth (measured:
- * two processes each at full speed).
- *
- * So that a threaded implementation gives the same bits as this one, every reduction has a fixed
- * order whoever runs it: the vector is cut into VECTOR_PARTS parts at fixed points (vectorPart),
- * each part summed left to right, the part sums added in part order. Element-wise results do not
- * depend on who computes them.
+ * The vector kernels of L-BFGS (fit/lbfgs.ts), memory-bound at paper scale, so a threaded
+ * implementation may run parts of each sweep. For the same bits every reduction has a fixed order:
+ * VECTOR_PARTS parts at fixed points (vectorPart), each summed left to right, the part sums added in
+ * part order.
  */
 
 /** Parts every sweep is cut into (the unit a thread claims; the reductions' fixed order). */
@@ -27,9 +20,8 @@ export type VectorOpCode = (typeof VECTOR_OP)[keyof typeof VECTOR_OP];
 
 /**
  * One sweep over [lo, hi): the arithmetic of every implementation (a threaded one runs this very
- * function's source in its workers, so the two cannot drift apart; hence it names nothing outside
- * itself). `v` holds the op's arrays in
- * the order below, `a` its scalar; partial sums go to out[o] (and out[o + 1] for PAIR).
+ * function's source, so it names nothing outside itself). `v` holds the op's arrays in the order
+ * below, `a` its scalar; partial sums go to out[o] (and out[o + 1] for PAIR).
  *   DOT       v0 . v1
  *   AXPY      v1 += a v0
  *   AXPY_DOT  v1 += a v0, then v2 . v1
@@ -88,11 +80,7 @@ export function vectorRange(op: number, v: Float64Array[], a: number, lo: number
   out[o] = s;
 }
 
-/**
- * What L-BFGS asks of its vectors. `alloc` makes the vectors the ops work on (a threaded
- * implementation shares them with its workers); the ops accept any Float64Array of the same length
- * and give the same bits for any, only slower for arrays they did not allocate.
- */
+/** What L-BFGS asks of its vectors: `alloc` makes them (a threaded one shares them); any Float64Array gives the same bits, only slower. */
 export interface VectorOps {
   /** One line on how the sweeps run (for logs). */
   readonly detail: string;

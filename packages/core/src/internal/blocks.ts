@@ -1,12 +1,9 @@
 import { choleskyInto } from './cholesky.js';
 
-/** Doubles per slab of factor storage (Blocks.add): 1 MiB, a refresh's item blocks at 189 x 2,000 in a few. */
+/** Doubles per slab of factor storage (Blocks.add): 1 MiB. */
 const SLAB = 1 << 17;
 
-/**
- * Runs a Blocks' solves elsewhere (an engine's threads): each result must be the bits of the
- * TypeScript `apply` / `applyPair` on the factors `packInto` wrote.
- */
+/** Runs a Blocks' solves elsewhere (an engine's threads), the bits of `apply` / `applyPair` on `packInto`'s factors. */
 export interface BlockApplier {
   apply(v: Float64Array, out: Float64Array): void;
   applyPair(v1: Float64Array, out1: Float64Array, v2: Float64Array, out2: Float64Array): void;
@@ -30,9 +27,7 @@ export class Blocks {
   /** Per block: the largest |step| any coordinate may take in one application (Infinity = none). */
   readonly cap: number[] = [];
 
-  // The factors and index lists are views of shared slabs: a Float64Array and an Int32Array of its
-  // own per block (2,190 per refresh at 189 x 2,000; 31,744 at paper scale) were most of a block's
-  // cost in Blocks.add, more than its Cholesky factorisation.
+  // The factors and index lists are views of shared slabs (no typed array per block).
   private slab = new Float64Array(0);
   private slabUsed = 0;
   private ixSlab = new Int32Array(0);
@@ -66,11 +61,7 @@ export class Blocks {
   /** Where set (`setApplier`), apply and applyPair run there; `add` drops it (the blocks changed). */
   private applier: BlockApplier | null = null;
 
-  /**
-   * Factorise block H (P x P over `indices`, in place: fixed rows made identity, the ridge added)
-   * and keep its factor. Only H's diagonal and lower triangle are read (an assembly may leave the
-   * upper one unset).
-   */
+  /** Factorise block H (P x P over `indices`, in place: fixed rows identity, the ridge added); reads only its lower triangle. */
   add(indices: ArrayLike<number>, H: Float64Array, free: Uint8Array, ridge: number, cap = Infinity): void {
     this.applier = null;
     this.cap.push(cap);
@@ -94,11 +85,7 @@ export class Blocks {
     this.chol.push(L);
   }
 
-  /**
-   * The blocks packed into flat arrays for apply (built at its first call; add after that rebuilds):
-   * per block the rows of L^T's upper triangle, which are L's columns (`Bk`), P (P + 1) / 2 entries,
-   * so that both substitutions read consecutive memory and no entry outside the triangle is stored.
-   */
+  /** The blocks packed for apply (built at its first call): per block L's columns (`Bk`), P (P + 1) / 2 entries. */
   private packed: { off: Int32Array; ix: Int32Array; Bk: Float64Array; lo: Int32Array; cap: Float64Array; y: Float64Array; y2: Float64Array } | null = null;
 
   private pack(): NonNullable<Blocks['packed']> {
@@ -128,11 +115,7 @@ export class Blocks {
     return { blocks: this.idx.length, indices, triangle, maxP };
   }
 
-  /**
-   * The factors as `apply` reads them (per block b: indices ix[off[b] .. off[b + 1]), the rows of
-   * L^T's upper triangle in Bk[lo[b] .. lo[b + 1]), its step cap) written into the given arrays
-   * (off and lo: blocks + 1 entries; see packedSizes), e.g. an engine's memory.
-   */
+  /** The factors as `apply` reads them (ix by off, the rows of L^T's upper triangle in Bk by lo, the caps) into the given arrays (packedSizes). */
   packInto(off: Int32Array, lo: Int32Array, ix: Int32Array, Bk: Float64Array, cap: Float64Array): void {
     const B = this.idx.length;
     off[0] = 0;
@@ -166,17 +149,13 @@ export class Blocks {
     out.fill(0);
     const pk = this.packed !== null && this.packed.off.length === this.idx.length + 1 ? this.packed : this.pack();
     const { off, ix, Bk, lo, cap: caps, y } = pk;
-    // The same arithmetic as cholSolve per block (the same operations in the same order, so the
-    // same bits), on packed triangles: one call for all blocks. At paper scale the two applies of
-    // an L-BFGS iteration read 31,744 blocks; the triangles halve the memory they stream.
+    // cholSolve's arithmetic per block (the same bits), on packed triangles.
     for (let b = 0; b < caps.length; b++) {
       const o = off[b]!;
       const P = off[b + 1]! - o;
       for (let r = 0; r < P; r++) y[r] = v[ix[o + r]!]!;
-      // Forward, L y = v, by columns: column k of L is Bk[c .. c + P - k), the diagonal first.
-      // Each y[i] still has L[i, k] y[k] taken off for k = 0, 1, ..., i - 1 in turn, as in the
-      // row-by-row solve (the same bits), but the updates of one column are independent of each
-      // other where a row's were one chain of dependent subtractions: about 3x faster per apply.
+      // Forward, L y = v, by columns (column k of L is Bk[c .. c + P - k), the diagonal first): each y[i]
+      // takes its terms off in the row-by-row order (the same bits), the column's updates independent.
       let c = lo[b]!;
       for (let k = 0; k < P; k++) {
         const yk = y[k]! / Bk[c]!;
@@ -184,8 +163,7 @@ export class Blocks {
         for (let i = k + 1; i < P; i++) y[i]! -= Bk[c + i - k]! * yk;
         c += P - k;
       }
-      // Backward, L^T x = y, by rows: row i of L^T is Bk[r .. r + P - i), the diagonal first (r
-      // walked down from the block's end in integers).
+      // Backward, L^T x = y, by rows: row i of L^T is Bk[r .. r + P - i), the diagonal first.
       let r = lo[b + 1]!;
       for (let i = P - 1; i >= 0; i--) {
         r -= P - i;
@@ -193,8 +171,7 @@ export class Blocks {
         for (let k = i + 1; k < P; k++) s -= Bk[r + k - i]! * y[k]!;
         y[i] = s / Bk[r]!;
       }
-      // Trust region on blocks whose model is unreliable far out (items under the gate): scale the
-      // block's step so no coordinate moves more than `cap`. Still a positive scaling of H^-1 v.
+      // Trust region (items under the gate): scale the block's step so no coordinate moves more than `cap`.
       let scale = 1;
       const cap = caps[b]!;
       if (cap !== Infinity) {
@@ -206,13 +183,7 @@ export class Blocks {
     }
   }
 
-  /**
-   * out1 = H^-1 v1 and out2 = H^-1 v2 in one sweep over the factors: each the same operations in the
-   * same order as `apply` (the same bits), the two solves interleaved. An L-BFGS iteration applies
-   * H^-1 to the gradient (its convergence check) and to the two-loop's vector; at paper scale the
-   * triangles are 20 MB that one sweep then reads once, and the two solves' dependency chains
-   * (a division per row, a chain of subtractions per backward row) overlap.
-   */
+  /** out1 = H^-1 v1 and out2 = H^-1 v2 in one sweep over the factors, each with `apply`'s operations in its order (the same bits). */
   applyPair(v1: Float64Array, out1: Float64Array, v2: Float64Array, out2: Float64Array): void {
     if (this.applier !== null) {
       this.applier.applyPair(v1, out1, v2, out2);
@@ -229,9 +200,7 @@ export class Blocks {
         y[r] = v1[ix[o + r]!]!;
         y2[r] = v2[ix[o + r]!]!;
       }
-      // Forward by columns as in apply, two columns k, k + 1 a step: row k + 1 first takes column
-      // k's term off and is divided by its pivot, then each lower row takes off column k's term and
-      // then column k + 1's (the order of apply, so the same bits) in one read and write of y[i].
+      // Forward by columns as in apply, two columns a step, each row's terms in apply's order (the same bits).
       let c = lo[b]!;
       let k = 0;
       for (; k + 1 < P; k += 2) {

@@ -5,25 +5,17 @@ export function cholesky(H: Float64Array, P: number): Float64Array {
   return choleskyInto(H, P, new Float64Array(P * P));
 }
 
-/**
- * cholesky(H, P) written into `L` (P x P, zero above the diagonal on entry; the same bits): for
- * callers that factorise thousands of small blocks into views of one buffer (Blocks.add), where a
- * fresh Float64Array per block cost more than its factorisation.
- */
+/** cholesky(H, P) written into `L` (P x P, zero above the diagonal on entry; the same bits), e.g. views of one buffer. */
 export function choleskyInto(H: Float64Array, P: number, L: Float64Array): Float64Array {
   let jitter = 0;
   let scale = 0;
   for (let r = 0; r < P; r++) scale = Math.max(scale, Math.abs(H[r * P + r]!));
   scale = scale || 1;
   for (;;) {
-    // Rows i and i + 1 side by side: each entry L[i, j] = (H[i, j] - sum_k L[i, k] L[j, k]) / L[j, j]
-    // is still one chain of subtractions in k = 0, 1, ... (the bits of the row-by-row loop), but two
-    // independent chains now share each L[j, k] read and overlap their latencies: about a quarter
-    // less time on the refresh's 31,554 item blocks at paper scale. Only the lower triangle of H is
-    // read, and nothing above the diagonal of L is written. A failed try's entries are all
-    // rewritten before they are read (row i reads only entries of rows <= i, columns < the one it writes).
-    // Off the diagonal `+ 0` is kept from the row-by-row loop's `H + (i === j ? jitter : 0)`: it
-    // turns a -0 entry into +0.
+    // Rows i and i + 1 side by side: each L[i, j] is still one chain of subtractions in k = 0, 1, ...
+    // (the row-by-row loop's bits), the two chains sharing each L[j, k] read. Only H's lower triangle
+    // is read and nothing above L's diagonal written. Off the diagonal `+ 0` is kept from the
+    // row-by-row loop's `H + (i === j ? jitter : 0)`: it turns a -0 entry into +0.
     let ok = true;
     let i = 0;
     for (; i + 1 < P; i += 2) {

@@ -8,11 +8,7 @@ export function standardized(x: Float64Array, J: number): Float64Array {
   return out;
 }
 
-/**
- * `standardized` into `out` (x's length; not x itself), without allocating: at paper scale x has
- * 371,000 entries, and a fresh copy per pass cost about 9 ms of the main thread. Returns theta's sd
- * (1 where it is 0), for the chain rule.
- */
+/** `standardized` into `out` (x's length; not x itself), without allocating; returns theta's sd (1 where it is 0), for the chain rule. */
 export function standardizeInto(x: Float64Array, J: number, out: Float64Array): number {
   out.set(x);
   let m = 0;

@@ -5,29 +5,19 @@ import type { ItemSource, ResponseRecord } from '../types.js';
 export const MAX_OPTIONS = 20;
 
 export interface ParseRecordOptions {
-  /**
-   * The value is the caller's alone (just parsed from JSON, held by nothing else): its arrays
-   * become the record's, normalised in place (-0 to 0), instead of being copied. The record object
-   * itself is still fresh. Saves two allocations per record (and their garbage) on large files.
-   */
+  /** The value is the caller's alone (just parsed): its arrays become the record's, normalised in place, not copied. */
   adopt?: boolean;
 }
 
 /**
- * Validate one response record (a parsed JSON Lines value, one row of an Arrow/Parquet table, or a
- * record a harness reader built) and return it in canonical form (a fresh object). This is the one
- * record check of llm-nrm: the tidy reader, `convert` and `bankFromRecords` all use it, so a record
- * `convert` writes is one `fit` takes. Throws an `LlmNrmError` naming the offending field and
- * value; the caller adds the file and line.
+ * Validate one response record (a parsed JSON Lines value, an Arrow/Parquet row, or a harness
+ * reader's record) and return it in canonical form: the one record check of llm-nrm (the tidy
+ * reader, `convert`, `bankFromRecords`). Throws an `LlmNrmError` naming the field and value.
  *
- * Conventions of the tidy file format (also in tidy/index.ts):
- * - `null` for an optional field means "absent" (column stores write nulls for every missing cell).
- * - The response is whichever of `probs`, `logprobs`, `choice` is non-null; more than one is an
- *   error. When none is non-null but the `choice` key is present (`"choice": null`, or any row of a
- *   column store), the record is an unparsable hard answer (`choice: null`, counted as missing).
- * - In `logprobs`, an unreported option (`-Infinity`) may be written as the string `"-Infinity"`
- *   (what writeResponses writes), `"-inf"`, JSON `null`, or a bare `-Infinity` token.
- * - Unknown fields are ignored, so files with extra columns still read.
+ * Conventions of the tidy format (also in tidy/index.ts): `null` for an optional field is absent;
+ * the response is whichever of `probs`, `logprobs`, `choice` is non-null (more than one is an
+ * error; none with a `choice` key is `choice: null`, missing); in `logprobs` `"-Infinity"`,
+ * `"-inf"`, `null` or `-Infinity` is an unreported option; unknown fields are ignored.
  */
 export function parseResponseRecord(value: unknown, options: ParseRecordOptions = {}): ResponseRecord {
   const adopt = options.adopt === true;
@@ -141,8 +131,7 @@ export function parseResponseRecord(value: unknown, options: ParseRecordOptions 
   }
   if (v.source != null) r.source = parseItemSource(v.source);
 
-  // Every length that is given must agree, and the key (and a hard choice) must index an option
-  // (the first given names the count; checked in this order, with no list built per record).
+  // Every length given must agree, and the key (and a hard choice) must index an option.
   let name0 = '';
   let k = -1;
   const agree = (name: string, n: number | undefined): void => {

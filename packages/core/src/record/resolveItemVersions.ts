@@ -49,21 +49,14 @@ function sameTexts(a: readonly string[] | undefined, b: readonly string[] | unde
   return true;
 }
 
-/**
- * Whether every record of each id states its first record's content (option count, key, option
- * texts and document hash, or none of them): then each id has one version below and nothing is
- * renamed or dropped, whatever the policy.
- */
+/** Whether every record of each id states its first record's content: then nothing is renamed or dropped. */
 function singleContent(records: readonly ResponseRecord[]): boolean {
   const check = singleContentCheck();
   for (const r of records) if (!check(r)) return false;
   return true;
 }
 
-/**
- * `singleContent` one record at a time: false from the first record whose id was seen with other
- * content (then `resolveItemVersions` must see every record; a stream is read again whole).
- */
+/** `singleContent` one record at a time: false from the first record whose id was seen with other content. */
 export function singleContentCheck(): (record: ResponseRecord) => boolean {
   const first = new Map<string, ResponseRecord>();
   let last: ResponseRecord | undefined;
@@ -91,17 +84,13 @@ export function contentHash(text: string): string {
 }
 
 /**
- * Tell apart items that share an id but not their content. An item's content is its option count,
- * key and, where the records give them, option texts and the harness's document hash
- * (`source.docHash`, lm-eval's `doc_hash`): two records of one id that differ in any of
- * these are different items, and `bankFromRecords` would otherwise merge them or stop. A record
- * without option texts belongs to the version with texts that has its option count and key when
- * there is exactly one such; otherwise it is a version of its own. Ids with a single content are
- * left untouched, so this costs nothing on clean data.
+ * Tell apart items that share an id but not their content (option count, key and, where given,
+ * option texts and `source.docHash`). A record without option texts joins the one texted version
+ * with its count and key, if there is exactly one; otherwise it is a version of its own. Ids with a
+ * single content are left untouched.
  */
 export function resolveItemVersions(records: readonly ResponseRecord[], policy: ItemVersionPolicy = 'split'): ResolvedItemVersions {
-  // The usual case, every id with one content, is told in one cheap pass: no version map, no row
-  // lists or model sets per version (those cost about 0.9 s at 378,000 records).
+  // The usual case, every id with one content, is told in one cheap pass.
   if (singleContent(records)) return { records: records.slice(), index: Array.from({ length: records.length }, (_, t) => t), conflicts: [], dropped: 0 };
   interface Version {
     sig: string;
@@ -134,9 +123,7 @@ export function resolveItemVersions(records: readonly ResponseRecord[], policy: 
     let versions = byItem.get(item);
     if (versions === undefined) byItem.set(item, (versions = new Map()));
     const texted = [...versions.values()];
-    // Where a row lands depends only on its (option count, key) for this item: the last answer is
-    // reused for a run of equal ones (the usual case, one version; a JSON key per record cost more
-    // than the rest of this function at 378,000 records).
+    // Where a row lands depends only on its (option count, key): the last answer is reused for a run.
     let lastK: number | undefined = -1;
     let lastKey = -1;
     let lastV: Version | undefined;

@@ -49,22 +49,15 @@ export function binaryCurvature(
     HIv[i] = pl >= 4 ? 1 - sigmoid(x[L.slip + i]!) : 1;
   }
   const jv = new Float64Array(4);
-  // The preconditioner's blocks (`blocks`; not the SEs' Fisher blocks, `llm` and `itemGN`) come
-  // from the observed Hessian D2 (dP)(dP)^T + D1 d2P, D1 = dL/dP, D2 = d2L/dP2: 3PL and 4PL are not
-  // canonical links, so there the Fisher information differs from the Hessian wherever the fit
-  // is off (items near separation, slopes growing toward the prior's bound), and L-BFGS started
-  // from it crawls. Measured on a 189 x 2,000 CV fold (packages/core/BENCHMARKS.md): 3PL 1,049 ->
-  // 638 passes to the tolerance stop, ending 127 nats lower, with held-out log-loss equal or
-  // better. 4PL keeps Fisher: only 1,250 -> 1,143 passes there, and the held-out figures of the
-  // simulated fleet moved by 0.0002 the wrong way. 1PL/2PL (logit link): the two are equal. An
-  // indefinite block is made positive definite by Blocks' Cholesky jitter; theta's keeps at least
-  // a tenth of its Fisher value.
+  // The preconditioner's blocks (not the SEs' Fisher blocks) come from the observed Hessian
+  // D2 (dP)(dP)^T + D1 d2P for 3PL: not a canonical link, so Fisher differs from the Hessian wherever
+  // the fit is off and L-BFGS crawls (BENCHMARKS.md). 4PL keeps Fisher (no gain there); 1PL/2PL: equal.
+  // An indefinite block gets Blocks' Cholesky jitter; theta's keeps at least a tenth of its Fisher value.
   const observedBlocks = pl === 3 && !opts.cross && !inv;
   const HO = observedBlocks ? new Float64Array(I * 16) : HI;
   const HtO = observedBlocks ? new Float64Array(J) : Ht;
   const h2 = new Float64Array(16);
-  // The preconditioner's refresh on banks with one column per item: the same sums item by item
-  // (itemBlocks.ts, the same bits; a 4PL CV fold refreshes about 70 times).
+  // One column per item: the refresh's sums item by item (itemBlocks.ts, the same bits).
   const byItem = cells !== undefined && cells.itemMajor && !opts.cross && !inv;
   if (byItem) itemMajorBlocks(cells, L, x, A, Bt, LO, HIv, observedBlocks, HI, Ht, HO, HtO);
   for (let j = 0; j < (byItem ? 0 : J); j++) {

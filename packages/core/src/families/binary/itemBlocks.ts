@@ -3,15 +3,11 @@ import type { BinaryCells } from './kernel.js';
 
 /**
  * The preconditioner's sums of binaryCurvature (curvature.ts) item by item, for banks with one
- * column per item (`cells.itemMajor`): per item the 16 Fisher entries (dP)(dP)^T / (P (1 - P)) and,
- * for 3PL (`observed`), the 16 observed-Hessian entries D2 (dP)(dP)^T + D1 d2P, each held in a
- * register over the item's LLMs ascending; per LLM its theta sums, over the columns ascending.
- * Every term is the expression of curvature.ts's row loop and every sum runs in its order, so the
- * blocks are the same bits (curvature.test.ts compares the two), without the row loop's
- * per-cell test of unobserved cells, its 32 stores per cell or a call per sigmoid. Only the lower
- * triangle is summed (the upper one is its copy): Blocks' Cholesky reads the lower one alone.
- * Fills Ht (Fisher) and HI (Fisher) or, when `observed`, HO and HtO instead of HI (all zero on
- * entry): the preconditioner reads HO's item blocks there, and Ht only as the theta blocks' floor.
+ * column per item (`cells.itemMajor`): per item the Fisher entries (dP)(dP)^T / (P (1 - P)) and, for
+ * 3PL (`observed`), the observed-Hessian entries D2 (dP)(dP)^T + D1 d2P, held in registers over
+ * the item's LLMs ascending; per LLM its theta sums. Every term and sum in the row loop's order, so
+ * the same bits (curvature.test.ts); lower triangle only. Fills Ht and HI or, when `observed`, HO
+ * and HtO instead of HI (all zero on entry).
  */
 export function itemMajorBlocks(
   cells: BinaryCells,

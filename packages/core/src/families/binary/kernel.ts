@@ -23,13 +23,10 @@ export interface BinaryCells {
 }
 
 /**
- * The cell pass of a binary objective (binaryObjective's seam between engines): it owns its input
- * and output arrays, which the objective fills and reads around each `pass`. Per item (length
- * nItems): a, beta, lo = sigmoid(guess), range = hi - lo, sg = sigmoid(guess), ss = sigmoid(slip) in;
- * the sums of dL/da, dL/dbeta, dL/dguess, dL/dslip out. Per LLM (length nModels): theta in,
- * gTheta = the cells' dL/dtheta_j + tp theta_j out (rows in [r0, r1) only). Every implementation
- * forms every sum in the order of core's TypeScript kernel (tsBinaryKernel), so engines agree bit
- * for bit.
+ * The cell pass of a binary objective (binaryObjective's seam between engines), owning its arrays.
+ * Per item in: a, beta, lo = sigmoid(guess), range = hi - lo, sg, ss; out: the sums of dL/da,
+ * dL/dbeta, dL/dguess, dL/dslip. Per LLM: theta in, gTheta = dL/dtheta_j + tp theta_j out (rows
+ * [r0, r1) only). Every implementation sums in tsBinaryKernel's order, so engines agree bit for bit.
  */
 export interface BinaryKernel {
   readonly a: Float64Array;
@@ -102,12 +99,8 @@ export function binaryCells(bank: ResponseBank, layout: BinaryLayout, y: Uint8Ar
 
 /**
  * The binary cell pass in TypeScript (the 'ts' engine's, and the reference every engine matches).
- *
- * Speed: a cell costs one exp and one log (the per-item values are read once per pass by the
- * objective). Summed item by item, every item sum still runs over the LLMs ascending and every theta
- * sum over the columns ascending, and the per-cell loss terms are added up afterwards in row-major
- * order: the same bits as the row pass, with an item's four sums held in registers
- * (bench/core/binary-kernel.js: 4PL about 1.3x, 3PL 1.1x cheaper per pass than row by row).
+ * Summed item by item, every item sum still runs over the LLMs ascending, every theta sum over the
+ * columns ascending and the loss terms in row-major order: the same bits as the row pass.
  */
 export function tsBinaryKernel(cells: BinaryCells): BinaryKernel {
   const { nModels: J, nItems: I, pl, rowStart, cellItem, cellY, colStart, cmRow, cmPos, cmY } = cells;
@@ -195,10 +188,8 @@ export function tsBinaryKernel(cells: BinaryCells): BinaryKernel {
       const th = theta[j]!;
       let gth = 0;
       const e1 = rowStart[j + 1]!;
-      // Two specialised loops over the row's observed cells (no per-cell pl tests; sigmoid written
-      // out, as V8 did not inline it into this function): the same operations in the same order
-      // as the general form, so the same bits. 1PL/2PL: lo = 0 and range = 1 exactly, so
-      // P = sg and deta = dP sg (1 - sg) are what the general expressions give.
+      // Two specialised loops (no per-cell pl tests; sigmoid written out): the general form's operations
+      // in its order, so the same bits. 1PL/2PL: lo = 0 and range = 1 exactly.
       if (pl <= 2) {
         for (let e = rowStart[j]!; e < e1; e++) {
           const i = cellItem[e]!;
@@ -251,8 +242,7 @@ export function tsBinaryKernel(cells: BinaryCells): BinaryKernel {
           gth += deta * a;
           gB[i]! += deta;
           gA[i]! += deta * th;
-          // dP/dguess = (1 - sg) lo (1 - lo), dP/dslip = -sg ss (1 - ss), in the old per-cell order
-          // of the products (the same bits as before).
+          // dP/dguess = (1 - sg) lo (1 - lo), dP/dslip = -sg ss (1 - ss), in the general form's order of products.
           const sl = SG[i]!;
           gLo[i]! += dP * (1 - sg) * sl * (1 - sl);
           if (pl4) {

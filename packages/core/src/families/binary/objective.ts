@@ -15,13 +15,8 @@ export interface BinaryObjectiveOptions {
  * Binary IRT objective (1PL-4PL) on correctness y_ji = [argmax q_ji = g_i] (paper.md, baselines):
  * P_ji = lo_i + (hi_i - lo_i) sigmoid(a_i theta_j + beta_i), lo = sigmoid(guess) (3PL+),
  * hi = 1 - sigmoid(slip) (4PL), and L = -sum [y log P + (1 - y) log(1 - P)] + priors.
- * `y` is J x C with 255 for unobserved cells (see `correctness`).
- *
- * Everything that depends on the item alone (a, beta, lo, hi) is read once per pass into the
- * kernel's per-item arrays; the cell pass itself is the kernel's (kernel.ts: core's TypeScript one
- * by default, `options.kernel` for an engine's, e.g. engine-wasm's), over the observed cells listed
- * once (binaryCells). Every sum is formed in the same order whichever kernel runs: the same loss and
- * gradient bit for bit.
+ * `y` is J x C with 255 for unobserved cells (see `correctness`). The per-item values are read once
+ * per pass; the cell pass is the kernel's (kernel.ts), every sum in one order whichever kernel runs.
  */
 export function binaryObjective(bank: ResponseBank, layout: BinaryLayout, y: Uint8Array, priors: Priors = {}, options: BinaryObjectiveOptions = {}): Objective {
   const free = binaryFreeMask(layout);

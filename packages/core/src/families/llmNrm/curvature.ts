@@ -81,32 +81,16 @@ export function llmNrmCurvature(
   // as (1 - G) s (a_l theta + c_l)), E_r = Q cov_p(J_r, h) and t = db_i/d(a_i, c_i) (the gate).
   const llmItem: Float64Array[] = [];
   const sumK = L.sumK;
-  // One cell per (LLM, item) pair (no rotations): the corrections come from their own pass in
-  // O(K^2) per cell (llmNrmItemCorrections); otherwise B is accumulated over the pair's cells first
-  // (itemCorrection, O(K^3) per pair).
-  const perCell = itemInverse !== undefined && nC === I && new Set(colItem).size === I && positionsArePermutations(bank);
+  // One cell per (LLM, item) pair: the corrections in O(K^2) per cell (llmNrmItemCorrections);
+  // otherwise B is accumulated per pair first (itemCorrection, O(K^3)).
+  const perCell = itemInverse !== undefined && oneCellPerItem(bank);
   const Wb = itemInverse && !perCell ? new Float64Array(P * sumK) : null;
   const Eb = itemInverse && !perCell ? new Float64Array(P * I) : null;
   const seen = itemInverse ? new Int32Array(I).fill(-1) : null;
   const items: number[] = [];
   const tItem: Float64Array[] = [];
-  if (itemInverse && useFb) {
-    for (let i = 0; i < I; i++) {
-      const io = itemOffsets[i]!;
-      const K = itemOffsets[i + 1]! - io;
-      const g = bank.key[i]!;
-      const dN = aux[3 * i]!;
-      const dD = aux[3 * i + 1]!;
-      const abar = aux[3 * i + 2]!;
-      const t = new Float64Array(2 * K);
-      for (let k = 0; k < K; k++) {
-        const wk = wts[io + k]!;
-        t[k] = k === g ? dD : -dD * wk;
-        t[K + k] = k === g ? -dN : dN * wk - dD * wk * (x[L.a + io + k]! - abar);
-      }
-      tItem.push(t);
-    }
-  }
+  if (itemInverse && useFb)
+    for (let i = 0; i < I; i++) tItem.push(gateGrad(bank, L, x, aux, wts, i, new Float64Array(2 * (itemOffsets[i + 1]! - itemOffsets[i]!))));
   const corrections = perCell ? llmNrmItemCorrections(bank, L, x, { b, tItem, itemInverse: itemInverse!, itemZ }) : null;
   if (corrections !== null) {
     llmItem.push(...corrections.llmItem);
@@ -233,10 +217,8 @@ export function llmNrmCurvature(
           }
         }
       }
-      // - Q u u^T over the touched indices (upper triangle; mirrored after the LLM's cells): theta,
-      // sbar and per option its position's delta and rho (distinct: the positions are a
-      // permutation), each entry once, written out by kind (as engine-wasm's curvRows) rather than
-      // over every pair of touched indices.
+      // - Q u u^T over the touched indices (upper triangle; mirrored after the LLM's cells), each entry
+      // once, written out by kind (the positions are a permutation).
       let nt = 2;
       touched[0] = 0;
       touched[1] = 1;
@@ -381,8 +363,7 @@ export function llmNrmCurvature(
     itemGN,
     opts.blocksUnused === true,
   );
-  // The gate globals' Gaussian priors (Priors.gateSd, added in finishLlmNrmPass): their precision on
-  // the diagonal, for the preconditioner and the SEs' profile over the gate alike.
+  // The gate globals' Gaussian priors (Priors.gateSd).
   if (useFb) {
     Hg[0]! += lamGate;
     Hg[3]! += lamGate;
@@ -395,6 +376,12 @@ export function llmNrmCurvature(
   if (cross) out.itemGN = itemGN;
   if (itemInverse) out.llmItem = llmItem;
   return out;
+}
+
+/** One cell per (LLM, item) pair and every column's positions a permutation of 0..K-1. */
+function oneCellPerItem(bank: ResponseBank): boolean {
+  const { colItem } = bank;
+  return colItem.length === bank.items.length && new Set(colItem).size === colItem.length && positionsArePermutations(bank);
 }
 
 /** True when every column shows its K options at displayed positions 0..K-1 (each once). */
@@ -440,11 +427,7 @@ export function itemSquareOffsets(bank: ResponseBank): Int32Array {
   return sq;
 }
 
-/**
- * Mirror an LLM's accumulated upper triangle and add its priors' curvature, in place: sharpness
- * (GN of the log-normal prior); delta, rho lamLlm; theta's N(0, 1) only in the preconditioner's
- * copy (the SEs add theta's prior per identification).
- */
+/** Mirror an LLM's upper triangle and add its priors' curvature (theta's N(0, 1) is left to the caller). */
 function finishLlmHessian(HL: Float64Array, L: LlmNrmLayout, lamS: number, lamLlm: number, s: number, ds: number): void {
   const Kmax = L.kMax;
   const P = 2 + 2 * Kmax;
@@ -475,8 +458,7 @@ function addItemBlocks(
   const useFb = L.parts.fallback;
   const { itemOffsets } = bank;
   const { sq, S0, S1, S2, U1, U0, HH, GB } = sums;
-  // Scratch reused across items (one allocation per item each cost more than the item's
-  // arithmetic at paper scale, 31,554 items a refresh); Blocks.add factorises H into its own copy.
+  // Scratch reused across items; Blocks.add factorises H into its own copy.
   const kMx = bank.kMax;
   const Hbuf = new Float64Array(4 * kMx * kMx);
   const tBuf = new Float64Array(2 * kMx);
@@ -487,10 +469,8 @@ function addItemBlocks(
   const g1Buf = new Float64Array(2 * kMx);
   const fdScratch = difficultyGradScratch(kMx);
   const ixBuf = new Int32Array(2 * kMx);
-  // Without `cross` nothing reads H but Blocks.add, whose factorisation reads only its lower
-  // triangle and diagonal: only those entries are assembled (each with the same operations in the
-  // same order as the full square, so the same bits), half the work of the copy, the gate's rank-2
-  // term and the b-Hessian's columns.
+  // Without `cross` only Blocks.add reads H, and only its lower triangle: only that is assembled
+  // (the same operations in the same order, so the same bits).
   const lower = !cross;
   let ready = itemsReady === undefined ? I : 0;
   for (let i = 0; i < I; i++) {
@@ -501,8 +481,7 @@ function addItemBlocks(
     const H = Hbuf.subarray(0, P2 * P2);
     const base = sq[i]!;
     if (lower) {
-      // Rows r, columns c <= r: a-a (S2), then c-a (S1) and c-c (S0); the sums' upper triangle
-      // holds (min, max) at min K + max.
+      // Rows r, columns c <= r (the sums' upper triangle holds (min, max)).
       for (let k = 0; k < K; k++) for (let l = 0; l <= k; l++) H[k * P2 + l] = S2[base + l * K + k]!;
       for (let k = 0; k < K; k++) {
         const r = (K + k) * P2;
@@ -522,23 +501,16 @@ function addItemBlocks(
     }
     if (useFb) {
       const g = bank.key[i]!;
-      const dN = aux[3 * i]!;
-      const dD = aux[3 * i + 1]!;
-      const abar = aux[3 * i + 2]!;
-      const t = tBuf;
+      const t = gateGrad(bank, L, x, aux, wts, i, tBuf);
       const uu = uuBuf;
       for (let k = 0; k < K; k++) {
-        const wk = wts[io + k]!;
-        t[k] = k === g ? dD : -dD * wk;
-        t[K + k] = k === g ? -dN : dN * wk - dD * wk * (x[L.a + io + k]! - abar);
         uu[k] = U1[io + k]!;
         uu[K + k] = U0[io + k]!;
       }
       const hh = HH[i]!;
       for (let r = 0; r < P2; r++) {
         const cEnd = lower ? r + 1 : P2;
-        // Row r's factors read once (V8 reloads them per entry: H might alias uu and t); hh t_r
-        // is the left product of hh t_r t_c as written before, so the same bits.
+        // Row r's factors read once (V8 reloads them per entry: H might alias uu and t).
         const ur = uu[r]!;
         const tr = t[r]!;
         const htr = hh * tr;
@@ -559,9 +531,8 @@ function addItemBlocks(
         for (let r = 0; r < P2; r++) gn[r * P2 + r]! += lamItem;
         itemGN.push(gn);
       }
-      // + dL/db_i * Hessian of b_i (by differences of its analytic gradient; item-local, cheap).
-      // This is the term GN drops; near D_i ~ 0 it dominates and can make the block indefinite,
-      // which the Cholesky shift in Blocks.add then repairs.
+      // + dL/db_i * Hessian of b_i (differences of its analytic gradient): the term GN drops; where it
+      // makes the block indefinite, Blocks.add's Cholesky shift repairs it.
       const gbi = GB[i]!;
       if (blocksUnused) continue;
       if (gbi !== 0) {
@@ -584,8 +555,7 @@ function addItemBlocks(
           difficultyGradColumn(av, cv, K, g, p, fd, g1);
           arr[kk] = old;
           if (lower) {
-            // Entry (r, c), r > c, takes column c's half (at p = c) before column r's (at p = r),
-            // as in the full loop below, and the diagonal both halves at p = r in the same order.
+            // (r, c), r > c: column c's half before column r's, as in the full loop below.
             for (let r = 0; r < p; r++) H[p * P2 + r]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
             const hp = (gbi * (g1[p]! - g0[p]!)) / hstep;
             H[p * P2 + p]! += 0.5 * hp;
@@ -616,11 +586,7 @@ function addItemBlocks(
   }
 }
 
-/**
- * The cell sums of the curvature's blocks as an engine computes them (engine-wasm, parallel over
- * LLM rows and items): what llmNrmCurvature accumulates over the cells before it adds the priors,
- * the gate's b_i terms and factorises.
- */
+/** The cell sums llmNrmCurvature accumulates before the priors, the gate's b_i terms and factorising, as an engine computes them. */
 export interface LlmNrmCurvatureSums {
   /** Per LLM j at j P^2 (P = 2 + 2 kMax): sum over its cells of Q (J^T diag p J - u u^T), upper triangle (r <= c) only. */
   llm: Float64Array;
@@ -636,32 +602,15 @@ export interface LlmNrmCurvatureSums {
   gb: Float64Array;
   /** The gate globals' (w0, kbar) 2 x 2 GN block. */
   globals: Float64Array;
-  /**
-   * For `cross` with the gate (the standard errors' first pass), over every cell: per LLM j at
-   * 2 P j its P x 2 cross block with (w0, kbar); per item at 4 io its 2K x 2 sums of the a_l, c_l
-   * rows with (w0, kbar) before b_i's part (llmNrmCurvature's IG), and at 2 i the E sums (EG).
-   */
+  /** `cross` with the gate: per LLM at 2 P j its P x 2 block with (w0, kbar); per item at 4 io the a, c rows' sums with (w0, kbar) (IG), at 2 i the E sums (EG). */
   cross?: { llmGlobals: Float64Array; ig: Float64Array; eg: Float64Array };
-  /**
-   * With the gate: computeDifficulties' `aux` and `w` at this x, where the engine computed them
-   * for its passes (read, not kept); without them they are computed again here.
-   */
+  /** With the gate: computeDifficulties' `aux` and `w` at this x, if the engine has them (else recomputed). */
   difficulty?: { aux: Float64Array; w: Float64Array };
-  /**
-   * Where the engine is still summing the items while the blocks are assembled: called before item
-   * i's sums are read, whenever i has reached the count it last returned (first with 0), it returns
-   * once item i's sums are final with how many items' are (more than i). Absent: all are.
-   */
+  /** Where the engine still sums items: returns once item i's sums are final, with how many items' are. Absent: all are. */
   itemsReady?: (i: number) => number;
 }
 
-/**
- * The LLM blocks of the standard errors' first pass from an engine's rows sums (llmNrmCurvatureFromSums'
- * `llm`, `llmGlobals` and `globals`, the same operations): for an engine that sums an LLM's rows in a
- * later pass (engine-wasm runs them with the item corrections, which walk the same cells). `llm`
- * holds each LLM's upper triangle at j P^2, `globals` the gate's 2 x 2 sums, `llmGlobals` (gate and
- * `cross` only) the P x 2 cross blocks at 2 P j.
- */
+/** The LLM blocks and gate globals of the SEs' first pass from an engine's row sums (llmNrmCurvatureFromSums' `llm`, `llmGlobals`, `globals`). */
 export function llmNrmRowBlocksFromSums(
   L: LlmNrmLayout,
   x: Float64Array,
@@ -689,11 +638,7 @@ export function llmNrmRowBlocksFromSums(
   return { llm, globals, llmGlobals };
 }
 
-/**
- * The curvature from cell sums an engine computed: the same blocks as llmNrmCurvature and, with
- * `cross` (sums.cross where the gate is on), the same cross blocks, globals and item GN blocks.
- * `itemInverse` and `itemZ` (the SEs' second pass) stay with llmNrmCurvature.
- */
+/** The curvature from an engine's cell sums: llmNrmCurvature's blocks (and with `cross` its cross blocks); not the SEs' second pass. */
 export function llmNrmCurvatureFromSums(
   bank: ResponseBank,
   L: LlmNrmLayout,
@@ -765,14 +710,11 @@ export function llmNrmCurvatureFromSums(
 }
 
 /**
- * The per-item inputs of the standard errors' item corrections (llmNrmItemCorrections' ItemPrep,
- * packed for an engine), or null where the corrections need llmNrmCurvature's general path (an
- * item shown in several columns, positions that are not a permutation): per item at
- * itemSquareOffsets the K x K parts of D^-1's M (daa, dac = D_ac + D_ca, dcc; full squares); per
- * option entry m = D^-1 t (ma: its a half, mc: its c half) and at 4 io the item's Z (2K x 2, with
- * itemZ); per item t.m and at 2 i t.Z. Without the gate m, t.m and t.Z are zero. With `into`
- * (an engine's own buffers, each exactly the size it would get, z null without itemZ) they are
- * written there and returned.
+ * The per-item inputs of the SEs' item corrections (ItemPrep, packed for an engine), or null where
+ * llmNrmCurvature's general path is needed: per item at itemSquareOffsets D^-1's M parts (daa,
+ * dac = D_ac + D_ca, dcc); per option entry m = D^-1 t (ma, mc) and at 4 io Z (with itemZ); per item
+ * t.m and at 2 i t.Z (zero without the gate). With `into` (an engine's buffers of exactly these
+ * sizes) they are written there.
  */
 export interface LlmNrmCorrectionInputs {
   daa: Float64Array;
@@ -794,15 +736,14 @@ export function llmNrmCorrectionInputs(
   into?: LlmNrmCorrectionInputs,
 ): LlmNrmCorrectionInputs | null {
   const I = L.nItems;
-  const { colItem, itemOffsets } = bank;
-  if (!(colItem.length === I && new Set(colItem).size === I && positionsArePermutations(bank))) return null;
+  const { itemOffsets } = bank;
+  if (!oneCellPerItem(bank)) return null;
   const useFb = L.parts.fallback;
   const aux = new Float64Array(3 * I);
   const wts = new Float64Array(L.sumK);
   if (useFb) computeDifficulties(bank, x, L.a, L.c, new Float64Array(I), aux, wts);
   const sq = itemSquareOffsets(bank);
-  // `into`: the engine's own buffers (engine-wasm's first-pass sums, at paper scale 30 MB that a
-  // fresh set and its copy would add at the SEs' peak), zeroed and then written as fresh ones.
+  // `into`: the engine's own buffers, zeroed and then written as fresh ones.
   if (into !== undefined) {
     const want: [Float64Array | null, number, string][] = [
       [into.daa, sq[I]!, 'daa'],
@@ -832,20 +773,7 @@ export function llmNrmCorrectionInputs(
   for (let i = 0; i < I; i++) {
     const io = itemOffsets[i]!;
     const K = itemOffsets[i + 1]! - io;
-    let t: Float64Array | undefined;
-    if (useFb) {
-      // t = db_i/d(a_i, c_i), as llmNrmCurvature's tItem.
-      const g = bank.key[i]!;
-      const dN = aux[3 * i]!;
-      const dD = aux[3 * i + 1]!;
-      const abar = aux[3 * i + 2]!;
-      t = new Float64Array(2 * K);
-      for (let k = 0; k < K; k++) {
-        const wk = wts[io + k]!;
-        t[k] = k === g ? dD : -dD * wk;
-        t[K + k] = k === g ? -dN : dN * wk - dD * wk * (x[L.a + io + k]! - abar);
-      }
-    }
+    const t = useFb ? gateGrad(bank, L, x, aux, wts, i, new Float64Array(2 * K)) : undefined;
     const prep = prepareItem(itemInverse[i]!, K, t, itemZ?.[i]);
     const KK = K * K;
     out.daa.set(prep.dm.subarray(0, KK), sq[i]!);
@@ -863,11 +791,7 @@ export function llmNrmCorrectionInputs(
   return out;
 }
 
-/**
- * The standard errors' second pass (`itemInverse`, `correctionOnly`) from per-LLM sums an engine
- * computed from llmNrmCorrectionInputs: `llmItem` (P x P per LLM, full) and with itemZ
- * `llmItemGlobals` (P x 2 per LLM), as llmNrmCurvature returns them (empty blocks, no `llm`).
- */
+/** The SEs' second pass from an engine's per-LLM sums (llmNrmCorrectionInputs): `llmItem` (P x P) and with itemZ `llmItemGlobals` (P x 2). */
 export function llmNrmCorrectionsFromSums(L: LlmNrmLayout, llmItem: Float64Array, llmItemGlobals: Float64Array | null): CurvatureAt {
   const J = L.nModels;
   const P = 2 + 2 * L.kMax;
@@ -878,4 +802,20 @@ export function llmNrmCorrectionsFromSums(L: LlmNrmLayout, llmItem: Float64Array
     for (let j = 0; j < J; j++) out.llmItemGlobals.push(llmItemGlobals.slice(2 * P * j, 2 * P * (j + 1)));
   }
   return out;
+}
+
+/** t = db_i/d(a_i, c_i) (the gate's difficulty; computeDifficulties' aux and w) into t[0 .. 2K); returns t. */
+function gateGrad(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, aux: Float64Array, wts: Float64Array, i: number, t: Float64Array): Float64Array {
+  const io = bank.itemOffsets[i]!;
+  const K = bank.itemOffsets[i + 1]! - io;
+  const g = bank.key[i]!;
+  const dN = aux[3 * i]!;
+  const dD = aux[3 * i + 1]!;
+  const abar = aux[3 * i + 2]!;
+  for (let k = 0; k < K; k++) {
+    const wk = wts[io + k]!;
+    t[k] = k === g ? dD : -dD * wk;
+    t[K + k] = k === g ? -dN : dN * wk - dD * wk * (x[L.a + io + k]! - abar);
+  }
+  return t;
 }

@@ -1,8 +1,5 @@
-// The finite-difference columns of the gate difficulty's Hessian in an item block of the curvature
-// (llmNrmCurvature's "dL/db_i times the Hessian of b_i"): itemDifficultyGrad at the item's (a, c)
-// and at each coordinate moved by a step, 2K + 1 calls of K exps each per item and refresh. These
-// give the same bits as those calls while sharing their exps and log (a third of the calls to
-// Math.exp, log and tanh at 189 x 2,000).
+// The finite-difference columns of the gate difficulty's Hessian in a curvature item block: the
+// bits of itemDifficultyGrad's 2K + 1 calls per item, sharing their exps and log.
 import { difficultyGradTail } from '../../difficulty.js';
 
 /**
@@ -35,11 +32,8 @@ export function difficultyGradBase(a: Float64Array, c: Float64Array, K: number, 
 }
 
 /**
- * itemDifficultyGrad at (a, c) with coordinate p (a_p for p < K, else c_{p-K}) perturbed from difficultyGradBase's
- * point, the same bits as calling it afresh: an a_k or the key's c leaves the softmax weights over the
- * distractors' c as they were (no exp), another c_k changes only its own weight while the largest c
- * stays (one exp); otherwise every weight is recomputed. About a third of the transcendental calls
- * of 2K + 1 fresh calls per item and refresh.
+ * itemDifficultyGrad at (a, c) with coordinate p (a_p for p < K, else c_{p-K}) perturbed from
+ * difficultyGradBase's point, the same bits as a fresh call, recomputing only the weights that changed.
  */
 export function difficultyGradColumn(a: Float64Array, c: Float64Array, K: number, g: number, p: number, fd: DifficultyGradScratch, grad: Float64Array): void {
   if (p < K) {

@@ -1,13 +1,9 @@
 import type { ResponseBank } from '../../bank.js';
 
 /**
- * The LLMs (bank rows) whose every observed cell is a hard answer: a parsed choice, or a
- * distribution with all its mass on one option. From one-hot targets an inverse temperature is not
- * identified: the soft cross-entropy -sum q log p of a one-hot q keeps falling as the sharpness s_j
- * sharpens the softmax of paper.md eq. (1) toward the chosen options, so a free s_j runs away (29
- * real LLMs x 12,066 MMLU-Pro items: s 312, SEs 0.0002, the fit 27.6 SE from its optimum at the
- * cap; issue 31). LLM-NRM fixes s_j = 1 for these rows (layout `fixedSharpness`): the classical
- * nominal model's reading of a choice as one draw from the option curves.
+ * The LLMs (bank rows) whose every observed cell is a hard answer (a choice, or all mass on one
+ * option). From one-hot targets the sharpness s_j of paper.md eq. (1) is not identified (the
+ * cross-entropy keeps falling as s_j grows; issue 31): LLM-NRM fixes s_j = 1 for these rows.
  */
 export function hardOnlyModels(bank: ResponseBank): number[] {
   const J = bank.models.length;

@@ -2,11 +2,7 @@ import type { ResponseBank } from '../../bank.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../../layout.js';
 import { cellWeights } from './cellWeights.js';
 
-/**
- * Scratch buffers of `itemCorrection`, grown on demand and reused across LLMs and calls: the
- * correction runs once per (LLM, item) pair (378,000 at 189 x 2,000), and per-pair allocations
- * (the earlier version's M, WM, m, Wv) made it 4.2 s of an 11.6 s fit, most of it garbage.
- */
+/** Scratch of `itemCorrection`, grown on demand and reused across LLMs and calls (no allocation per (LLM, item) pair). */
 let scratch = new Float64Array(0);
 let rowBuf = new Int32Array(0);
 
@@ -20,11 +16,8 @@ function ensure(P: number, K: number): void {
  * sum over the LLM's items of B_i D_i^-1 B_i^T (P x P), B_i = [theta W_i, W_i] + E_i t_i^T; zeroes
  * the W, E columns it used. With M = theta^2 D_aa + theta (D_ac + D_ca) + D_cc, m = D^-1 t and
  * v = theta m_a + m_c: B D^-1 B^T = W M W^T + (W v) E^T + E (W v)^T + (t.m) E E^T.
- * With itemZ also bz += B Z (P x 2), Z = D^-1 G_i (the items' cross with the gate globals).
- *
- * Only the rows of B an item touched (theta, sbar and its displayed positions: 2 + 2K of P) are
- * gathered into a compact K x rows copy of W, so every product runs over contiguous memory; the
- * sums run in the same order as the direct formulas, so the result is the same to the last bit.
+ * With itemZ also bz += B Z (P x 2), Z = D^-1 G_i. Only the rows of B an item touched are gathered
+ * (contiguous products; the sums in the direct formulas' order, so the same bits).
  */
 export function itemCorrection(
   Wb: Float64Array,
@@ -454,7 +447,7 @@ export function llmNrmItemCorrections(
   const bz = itemZ ? new Float64Array(2 * P) : null;
   const llmItem: Float64Array[] = [];
   const llmItemGlobals: Float64Array[] = [];
-  // Per item once, not per cell (189 cells an item at 189 x 2,000).
+  // Per item once, not per cell.
   const prep: ItemPrep[] = [];
   for (let i = 0; i < bank.items.length; i++) {
     const K = itemOffsets[i + 1]! - itemOffsets[i]!;

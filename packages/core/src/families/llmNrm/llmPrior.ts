@@ -43,8 +43,7 @@ export function llmNrmLlmPrior(L: LlmNrmLayout, x: Float64Array, priors: Priors,
       group[2 + K + k] = FALLBACK;
     }
   }
-  // The fleet's sharpness spread is measured (one coordinate per LLM, every cell informs it: the
-  // unbiased moment reads 0.4-0.55 against the simulator's 0.49, BENCHMARKS.md); the
-  // positions' and fallbacks' unbiased moments sit at their floor and were not adopted there.
+  // The fleet's sharpness spread is measured (every cell informs it); the positions' and fallbacks'
+  // unbiased moments sit at their floor (BENCHMARKS.md).
   return { precision, z, group, ...(sharpness ? { measured: MEASURED } : {}) };
 }

@@ -95,9 +95,7 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
     const s = useS ? rowS(j) : 1;
     const ds = useS ? sigmoid(x[layout.sbar + j]!) * wS : 0;
     const dKappa = sigmoid(x[layout.kbar]!) * wKb;
-    // One cell: p as `cell` computes it (the same operations, so the same bits) and dv, sharing G and
-    // z. The bank's and layout's arrays and offsets are read once here, not per option (the SEs
-    // walk every cell: 6 million at paper scale).
+    // One cell: p as `cell` computes it (the same bits) and dv, sharing G and z; arrays read once here.
     const { colItem, itemOffsets, colOffsets, colPosition } = bank;
     const aOff = layout.a;
     const cOff = layout.c;
