@@ -1,7 +1,7 @@
-import type { ResponseBank } from './bank.js';
+import type { ResponseBank } from './data/bank.js';
 import { LlmNrmError } from './errors.js';
-import type { CurvatureAt, CurvatureOptions, ModelFamily } from './families/family.js';
-import type { Objective, Priors } from './objective.js';
+import type { CurvatureAt, CurvatureOptions, ModelFamily } from './model/family.js';
+import type { Objective, Priors } from './model/objective.js';
 import type { VectorOps } from './fit/vectorOps.js';
 
 /**

@@ -2,7 +2,7 @@
 // was re-thrown with its own message and location).
 import { describe, expect, it } from 'vitest';
 import { LlmNrmError } from './errors.js';
-import { checkFinite } from './objective.js';
+import { checkFinite } from './model/objective.js';
 
 describe('LlmNrmError', () => {
   it('prefixes the file and line once', () => {

@@ -1,5 +1,5 @@
 // The binary IRT (1PL-4PL) loss and gradient kernel in WebAssembly, f64: the cell pass of core's
-// `binaryObjective` (packages/core/src/families/binary/objective.ts; paper.md, baselines:
+// `binaryObjective` (packages/core/src/model/binary/objective.ts; paper.md, baselines:
 // P_ji = lo_i + (hi_i - lo_i) sigmoid(a_i theta_j + beta_i), L = -sum [y log P + (1 - y) log(1 - P)]).
 //
 // Two full passes (src/internal/binaryKernel.ts BinaryPass; rotated banks and row scopes take

@@ -1,4 +1,4 @@
-// The cell sums of the LLM-NRM block Gauss-Newton preconditioner (core's families/llmNrm/
+// The cell sums of the LLM-NRM block Gauss-Newton preconditioner (core's model/llmNrm/
 // curvature.ts, llmNrmCurvature; paper.md, "Fitting"), in f64, on the loss kernel's memory layout.
 //
 // Two passes, each cut into fixed blocks, so that every sum has one writer and the result is the

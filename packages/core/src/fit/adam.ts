@@ -1,4 +1,4 @@
-import type { Objective } from '../objective.js';
+import type { Objective } from '../model/objective.js';
 import type { OptimizeOptions, OptimizeResult } from './optimizer.js';
 
 /**

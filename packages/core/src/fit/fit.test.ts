@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { bankFromRecords, type ResponseBank } from '../bank.js';
+import { bankFromRecords, type ResponseBank } from '../data/bank.js';
 import { LlmNrmError } from '../errors.js';
-import { GATE_SHUT } from '../families/llmNrm/index.js';
+import { GATE_SHUT } from '../model/llmNrm/index.js';
 import { fit } from './fit.js';
 import { standardized } from './identification.js';
 import { modelObjective } from './modelObjective.js';
-import { predictor } from '../predict.js';
-import { bankRecords, simulateFleet } from '../simulate.js';
-import { MODEL_NAMES } from '../types.js';
+import { predictor } from '../model/predict.js';
+import { bankRecords, simulateFleet } from '../simulate/simulate.js';
+import { MODEL_NAMES } from '../model/types.js';
 
 function spearman(a: ArrayLike<number>, b: ArrayLike<number>): number {
   const rank = (x: ArrayLike<number>) => {

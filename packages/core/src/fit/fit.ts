@@ -1,9 +1,9 @@
-import type { ResponseBank } from '../bank.js';
+import type { ResponseBank } from '../data/bank.js';
 import { LlmNrmError } from '../errors.js';
-import type { ModelFamily } from '../families/family.js';
-import type { Layout } from '../layout.js';
-import type { Priors } from '../objective.js';
-import type { LlmNrmParts, ModelName } from '../types.js';
+import type { ModelFamily } from '../model/family.js';
+import type { Layout } from '../model/layout.js';
+import type { Priors } from '../model/objective.js';
+import type { LlmNrmParts, ModelName } from '../model/types.js';
 import { fitStandardErrors } from './fitStandardErrors.js';
 import { gateRestart, type Restarted } from './gateRestart.js';
 import { identify, type FitProblem, type IdentifyOptions } from './identify.js';

@@ -1,4 +1,4 @@
-import { GLOBAL_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from '../curvature.js';
+import { GLOBAL_STEP_CAP, blockPreconditioner, type BlockPreconditioner } from './blockPreconditioner.js';
 import type { FitProblem } from './identify.js';
 import type { Optimized } from './optimize.js';
 import type { OptimizeResult } from './optimizer.js';

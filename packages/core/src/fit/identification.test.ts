@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fit } from './fit.js';
 import { modelObjective } from './modelObjective.js';
-import { softplus } from '../layout.js';
-import { simulateFleet } from '../simulate.js';
+import { softplus } from '../model/layout.js';
+import { simulateFleet } from '../simulate/simulate.js';
 import { centreSharpness, centredSharpness, freeSharpnessOffset, rawSharpness } from './identification.js';
 
 describe('the sharpness constraint (Priors.sharpnessCentre fleet)', () => {

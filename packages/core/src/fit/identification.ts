@@ -1,7 +1,7 @@
-import type { ModelFamily } from '../families/family.js';
-import { llmParamIndices } from '../families/registry.js';
-import { softplus, softplusInv } from '../layout.js';
-import type { Objective } from '../objective.js';
+import type { ModelFamily } from '../model/family.js';
+import { llmParamIndices } from '../model/registry.js';
+import { softplus, softplusInv } from '../model/layout.js';
+import type { Objective } from '../model/objective.js';
 import { standardizeInto, standardized } from '../internal/standardized.js';
 
 export { standardized };

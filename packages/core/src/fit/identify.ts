@@ -1,10 +1,10 @@
-import type { ResponseBank } from '../bank.js';
+import type { ResponseBank } from '../data/bank.js';
 import { resolveEngine, type Engine } from '../engines.js';
 import { LlmNrmError } from '../errors.js';
-import type { ModelFamily } from '../families/family.js';
-import type { Layout } from '../layout.js';
-import { DEFAULT_PRIORS, type Objective, type Priors } from '../objective.js';
-import type { LlmNrmParts, ModelName } from '../types.js';
+import type { ModelFamily } from '../model/family.js';
+import type { Layout } from '../model/layout.js';
+import { DEFAULT_PRIORS, type Objective, type Priors } from '../model/objective.js';
+import type { LlmNrmParts, ModelName } from '../model/types.js';
 import {
   centreSharpness,
   centredSharpness,

@@ -2,7 +2,7 @@
 // `lossNoise` the line search judges the small final steps by the gradients (trapezoid rule) and
 // reaches the distance stop; trusting the noisy loss differences, it cannot.
 import { describe, expect, it } from 'vitest';
-import type { Objective } from '../objective.js';
+import type { Objective } from '../model/objective.js';
 import { minimizeLbfgs } from './lbfgs.js';
 import { quadraticObjective } from '@llm-nrm/tooling/quadratic';
 

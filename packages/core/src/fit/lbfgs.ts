@@ -1,5 +1,5 @@
 import { LlmNrmError } from '../errors.js';
-import type { Objective } from '../objective.js';
+import type { Objective } from '../model/objective.js';
 import type { OptimizeOptions, OptimizeResult } from './optimizer.js';
 import { serialVectorOps, VECTOR_OP, type VectorOpCode, type VectorOps } from './vectorOps.js';
 

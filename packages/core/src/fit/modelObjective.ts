@@ -1,10 +1,10 @@
-import type { ResponseBank } from '../bank.js';
+import type { ResponseBank } from '../data/bank.js';
 import { resolveEngine, type Engine } from '../engines.js';
-import type { ModelFamily } from '../families/family.js';
-import { familyOfLayout, getFamily } from '../families/registry.js';
-import type { Layout } from '../layout.js';
-import type { Objective, Priors } from '../objective.js';
-import type { LlmNrmParts, ModelName } from '../types.js';
+import type { ModelFamily } from '../model/family.js';
+import { familyOfLayout, getFamily } from '../model/registry.js';
+import type { Layout } from '../model/layout.js';
+import type { Objective, Priors } from '../model/objective.js';
+import type { LlmNrmParts, ModelName } from '../model/types.js';
 
 /** Layout, objective and the bank it runs on for a model name (the 'ts' engine unless one is given). */
 export function modelObjective(

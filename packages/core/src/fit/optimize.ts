@@ -1,4 +1,4 @@
-import { blockPreconditioner, type BlockPreconditioner } from '../curvature.js';
+import { blockPreconditioner, type BlockPreconditioner } from './blockPreconditioner.js';
 import { standardizeInto } from '../internal/standardized.js';
 import { minimizeAdam } from './adam.js';
 import { centredSharpness } from './identification.js';

@@ -1,4 +1,4 @@
-import type { EvalScope } from '../objective.js';
+import type { EvalScope } from '../model/objective.js';
 import type { VectorOps } from './vectorOps.js';
 
 export type OptimizerName = 'lbfgs' | 'adam';

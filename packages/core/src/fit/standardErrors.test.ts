@@ -2,12 +2,12 @@
 // dispersion, the decomposition into noise and prior bias, and unidentified thetas. Their coverage
 // on simulated fleets is fit.test.ts's (seeded) and bench/core/coverage.js's (every size).
 import { describe, expect, it } from 'vitest';
-import { getFamily } from '../families/registry.js';
+import { getFamily } from '../model/registry.js';
 import { fit } from './fit.js';
-import { freeMask } from '../families/registry.js';
-import { simulateFleet } from '../simulate.js';
+import { freeMask } from '../model/registry.js';
+import { simulateFleet } from '../simulate/simulate.js';
 import { cholesky, cholSolve } from '../internal/cholesky.js';
-import { randomSource } from '../random.js';
+import { randomSource } from '../simulate/random.js';
 import { inverseSpd, thetaStandardErrors } from './standardErrors.js';
 import { twinBank } from './twinBias.js';
 

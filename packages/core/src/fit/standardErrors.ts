@@ -1,10 +1,10 @@
-import type { ResponseBank } from '../bank.js';
+import type { ResponseBank } from '../data/bank.js';
 import type { CurvatureBuilder } from '../engines.js';
-import type { ModelFamily } from '../families/family.js';
+import type { ModelFamily } from '../model/family.js';
 import { cholesky, choleskyInto, cholSolve } from '../internal/cholesky.js';
-import type { Layout } from '../layout.js';
-import { DEFAULT_PRIORS, type Priors } from '../objective.js';
-import type { Predictor } from '../families/family.js';
+import type { Layout } from '../model/layout.js';
+import { DEFAULT_PRIORS, type Priors } from '../model/objective.js';
+import type { Predictor } from '../model/family.js';
 
 function itemPrecision(priors: Priors): number {
   const sd = priors.itemSd ?? DEFAULT_PRIORS.itemSd;

@@ -1,5 +1,5 @@
-import type { ResponseBank } from '../bank.js';
-import { blockPreconditioner } from '../curvature.js';
+import type { ResponseBank } from '../data/bank.js';
+import { blockPreconditioner } from './blockPreconditioner.js';
 import type { Restarted } from './gateRestart.js';
 import type { FitProblem } from './identify.js';
 import type { LbfgsRun } from './optimize.js';

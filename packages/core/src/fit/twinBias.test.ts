@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fit } from './fit.js';
-import { freeMask } from '../families/registry.js';
-import { predictor } from '../predict.js';
-import { simulateFleet } from '../simulate.js';
+import { freeMask } from '../model/registry.js';
+import { predictor } from '../model/predict.js';
+import { simulateFleet } from '../simulate/simulate.js';
 import { thetaStandardErrors } from './standardErrors.js';
 import { forEachTwinRows, TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './twinBias.js';
 

@@ -1,7 +1,7 @@
-import type { ResponseBank } from '../bank.js';
-import type { Layout } from '../layout.js';
-import type { Predictor } from '../families/family.js';
-import { predictor } from '../predict.js';
+import type { ResponseBank } from '../data/bank.js';
+import type { Layout } from '../model/layout.js';
+import type { Predictor } from '../model/family.js';
+import { predictor } from '../model/predict.js';
 
 /**
  * The fit's noise-free twin: the same bank (cells, rotations, hard flags) with every observed

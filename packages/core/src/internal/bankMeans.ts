@@ -1,4 +1,4 @@
-import type { ResponseBank } from '../bank.js';
+import type { ResponseBank } from '../data/bank.js';
 
 /** Per-LLM mean probability on the key and per-item/option mean probability (observed cells only). */
 export function bankMeans(bank: ResponseBank): { acc: Float64Array; pbar: Float64Array; nItem: Float64Array; nModel: Float64Array } {

@@ -2,7 +2,7 @@
 // substitution must do the same operations in the same order as the row-wise solve, so that the
 // optimiser's path (and every fit) is unchanged.
 import { describe, expect, it } from 'vitest';
-import { randomSource } from '../random.js';
+import { randomSource } from '../simulate/random.js';
 import { Blocks } from './blocks.js';
 import { cholSolve } from './cholesky.js';
 

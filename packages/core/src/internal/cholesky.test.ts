@@ -2,7 +2,7 @@
 // by side, and each entry must still be the same chain of operations, jitter retries included, so
 // that the preconditioner's blocks (and every fit's path) are unchanged.
 import { describe, expect, it } from 'vitest';
-import { randomSource } from '../random.js';
+import { randomSource } from '../simulate/random.js';
 import { choleskyInto } from './cholesky.js';
 
 /** The row-by-row loop choleskyInto had before (the reference bits). */

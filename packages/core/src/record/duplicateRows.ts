@@ -1,4 +1,4 @@
-import type { ResponseRecord } from '../types.js';
+import type { ResponseRecord } from '../model/types.js';
 
 /** Rows that repeat a (model, item, presentation) already seen, and a few of them for a report. */
 export interface DuplicateRows {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bankFromRecords } from '../bank.js';
-import { itemContentSha256, recordContentSha256 } from '../itemContent.js';
+import { bankFromRecords } from '../data/bank.js';
+import { itemContentSha256, recordContentSha256 } from '../data/itemContent.js';
 import { LlmNrmError } from '../errors.js';
 import { MAX_OPTIONS, parseResponseRecord } from './parseResponseRecord.js';
 

@@ -1,5 +1,5 @@
 import { LlmNrmError } from '../errors.js';
-import type { ItemSource, ResponseRecord } from '../types.js';
+import type { ItemSource, ResponseRecord } from '../model/types.js';
 
 /** Largest option count a record (and a bank) accepts: positions are stored in a Uint8Array. */
 export const MAX_OPTIONS = 20;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bankFromRecords } from '../bank.js';
-import type { ResponseRecord } from '../types.js';
+import { bankFromRecords } from '../data/bank.js';
+import type { ResponseRecord } from '../model/types.js';
 import { duplicateRows } from './duplicateRows.js';
 import { resolveItemVersions } from './resolveItemVersions.js';
 

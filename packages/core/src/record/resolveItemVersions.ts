@@ -1,4 +1,4 @@
-import type { ResponseRecord } from '../types.js';
+import type { ResponseRecord } from '../model/types.js';
 
 /**
  * What to do with an item id that names different content in different records (two data sets

@@ -1,4 +1,4 @@
-// core's binary cell pass (BinaryKernel, core/src/families/binary/kernel.ts) on the wasm binary
+// core's binary cell pass (BinaryKernel, core/src/model/binary/kernel.ts) on the wasm binary
 // kernel (assembly/binary.ts): the cells are laid out once in a plain memory of their own, and the
 // kernel's input and output arrays are Float64Array views on it, so the objective writes the per-item
 // values and thetas straight into the module's memory and reads the sums back without copies. The

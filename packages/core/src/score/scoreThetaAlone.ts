@@ -1,0 +1,137 @@
+import type { ResponseBank } from '../data/bank.js';
+import type { CalibrationBundle } from '../data/bundleFormat.js';
+import { familyOfLayout } from '../model/registry.js';
+import type { Layout } from '../model/layout.js';
+import { softplusInv } from '../model/layout.js';
+import { predictor } from '../model/predict.js';
+import { gridGoldenMinimum } from '../internal/gridGoldenMinimum.js';
+
+/** Smallest probability a log takes in the scoring likelihood (the same floor the exported Python uses). */
+export const SCORE_P_FLOOR = 1e-300;
+
+/**
+ * The fleet's typical nuisance parameters: mean pre-softplus sharpness, mean position bias and
+ * mean fallback over the bundle's calibrated LLMs (the centre the calibration's priors leave them at).
+ */
+export function fleetNuisance(bundle: CalibrationBundle): { sbar: number; delta: number[]; rho: number[]; logSharpness: number } {
+  const n = bundle.llms.length;
+  const K = bundle.kMax;
+  const delta = new Array<number>(K).fill(0);
+  const rho = new Array<number>(K).fill(0);
+  let sbar = 0;
+  let logS = 0;
+  for (const l of bundle.llms) {
+    sbar += softplusInv(Math.max(l.sharpness, 1e-12));
+    logS += Math.log(Math.max(l.sharpness, 1e-12));
+    for (let k = 0; k < K; k++) {
+      delta[k]! += l.positionBias[k] ?? 0;
+      rho[k]! += l.fallback[k] ?? 0;
+    }
+  }
+  const d = Math.max(1, n);
+  return { sbar: n > 0 ? sbar / d : softplusInv(1), delta: delta.map((v) => v / d), rho: rho.map((v) => v / d), logSharpness: logS / d };
+}
+
+/**
+ * LLM j's cross-entropy under x: -sum_c sum_k q_k log p_k over its observed columns (those with
+ * cols[c] = 1 when `cols` is given), each p floored at SCORE_P_FLOOR, accumulated onto `prior` (the
+ * caller's prior term, in this order). The predictor reads x live: callers move theta (and
+ * sharpness) in x between calls. The one likelihood of scoring an LLM with its items fixed (here,
+ * and analysis' tiny-run and held-out scorers).
+ */
+export function llmCrossEntropy(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, cols?: ArrayLike<number>): (prior: number) => number {
+  const pred = predictor(bank, layout, x);
+  const nC = bank.colItem.length;
+  const width = bank.colOffsets[nC]!;
+  const list: number[] = [];
+  for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c] && (cols === undefined || cols[c])) list.push(c);
+  const p = new Float64Array(bank.kMax);
+  return (prior) => {
+    let s = prior;
+    for (const c of list) {
+      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+      const qo = j * width + bank.colOffsets[c]!;
+      pred.cell(j, c, p);
+      for (let k = 0; k < K; k++) {
+        const q = bank.q[qo + k]!;
+        if (q > 0) s -= q * Math.log(Math.max(p[k]!, SCORE_P_FLOOR));
+      }
+    }
+    return s;
+  };
+}
+
+/**
+ * Negative log posterior of theta for LLM j with everything else fixed: -sum_c sum_k q_k log p_k
+ * over its observed cells, plus theta^2 / (2 sd^2).
+ */
+function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: number, thetaSd: number): (theta: number, u?: number) => number {
+  const family = familyOfLayout(layout);
+  const data = llmCrossEntropy(bank, layout, x, j);
+  return (theta, u) => {
+    x[layout.theta + j] = theta;
+    // u: log-sharpness, when sharpness is scored too (its prior is added by the caller).
+    if (u !== undefined && family.kind === 'option-level') family.setSharpness(layout, x, j, Math.exp(u));
+    return data((theta * theta) / (2 * thetaSd * thetaSd));
+  };
+}
+
+/**
+ * The 1-D MAP and its standard error, by a fixed recipe the exported lm-eval aggregation repeats
+ * step for step (so both give the same number): the best point of a grid -8..8 in steps of 0.25,
+ * golden-section search on the bracket around it to 1e-9, and SE = 1 / sqrt(f'') from a central
+ * second difference with h = 1e-3.
+ */
+export function minimiseTheta(f: (theta: number) => number): { theta: number; se: number } {
+  const theta = gridGoldenMinimum(f, -8, 8, 0.25, 1e-9);
+  const h = 1e-3;
+  const curv = (f(theta + h) - 2 * f(theta) + f(theta - h)) / (h * h);
+  return { theta, se: curv > 0 ? 1 / Math.sqrt(curv) : Infinity };
+}
+
+/**
+ * Minimise f(theta, u) over theta and a log-sharpness u: golden-section search over u (grid
+ * -2..2 in steps of 0.25 first, then to 1e-6), each u's theta by `minimiseTheta`. The SE of theta is
+ * the conditional one at the optimum (sharpness at its estimate).
+ */
+export function minimiseThetaSharpness(f: (theta: number, u: number) => number): { theta: number; se: number; u: number } {
+  const inner = (u: number) => minimiseTheta((t) => f(t, u));
+  const val = (u: number) => {
+    const r = inner(u);
+    return f(r.theta, u);
+  };
+  const u = gridGoldenMinimum(val, -2, 2, 0.25, 1e-6);
+  return { ...inner(u), u };
+}
+
+/**
+ * Theta of LLM j alone, its sharpness, bias and fallback held at the fleet's (`fleetNuisance`),
+ * items and globals at the bundle's; `x` is the bundle's parameters laid out for `bank` and is
+ * modified in LLM j's slots.
+ */
+export function scoreThetaAlone(
+  bank: ResponseBank,
+  layout: Layout,
+  x: Float64Array,
+  j: number,
+  bundle: CalibrationBundle,
+  thetaSd: number,
+  withSharpness = false,
+): { theta: number; se: number; sharpness?: number; loss: number } {
+  const family = familyOfLayout(layout);
+  if (family.kind === 'option-level') family.holdNuisance(layout, x, j, fleetNuisance(bundle));
+  const f = objective(bank, layout, x, j, thetaSd);
+  if (withSharpness && family.kind === 'option-level' && family.parts.sharpness) {
+    // log s ~ N(mean log s of the fleet, sd^2): the calibration's sharpness prior, centred on the fleet.
+    const u0 = fleetNuisance(bundle).logSharpness;
+    const sd = bundle.priors?.sharpnessSd ?? 0.5;
+    const r = minimiseThetaSharpness((t, u) => f(t, u) + ((u - u0) * (u - u0)) / (2 * sd * sd));
+    const loss = f(r.theta, r.u) + ((r.u - u0) * (r.u - u0)) / (2 * sd * sd);
+    x[layout.theta + j] = r.theta;
+    family.setSharpness(layout, x, j, Math.exp(r.u));
+    return { theta: r.theta, se: r.se, sharpness: Math.exp(r.u), loss };
+  }
+  const r = minimiseTheta((t) => f(t));
+  // f leaves x at its last argument (the SE's second difference): evaluate at the optimum last.
+  return { ...r, loss: f(r.theta) };
+}
