@@ -2,7 +2,7 @@ import { randomSource, type ResponseBank } from '@llm-nrm/core';
 import { llmFolds } from './cellFolds.js';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
 import { rowMask } from './internal/masks.js';
-import { randomPermutation } from './internal/shuffleInPlace.js';
+import { randomPermutation } from './internal/randomPermutation.js';
 import type { ModelSpec } from './modelSpec.js';
 
 /** One LLM fold of a held-out-LLM experiment: the split, the calibration on the training LLMs, a random item order. */

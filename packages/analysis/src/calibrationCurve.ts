@@ -1,7 +1,7 @@
 import { LlmNrmError, argmaxAt, predictor, randomSource, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn } from './internal/fitting.js';
 import { rowMask } from './internal/masks.js';
-import { randomPermutation } from './internal/shuffleInPlace.js';
+import { randomPermutation } from './internal/randomPermutation.js';
 import { P_FLOOR, meanSd } from './internal/stats.js';
 import { modelSpecs, type ModelSpec } from './modelSpec.js';
 

@@ -1,5 +1,6 @@
 import { LlmNrmError, randomSource, type ResponseBank } from '@llm-nrm/core';
-import { randomPermutation, shuffleInPlace } from './internal/shuffleInPlace.js';
+import { shuffleInPlace } from '@llm-nrm/core/engine';
+import { randomPermutation } from './internal/randomPermutation.js';
 
 /**
  * Assign every observed cell (LLM x column) to one of k folds (paper.md, Table 1: 5-fold CV over

@@ -4,7 +4,7 @@ import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { columnsOfItems } from './internal/masks.js';
 import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { neutralLlms } from './internal/neutralLlms.js';
-import { randomPermutation } from './internal/shuffleInPlace.js';
+import { randomPermutation } from './internal/randomPermutation.js';
 import { thetaAlone, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import type { ModelSpec } from './modelSpec.js';

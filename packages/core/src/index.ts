@@ -26,14 +26,15 @@ export { duplicateRows, type DuplicateRows } from './record/duplicateRows.js';
 export { checkDesign, type DesignGroup, type DesignReport } from './data/checkDesign.js';
 export {
   argmaxAt,
-  bankFromRecords,
-  createBankBuilder,
-  recordDistribution,
-  withObserved,
   type BankBuilder,
+  bankFromRecords,
   type BankFromRecordsOptions,
   type BankStats,
+  createBankBuilder,
+  emptyBank,
+  recordDistribution,
   type ResponseBank,
+  withObserved,
 } from './data/bank.js';
 export { llmNrmLayout, sigmoid, softplus, softplusInv, type BinaryLayout, type Layout, type LlmNrmLayout } from './model/layout.js';
 export { DEFAULT_PRIORS, type EvalScope, type Objective, type Priors } from './model/objective.js';

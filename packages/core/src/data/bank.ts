@@ -38,6 +38,62 @@ export interface ResponseBank {
   leakage: Float32Array | null;
 }
 
+/**
+ * A bank's shape with nothing observed: `items` shown as the columns `colItem` (item indices), each
+ * in the display order `position(c)` (content index -> displayed position; null: identity), for
+ * `models`; `leakage` allocates the per-cell leakage (NaN: not reported). The one place a
+ * ResponseBank is assembled (records, simulation, a bundle's data-free bank).
+ */
+export function emptyBank(
+  models: string[],
+  items: ItemSpec[],
+  colItem: ArrayLike<number>,
+  position: ((c: number) => ArrayLike<number> | null) | null = null,
+  leakage = false,
+): ResponseBank {
+  const nI = items.length;
+  const itemOffsets = new Int32Array(nI + 1);
+  const key = new Int32Array(nI);
+  let kMax = 0;
+  for (let i = 0; i < nI; i++) {
+    const k = items[i]!.nOptions;
+    itemOffsets[i + 1] = itemOffsets[i]! + k;
+    key[i] = items[i]!.key;
+    if (k > kMax) kMax = k;
+  }
+  const nC = colItem.length;
+  const cols = Int32Array.from(colItem);
+  const colOffsets = new Int32Array(nC + 1);
+  for (let c = 0; c < nC; c++) colOffsets[c + 1] = colOffsets[c]! + items[cols[c]!]!.nOptions;
+  const width = colOffsets[nC]!;
+  const shown = position === null ? [] : Array.from({ length: nC }, (_, c) => position(c));
+  let colPosition: Uint8Array | null = null;
+  if (shown.some((p) => p !== null)) {
+    colPosition = new Uint8Array(width);
+    for (let c = 0; c < nC; c++) {
+      const p = shown[c]!;
+      const o = colOffsets[c]!;
+      const k = colOffsets[c + 1]! - o;
+      for (let t = 0; t < k; t++) colPosition[o + t] = p === null ? t : p[t]!;
+    }
+  }
+  const J = models.length;
+  return {
+    models,
+    items,
+    itemOffsets,
+    key,
+    kMax,
+    colItem: cols,
+    colOffsets,
+    colPosition,
+    q: new Float32Array(J * width),
+    observed: new Uint8Array(J * nC),
+    hard: new Uint8Array(J * nC),
+    leakage: leakage ? new Float32Array(J * nC).fill(NaN) : null,
+  };
+}
+
 /** Counts of what `bankFromRecords` kept, skipped and why. */
 export interface BankStats {
   records: number;
@@ -477,43 +533,18 @@ function assembleBank(
   colItemIn = colOrder.map((c) => colItemIn[c]!);
   colPosIn = colOrder.map((c) => colPosIn[c]!);
   for (let n = 0; n < nCells; n++) cells.column[n] = colMap[cells.column[n]!]!;
-  const nI = items.length;
-  const itemOffsets = new Int32Array(nI + 1);
-  const key = new Int32Array(nI);
-  let kMax = 0;
-  for (let i = 0; i < nI; i++) {
-    const k = items[i]!.nOptions;
-    itemOffsets[i + 1] = itemOffsets[i]! + k;
-    key[i] = items[i]!.key;
-    if (k > kMax) kMax = k;
-  }
-  const nC = colItemIn.length;
-  const colItem = new Int32Array(nC);
-  const colOffsets = new Int32Array(nC + 1);
-  let anyPos = false;
-  for (let c = 0; c < nC; c++) {
-    colItem[c] = itemMap[colItemIn[c]!]!;
-    colOffsets[c + 1] = colOffsets[c]! + items[colItem[c]!]!.nOptions;
-    if (colPosIn[c] !== null) anyPos = true;
-  }
-  const width = colOffsets[nC]!;
-  let colPosition: Uint8Array | null = null;
-  if (anyPos) {
-    colPosition = new Uint8Array(width);
-    for (let c = 0; c < nC; c++) {
-      const p = colPosIn[c];
-      const o = colOffsets[c]!;
-      const k = colOffsets[c + 1]! - o;
-      for (let t = 0; t < k; t++) colPosition[o + t] = p === null ? t : p[t]!;
-    }
-  }
-  const nJ = models.length;
-  const q = new Float32Array(nJ * width);
-  const observed = new Uint8Array(nJ * nC);
-  const hard = new Uint8Array(nJ * nC);
   let anyLeak = false;
   for (let n = 0; n < nCells && !anyLeak; n++) anyLeak = !Number.isNaN(cells.leakage[n]!);
-  const leakage = anyLeak ? new Float32Array(nJ * nC).fill(NaN) : null;
+  const bank = emptyBank(
+    models,
+    items,
+    colItemIn.map((c) => itemMap[c]!),
+    (c) => colPosIn[c] ?? null,
+    anyLeak,
+  );
+  const { colOffsets, q, observed, hard, leakage } = bank;
+  const nC = colOffsets.length - 1;
+  const width = colOffsets[nC]!;
   for (let n = 0; n < nCells; n++) {
     const j = modelMap[cells.model[n]!]!;
     const column = cells.column[n]!;
@@ -528,20 +559,6 @@ function assembleBank(
     for (let t = 0; t < k; t++) q[base + t] = pool[off + t]!;
   }
   stats.cells = nCells;
-  const bank: ResponseBank = {
-    models,
-    items,
-    itemOffsets,
-    key,
-    kMax,
-    colItem,
-    colOffsets,
-    colPosition,
-    q,
-    observed,
-    hard,
-    leakage,
-  };
   return { bank, stats };
 }
 

@@ -76,14 +76,13 @@ function rotl(x: number, k: number): number {
   return ((x << k) | (x >>> (32 - k))) >>> 0;
 }
 
-/** Fisher-Yates shuffle of a copy, seeded. */
-export function shuffled<T>(xs: readonly T[], rng: Random): T[] {
-  const out = xs.slice();
-  for (let i = out.length - 1; i > 0; i--) {
+/** Fisher-Yates shuffle in place, seeded (arrays and typed arrays alike); returns `a`. */
+export function shuffleInPlace<A extends { length: number; [i: number]: unknown }>(a: A, rng: Random): A {
+  for (let i = a.length - 1; i > 0; i--) {
     const j = rng.int(i + 1);
-    const t = out[i]!;
-    out[i] = out[j]!;
-    out[j] = t;
+    const t = a[i];
+    a[i] = a[j];
+    a[j] = t;
   }
-  return out;
+  return a;
 }

@@ -1,4 +1,4 @@
-import type { ResponseBank } from '../data/bank.js';
+import { emptyBank, type ResponseBank } from '../data/bank.js';
 import { LlmNrmError } from '../errors.js';
 import { llmNrmLayout, softplusInv, type LlmNrmLayout } from '../model/layout.js';
 import { predictor } from '../model/predict.js';
@@ -70,48 +70,26 @@ export function simulateFleet(options: SimulateOptions = {}): SimulatedFleet {
     return ks[ks.length - 1]!;
   };
   const items: ItemSpec[] = [];
-  const itemOffsets = new Int32Array(I + 1);
-  const key = new Int32Array(I);
-  let kMax = 0;
   for (let i = 0; i < I; i++) {
     const K = drawK();
     const g = rng.int(K);
     items.push({ id: `sim/${i}`, key: g, nOptions: K, benchmark: `sim-${K}` });
-    itemOffsets[i + 1] = itemOffsets[i]! + K;
-    key[i] = g;
-    if (K > kMax) kMax = K;
   }
-  const nC = I * R;
-  const colItem = new Int32Array(nC);
-  const colOffsets = new Int32Array(nC + 1);
-  for (let c = 0; c < nC; c++) {
-    colItem[c] = Math.floor(c / R);
-    colOffsets[c + 1] = colOffsets[c]! + items[colItem[c]!]!.nOptions;
-  }
-  const width = colOffsets[nC]!;
-  let colPosition: Uint8Array | null = null;
-  if (R > 1) {
-    colPosition = new Uint8Array(width);
-    for (let c = 0; c < nC; c++) {
-      const K = items[colItem[c]!]!.nOptions;
-      const r = c % R;
-      for (let k = 0; k < K; k++) colPosition[colOffsets[c]! + k] = (k - r + K * R) % K;
-    }
-  }
-  const bank: ResponseBank = {
-    models: Array.from({ length: J }, (_, j) => `sim-llm-${String(j).padStart(3, '0')}`),
+  // Column c shows item floor(c / R) rotated by c % R (R > 1: every rotation of every item).
+  const bank = emptyBank(
+    Array.from({ length: J }, (_, j) => `sim-llm-${String(j).padStart(3, '0')}`),
     items,
-    itemOffsets,
-    key,
-    kMax,
-    colItem,
-    colOffsets,
-    colPosition,
-    q: new Float32Array(J * width),
-    observed: new Uint8Array(J * nC),
-    hard: new Uint8Array(J * nC),
-    leakage: null,
-  };
+    Int32Array.from({ length: I * R }, (_, c) => Math.floor(c / R)),
+    R > 1
+      ? (c) => {
+          const K = items[Math.floor(c / R)]!.nOptions;
+          return Array.from({ length: K }, (_, k) => (k - (c % R) + K * R) % K);
+        }
+      : null,
+  );
+  const { kMax, colItem, colOffsets, itemOffsets, key } = bank;
+  const nC = colItem.length;
+  const width = colOffsets[nC]!;
   const layout = llmNrmLayout(bank, parts);
   const x = new Float64Array(layout.size);
   for (let j = 0; j < J; j++) {
