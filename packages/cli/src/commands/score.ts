@@ -141,7 +141,19 @@ export async function readTinyFolder(dir: string): Promise<TinyFolder> {
       }
     }
   }
-  return { dir, bank: raw, bankSha256: await sha256File(bankPath), manifest, content };
+  const bankSha256 = await sha256File(bankPath);
+  // lm-eval/ carries its own copy of bank.json (it runs copied alone): the copy must be the bank.
+  const copy = join(dir, 'lm-eval', 'bank.json');
+  const copySha = await sha256File(copy).catch(() => null);
+  if (copySha !== null && copySha !== bankSha256) {
+    throw new LlmNrmError(
+      'CONTENT_CHANGED',
+      `${copy} differs from ${bankPath} (sha256 ${copySha.slice(0, 12)}... vs ${bankSha256.slice(0, 12)}...): one was edited after publishing; ` +
+        're-export the package with llm-nrm publish, or restore the file',
+      { file: copy },
+    );
+  }
+  return { dir, bank: raw, bankSha256, manifest, content };
 }
 
 /** bank_sha256 values recorded in lm-eval results files under `path` (task metadata), with their files. */

@@ -160,9 +160,35 @@ describe('llm-nrm score: a tiny run from a folder of several tasks', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(refused.error).toContain(`nothing to score in this run of ${join(pkgA, 'bank.json')}: of 12 answers, 12 have no finite log-likelihood`);
+    expect(refused.error).toContain(`nothing to score in this run of ${join(pkgA, 'lm-eval', 'bank.json')}: of 12 answers, 12 have no finite log-likelihood`);
     expect(Number.isFinite(scored.theta)).toBe(true);
     expect(scored.theta).not.toBe(0);
     expect(readdirSync(join(pkgA, 'lm-eval')).sort()).toContain('nrm_lmeval.py');
+  });
+
+  it('lm-eval/ copied alone into a tasks folder finds its bank (no bank.json one folder up)', () => {
+    const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
+    const alone = join(tmp.dir, 'tasks', 'tiny_a');
+    spawnSync('mkdir', ['-p', join(tmp.dir, 'tasks')]);
+    expect(spawnSync('cp', ['-r', join(pkgA, 'lm-eval'), alone]).status).toBe(0);
+    expect(existsSync(join(tmp.dir, 'tasks', 'bank.json'))).toBe(false);
+    const script = ['import sys', `sys.path.insert(0, ${JSON.stringify(alone)})`, 'import nrm_lmeval as m', 'bank, _ = m._bank()', 'print(bank["_path"])'].join(
+      '\n',
+    );
+    const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(join(alone, 'bank.json'));
+  });
+
+  it('an edited copy of bank.json in lm-eval/ is refused by score', async () => {
+    const edited = join(tmp.dir, 'tiny-a-edited');
+    expect(spawnSync('cp', ['-r', pkgA, edited]).status).toBe(0);
+    const copy = join(edited, 'lm-eval', 'bank.json');
+    writeFileSync(copy, readFileSync(copy, 'utf8').replace('"llm-nrm-tiny"', '"llm-nrm-tiny" '));
+    const out = join(tmp.dir, 'run-edited');
+    await run(pkgA, 'tiny_a', out);
+    const r = await runCli(['score', edited, out, '-q']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`${copy} differs from ${join(edited, 'bank.json')}`);
   });
 });
