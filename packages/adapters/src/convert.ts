@@ -217,10 +217,17 @@ export function convertSourcedBatches(
         stream = readResponseBatches(input.path, readOptions);
       } else {
         const read = await READERS[input.format]();
+        // A reader that knows each record's file and line (lm-eval: the samples file in a run
+        // folder) says so just before yielding it; the others' records come from input.path.
+        let at: (RecordSource & { file: string }) | undefined;
+        readOptions.onSource = (file, line) => (at = { file, line });
         // One record a batch: the damage the reader reports as it goes is checked before each
         // record, as it was found (these readers' own parsing costs far more than the await).
         stream = (async function* () {
-          for await (const record of read(input.path, readOptions)) yield [{ record, source: { file: input.path } }];
+          for await (const record of read(input.path, readOptions)) {
+            yield [{ record, source: at ?? { file: input.path } }];
+            at = undefined;
+          }
         })();
       }
       for await (const batch of stream) {

@@ -23,6 +23,11 @@ export interface ReadOptions {
   replicates?: ReplicatePolicy;
   /** Collects what was skipped and why, and notes (which filter was picked, format version...). */
   report?: ReadReport;
+  /**
+   * Called just before a record is yielded with the file and line it was read from, by readers
+   * that know them (lm-eval): a folder's records then name their samples file in messages.
+   */
+  onSource?: (file: string, line: number) => void;
 }
 
 /** One thing a reader could not use, with where it was. Nothing is dropped silently. */

@@ -13,10 +13,10 @@ export function setInvocation(argv: string[]): void {
   invocation = argv.slice();
 }
 
-/** The command line as a shell could re-run it: `llm-nrm fit x.jsonl -o b.json`. */
-export function commandLine(): string {
+/** The command line as a shell could re-run it: `llm-nrm fit x.jsonl -o b.json` (each argument through `rewrite`, e.g. paths to file names). */
+export function commandLine(rewrite: (arg: string) => string = (a) => a): string {
   const quote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
-  return ['llm-nrm', ...invocation.map(quote)].join(' ');
+  return ['llm-nrm', ...invocation.map((a) => quote(rewrite(a)))].join(' ');
 }
 
 let version: string | undefined;

@@ -8,7 +8,7 @@ import { readAnyBank, readAnyResponses, type AnyBank, type AnyResponses, type Re
 import { identityOptions } from './identityOptions.js';
 import { formatSkipped, infoLines } from './output.js';
 
-export { applyBundleVersions, readBankInput, readResponsesInput, responsesInputOptions, type ResponsesInputArgs };
+export { applyBundleVersions, readBankInput, readResponsesInput, reportReadInput, responsesInputOptions, type ResponsesInputArgs };
 
 /** The options `responsesInputOptions` adds. */
 interface ResponsesInputArgs {
@@ -33,12 +33,7 @@ async function readResponsesInput(
   bundleItems?: readonly Pick<BundleItem, 'id' | 'key' | 'nOptions'>[],
 ): Promise<AnyResponses & { renamed: number }> {
   const input = await readAnyResponses(path, { skipInvalid: argv['skip-invalid'], itemVersions: argv['item-versions'], replicates: argv.replicates });
-  const quiet = argv.quiet ?? false;
-  infoLines(
-    quiet,
-    input.summary.notes.map((n) => `note: ${n}`),
-  );
-  infoLines(quiet, formatSkipped(input.summary.skipped));
+  reportReadInput(argv.quiet ?? false, input.summary);
   if (bundleItems === undefined) return { ...input, renamed: 0 };
   const { records, renamed } = applyBundleVersions(input.records, bundleItems);
   return { ...input, records, renamed };
@@ -55,13 +50,21 @@ async function readBankInput(path: string, argv: ResponsesInputArgs & { quiet?: 
     replicates: argv.replicates,
     dropEmpty: argv['drop-empty'] ?? false,
   });
-  const quiet = argv.quiet ?? false;
+  reportReadInput(argv.quiet ?? false, input.summary);
+  return input;
+}
+
+/**
+ * What the readers said on the way, on stderr: their notes (per file: records, NaN option scores,
+ * undecodable bytes...) and the skipped units with file, line and reason. The one report of
+ * `convert`'s readers that every command reading responses gives.
+ */
+function reportReadInput(quiet: boolean, summary: Pick<AnyResponses['summary'], 'notes' | 'skipped'>): void {
   infoLines(
     quiet,
-    input.summary.notes.map((n) => `note: ${n}`),
+    summary.notes.map((n) => `note: ${n}`),
   );
-  infoLines(quiet, formatSkipped(input.summary.skipped));
-  return input;
+  infoLines(quiet, formatSkipped(summary.skipped));
 }
 
 /** The signature resolveItemVersions hashes for a record's version (core's record/resolveItemVersions.ts). */

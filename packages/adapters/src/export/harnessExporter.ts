@@ -15,8 +15,11 @@ export interface HarnessExporter {
   readonly name: string;
   /** Files of this harness, paths relative to the package folder (`lm-eval/...`). */
   files(pkg: TinyPackage): ExportedFile[];
-  /** README section: the command to run and what the output holds. `dir` is the package folder. */
-  readme(pkg: TinyPackage, dir: string): string;
+  /**
+   * README section: the command to run and what the output holds. Paths are relative to the
+   * package folder (the commands run from it): a package says nothing of the publisher's machine.
+   */
+  readme(pkg: TinyPackage): string;
   /**
    * Why this harness cannot run the package as calibrated (e.g. multiple-input items, which need
    * per-option contexts), or null when it can. `writeTinyPackage` refuses with the reason.

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { ExportedFile, HarnessExporter } from './harnessExporter.js';
 import { NRM_LMEVAL_PY } from './nrmLmEvalPy.js';
 import { multipleInputItems, type TinyPackage } from './tinyPackage.js';
@@ -77,17 +76,24 @@ export const lmEvalExporter: HarnessExporter = {
       { path: `lm-eval/${pkg.bank.task}.yaml`, content: lmEvalTaskYaml(pkg) },
       { path: 'lm-eval/nrm_lmeval.py', content: NRM_LMEVAL_PY },
       { path: 'lm-eval/items.jsonl', content: pkg.itemsJsonl },
+      // A copy of bank.json: lm-eval/ copied alone into a tasks folder still runs (nrm_lmeval.py
+      // reads the bank beside it first); byte-identical, so the task's bank_sha256 holds for both.
+      { path: 'lm-eval/bank.json', content: pkg.bankJson },
     ];
   },
-  readme(pkg: TinyPackage, dir: string): string {
+  readme(pkg: TinyPackage): string {
     const t = pkg.bank.task;
     return [
       '### lm-evaluation-harness (0.4.9 or later; tested with 0.4.13)',
       '',
       '```',
-      `lm_eval --model hf --model_args pretrained=<model> --tasks ${t} --include_path ${join(dir, 'lm-eval')} --log_samples --output_path out/`,
-      `llm-nrm score ${dir} out/`,
+      `lm_eval --model hf --model_args pretrained=<model> --tasks ${t} --include_path lm-eval --log_samples --output_path out/`,
+      'llm-nrm score . out/',
       '```',
+      '',
+      '`lm-eval/` is self-contained (task YAML, `nrm_lmeval.py`, `items.jsonl`, a copy of `bank.json`): copy it into a tasks folder',
+      `beside other tasks and run them in one call (\`--include_path <tasks folder> --tasks ${t},<other tasks>\`); \`llm-nrm score\` of this`,
+      "package reads only this task's samples and results from the shared output folder.",
       '',
       `The results table shows \`acc\` (accuracy on these ${pkg.items.length} items), \`nrm_theta\` and \`nrm_theta_se\` (ability on the calibrated`,
       'scale with its standard error), `nrm_pred_acc` (the full-bank accuracy predicted from the run) and `nrm_pred_acc_low` / `nrm_pred_acc_high`',

@@ -93,9 +93,12 @@ def load_items(**kwargs):
 def process_results(doc, results):
     """acc (argmax of the option loglikelihoods) and the option distribution for the NRM metrics."""
     lls = [float(r[0]) if isinstance(r, (list, tuple)) else float(r) for r in results]
+    # NaN is no mass (-inf), as llm-nrm's lm-eval reader reads it; a document with no finite
+    # log-likelihood is a missing answer (None), not a uniform one.
+    lls = [-math.inf if math.isnan(x) else x for x in lls]
     m = max(lls)
     if m == -math.inf:
-        probs = [1.0 / len(lls)] * len(lls)
+        probs = None
     else:
         e = [math.exp(x - m) for x in lls]
         s = sum(e)
@@ -171,7 +174,7 @@ _CACHE = {}
 
 def _score(pairs):
     """theta, SE and log sharpness of one model's answers: theta and sharpness fitted, bias and fallback at the calibrated fleet's means."""
-    key = tuple((i, tuple(p)) for i, p in pairs)
+    key = tuple((i, None if p is None else tuple(p)) for i, p in pairs)
     if key in _CACHE:
         return _CACHE[key]
     bank, items = _bank()
@@ -188,15 +191,26 @@ def _score(pairs):
     kappa = bundle["globals"]["kappa"]
     sd = sc["thetaSd"]
     floor = sc["pFloor"]
-    cells, unknown = [], 0
+    cells, unknown, missing = [], 0, 0
     for item_id, probs in pairs:
         it = items.get(item_id)
+        if probs is None:
+            missing += 1
+            continue
         if it is None or len(probs) != it["nOptions"]:
             unknown += 1
             continue
         cells.append((it, probs))
     if unknown:
         sys.stderr.write("llm-nrm: %d answers to items not in %s were left out of the NRM score\n" % (unknown, bank["_path"]))
+    if missing:
+        sys.stderr.write("llm-nrm: %d answers with no finite log-likelihood (NaN or -inf for every option) were left out of the NRM score\n" % missing)
+    if not cells:
+        # With no answer the score would be the prior (theta 0 +- 3), which reads as a result: refuse.
+        raise ValueError(
+            "llm-nrm: nothing to score in this run of " + bank["_path"] + ": of %d answers, %d have no finite log-likelihood "
+            "(NaN or -inf for every option: the model returned no scores) and %d are to items not in the bank" % (len(pairs), missing, unknown)
+        )
 
     def f(theta, u=None):
         s = s0 if u is None else math.exp(u)
@@ -301,7 +315,7 @@ def _pred_acc(items):
     right = n = 0
     for item_id, probs in items:
         it = by_id.get(item_id)
-        if it is None or len(probs) != it["nOptions"]:
+        if probs is None or it is None or len(probs) != it["nOptions"]:
             continue
         best = 0
         for k in range(1, len(probs)):

@@ -1,5 +1,5 @@
-import { join } from 'node:path';
 import type { ExportedFile, HarnessExporter } from './harnessExporter.js';
+import { questionStem } from './questionStem.js';
 import { multipleInputItems, type TinyPackage } from './tinyPackage.js';
 
 const letter = (k: number) => String.fromCharCode(65 + k);
@@ -20,7 +20,11 @@ function samples(pkg: TinyPackage): string {
         JSON.stringify({
           input: [
             { role: 'system', content: 'Answer with the letter of the correct option only.' },
-            { role: 'user', content: `${it.prompt}\n\n${it.options.map((o, k) => `${letter(k)}) ${o}`).join('\n')}\n\nAnswer:` },
+            // The options are listed here once, in the form the reader recovers: a prompt that lists them already gives its question only.
+            {
+              role: 'user',
+              content: `${questionStem(it.prompt, it.options)}\n\n${it.options.map((o, k) => `${letter(k)}) ${o}`).join('\n')}\n\nAnswer:`,
+            },
           ],
           ideal: letter(it.gold),
         }),
@@ -60,14 +64,14 @@ export const openAIEvalsExporter: HarnessExporter = {
           'publish with --harness lm-eval, or --render-prompt to render a standard question with lettered options for every harness'
       : null;
   },
-  readme(pkg: TinyPackage, dir: string): string {
+  readme(pkg: TinyPackage): string {
     const name = openAIEvalName(pkg.bank.task);
     return [
       '### OpenAI evals',
       '',
       '```',
-      `oaieval <completion_fn> ${name} --registry_path ${join(dir, 'openai-evals')} --record_path ${name}.jsonl`,
-      `llm-nrm score ${dir} ${name}.jsonl`,
+      `oaieval <completion_fn> ${name} --registry_path openai-evals --record_path ${name}.jsonl`,
+      `llm-nrm score . ${name}.jsonl`,
       '```',
       '',
       'The Match eval records only the picked letter (hard answers), and names each sample by its line index; `manifest.json`',

@@ -77,6 +77,11 @@ export interface TinyBank {
   itemsSha256: string;
   /** Items whose prompt was rendered from question and options (`--render-prompt`), not the calibration's. */
   renderedPrompts: number;
+  /**
+   * Of those, items with no question text (or no option texts): their prompts are placeholders
+   * (`Question <id>`, letters as options), published only with `--allow-placeholder-prompts`; absent: none.
+   */
+  placeholderPrompts?: number;
   /** Items of the bank left out of selection because `llm-nrm report` flags them (possible-wrong-key, dominant-distractor); absent: none. */
   leftOut?: { id: string; flags: string[] }[];
   /**

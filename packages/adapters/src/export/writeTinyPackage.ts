@@ -34,12 +34,22 @@ export function tinyPackage(bank: Omit<TinyBank, 'itemsSha256'>, items: TinyItem
   return { bank: full, bankJson, bankSha256: sha256(bankJson), items, itemsJsonl };
 }
 
-function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
+function readme(pkg: TinyPackage, harnesses: string[]): string {
   const b = pkg.bank;
   const benches = Object.keys(b.accuracy.benchmarks);
+  const placeholders = b.placeholderPrompts ?? 0;
   const lines = [
     `# ${b.task}: a tiny benchmark of ${pkg.items.length} items`,
     '',
+    // Said before anything else: such a package measures little, whatever its numbers look like.
+    ...(placeholders > 0
+      ? [
+          `**Placeholder prompts: ${placeholders} of ${pkg.items.length} items have no question text; their prompts are placeholders`,
+          '(`Question <item id>` and/or the letters as options, `--allow-placeholder-prompts`), not questions. A model cannot answer',
+          'them from the text: scores on them do not measure what the calibration measured.**',
+          '',
+        ]
+      : []),
     `Made by \`llm-nrm publish\` (llm-nrm ${b.tool.version}) from a calibration of ${b.bundle.llms.length} LLMs with the ${b.bundle.model} model` +
       (benches.length > 0 ? ` over ${benches.length} benchmark(s): ${benches.join(', ')}.` : '.'),
     `The items were chosen to measure the whole ability range of those LLMs${b.form ? ` (form ${b.form.name} of ${b.form.of} parallel forms with no shared item)` : ''}.`,
@@ -47,9 +57,9 @@ function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
     'accuracy on the full bank.',
     '',
   ];
-  if (b.renderedPrompts > 0) {
+  if (b.renderedPrompts - placeholders > 0) {
     lines.push(
-      `**${b.renderedPrompts} of ${pkg.items.length} prompts are rendered from question and options (\`--render-prompt\`), not the prompts the`,
+      `**${b.renderedPrompts - placeholders} of ${pkg.items.length} prompts are rendered from question and options (\`--render-prompt\`), not the prompts the`,
       'calibrated LLMs were scored on.** Scores from them rest on the assumption that the rendering does not change how a model answers.',
       '',
     );
@@ -72,8 +82,8 @@ function readme(pkg: TinyPackage, dir: string, harnesses: string[]): string {
       '',
     );
   }
-  lines.push('## Run it', '');
-  for (const h of harnesses) lines.push(harnessExporter(h).readme(pkg, dir));
+  lines.push('## Run it', '', 'The commands run from this folder (`cd` into it); every path below is relative to it.', '');
+  for (const h of harnesses) lines.push(harnessExporter(h).readme(pkg));
   lines.push(
     '## What the numbers mean',
     '',
@@ -129,7 +139,7 @@ export async function writeTinyPackage(dir: string, pkg: TinyPackage, options: W
     if (why) throw new LlmNrmError('INVALID_OPTION', `--harness ${e.name}: ${why}`);
   }
   const files = [
-    { path: 'README.md', content: readme(pkg, dir, harnesses) },
+    { path: 'README.md', content: readme(pkg, harnesses) },
     { path: 'bank.json', content: pkg.bankJson },
     { path: 'items.jsonl', content: pkg.itemsJsonl },
     ...exporters.flatMap((e) => e.files(pkg)),

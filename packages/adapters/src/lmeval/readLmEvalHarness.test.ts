@@ -218,3 +218,34 @@ describe('readLmEvalHarness', () => {
     expect(isLlmNrmError(err, 'IO')).toBe(true);
   });
 });
+
+describe('bytes that are not UTF-8 are counted, with the first line (real samples file)', () => {
+  const real = fixture(
+    'lm-eval-harness/lm-eval-fork-bias-classification/bias_classification/results/meta-llama__Meta-Llama-3-8B/samples_bias_classification_2024-06-17T15-44-37.867068.json',
+  );
+
+  it('a stray byte in line 3 is said in the note; a real U+FFFD in line 7 is not counted', async () => {
+    const { readFileSync } = await import('node:fs');
+    const lines = readFileSync(real, 'utf8').split('\n');
+    // Inside the first string value of a line: an invalid byte (line 3), a real U+FFFD (line 7, EF BF BD).
+    const insert = (b: Buffer, what: number[]) => {
+      const at = b.indexOf('"', b.indexOf(':') + 1) + 1;
+      return Buffer.concat([b.subarray(0, at), Buffer.from(what), b.subarray(at)]);
+    };
+    const bytes = lines.map((l, i) => {
+      const b = Buffer.from(l, 'utf8');
+      return i === 2 ? insert(b, [0xff]) : i === 6 ? insert(b, [0xef, 0xbf, 0xbd]) : b;
+    });
+    const dir = join(tmp.dir, 'damaged-bytes');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'samples_bias_classification_2024-06-17T15-44-37.867068.json');
+    writeFileSync(file, Buffer.concat(bytes.flatMap((b, i) => (i < bytes.length - 1 ? [b, Buffer.from('\n')] : [b]))));
+    const report = newReport();
+    const clean = newReport();
+    const recs = await read(file, { report });
+    expect(recs.length).toBe((await read(real, { report: clean })).length);
+    const note = report.notes.find((n) => n.startsWith(`${file}:`))!;
+    expect(note).toContain('1 byte sequences not UTF-8 read as U+FFFD (first on line 3)');
+    expect(clean.notes.join('\n')).not.toContain('not UTF-8');
+  });
+});

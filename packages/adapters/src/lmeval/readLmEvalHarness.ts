@@ -8,7 +8,7 @@ import { ResultsCache, isResultsFileName, lmEvalFileMeta, resultsDate, parseSamp
 import { parseJsonLenient } from './parseJsonLenient.js';
 import { newCounts, sampleRecord, type SampleContext } from './sampleRecord.js';
 import { splitLines } from './splitLines.js';
-import { fileChunks, textChunks } from './textChunks.js';
+import { fileChunks, textChunks, type DecodingStats } from './textChunks.js';
 
 export interface LmEvalReadOptions extends ReadOptions {
   /** Task name to use instead of the one inferred from the file name (renamed files). Default: inferred. */
@@ -130,7 +130,8 @@ export async function* readLmEvalStream(
 ): AsyncGenerator<ResponseRecord> {
   const report = options.report ?? newReport();
   const file = meta.file;
-  const it = textChunks(source)[Symbol.asyncIterator]();
+  const decoding: DecodingStats = { invalid: 0, firstLine: undefined };
+  const it = textChunks(source, decoding)[Symbol.asyncIterator]();
   const head: string[] = [];
   let firstChar = '';
   let seen = '';
@@ -175,6 +176,7 @@ export async function* readLmEvalStream(
   const onlyOther = new Map<string, { line: number; filter: string }>();
   const keptItems = new Set<string>();
   let layout = '';
+  let firstNanLine: number | undefined;
   let yielded = 0;
   let skipped = 0;
   for await (const v of values) {
@@ -184,7 +186,9 @@ export async function* readLmEvalStream(
       continue;
     }
     if (layout === '') layout = layoutName(firstChar as '[' | '{', file, v.value);
+    const nanBefore = counts.nanScores;
     const r = sampleRecord(v.value, ctx);
+    if (counts.nanScores > nanBefore) firstNanLine ??= v.line;
     if ('skip' in r) {
       report.skipped.push({ file, line: v.line, reason: r.skip });
       skipped++;
@@ -200,6 +204,7 @@ export async function* readLmEvalStream(
     keptItems.add(r.record.item);
     report.records++;
     yielded++;
+    options.onSource?.(file, v.line);
     yield r.record;
   }
   // A document seen only under a filter that was not kept is lost to this read: list it.
@@ -223,7 +228,9 @@ export async function* readLmEvalStream(
     parts.push(`kept filter '${picked}'${options.filter === undefined ? ' (first seen)' : ''}, left out ${others}`);
     if (yielded === 0) report.skipped.push({ file, reason: `no samples with filter '${picked}' (filters present: ${[...otherFilters.keys()].join(', ')})` });
   } else if (picked !== undefined && picked !== 'none') parts.push(`filter '${picked}'`);
-  if (counts.nanScores > 0) parts.push(`${counts.nanScores} NaN option scores read as -Infinity`);
+  // Counted with the line of the first, as skipped units are: the file can be checked.
+  if (counts.nanScores > 0) parts.push(`${counts.nanScores} NaN option scores read as -Infinity (first on line ${firstNanLine})`);
+  if (decoding.invalid > 0) parts.push(`${decoding.invalid} byte sequences not UTF-8 read as U+FFFD (first on line ${decoding.firstLine})`);
   if (counts.allMissing > 0) parts.push(`${counts.allMissing} samples with no finite option score emitted as missing (choice null)`);
   if (counts.invalidAnswers > 0) parts.push(`${counts.invalidAnswers} answers '[invalid]' (missing)`);
   if (counts.unmatchedAnswers > 0) parts.push(`${counts.unmatchedAnswers} answers matching no option (missing)`);

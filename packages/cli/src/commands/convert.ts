@@ -16,6 +16,7 @@ import {
 } from '@llm-nrm/adapters';
 import { formatSkipped, formatTable, info, infoLines, printJson, progress } from '../output.js';
 import { identityOptions } from '../identityOptions.js';
+import { duplicateRowsWarning } from '../duplicateRowsWarning.js';
 
 interface ConvertArgs {
   inputs: string[];
@@ -126,13 +127,8 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
         ...describeItemVersions(versions.conflicts).map((l) => `  ${l}`),
       ]);
     }
-    if (duplicates.count > 0) {
-      const ex = duplicates.examples[0]!;
-      info(
-        argv.quiet,
-        `warning: ${duplicates.count} repeated (model, item, presentation) rows, kept as replicates (e.g. ${ex.model} on ${ex.item}: ${ex.rows} rows)`,
-      );
-    }
+    const repeated = duplicateRowsWarning(duplicates);
+    if (repeated !== null) info(argv.quiet, `warning: ${repeated}`);
     info(argv.quiet, `wrote ${n} records to ${toStdout ? 'stdout' : argv.output}`);
   },
 };

@@ -28,6 +28,7 @@ import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
 import { readBankInput, responsesInputOptions } from '../responsesInput.js';
 import { unconvergedWarning } from '../bundleConvergence.js';
+import { duplicateRowsWarning } from '../duplicateRowsWarning.js';
 
 /**
  * `fit`'s L-BFGS iteration cap. Core's 1,000 stopped real soft fleets of 25 LLMs short of the
@@ -233,11 +234,10 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       warnings.push({ code: 'ITEM_VERSIONS', message, items: input.itemVersions.map((c) => c.item) });
       infoLines(argv.quiet, [`warning: ${message}:`, ...describeItemVersions(input.itemVersions).map((l) => `  ${l}`)]);
     }
-    if (input.duplicates.count > 0) {
-      const ex = input.duplicates.examples[0]!;
-      const message = `${input.duplicates.count} repeated (model, item, presentation) rows, kept as replicates (e.g. ${ex.model} on ${ex.item}: ${ex.rows} rows)`;
-      warnings.push({ code: 'DUPLICATE_ROWS', message });
-      info(argv.quiet, `warning: ${message}`);
+    const repeated = duplicateRowsWarning(input.duplicates);
+    if (repeated !== null) {
+      warnings.push({ code: 'DUPLICATE_ROWS', message: repeated });
+      info(argv.quiet, `warning: ${repeated}`);
     }
     info(
       argv.quiet,

@@ -1,6 +1,8 @@
 // `llm-nrm publish` run for real: the packages publish.test.ts builds (a simulated calibration, the
 // winogrande fixture as a multiple-input task) run through lm_eval 0.4.13 (`--model dummy`, about
 // 100 s on the 2-core machine), whose nrm_theta must equal `llm-nrm score` of the same samples.
+// Two packages' lm-eval/ folders, copied alone into one tasks folder, run in ONE lm_eval call, and
+// each package is scored from that one output folder.
 // Needs the venv `.ci/run` builds (.venv-lmeval); `npm run test:e2e`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -55,6 +57,15 @@ const findFiles = (dir: string, re: RegExp): string[] =>
 
 /** `lm_eval --model dummy` on a package's task: its output folder and its results entry for the task. */
 function runLmEval(pkgDir: string, task: string, out: string): { results: Record<string, number>; config: Record<string, unknown> } {
+  const doc = runLmEvalTasks(join(pkgDir, 'lm-eval'), [task], out);
+  expect(doc.configs[task].metadata.bank_sha256).toBe(sha256(join(pkgDir, 'bank.json')));
+  return { results: doc.results[task], config: doc.configs[task] };
+}
+
+const sha256 = (p: string) => spawnSync('sha256sum', [p], { encoding: 'utf8' }).stdout.split(' ')[0];
+
+/** One `lm_eval --model dummy` call on several tasks found under `includePath`: its results file. */
+function runLmEvalTasks(includePath: string, tasks: string[], out: string) {
   expect(existsSync(lmEval), `${lmEval} is missing: .ci/run installs lm_eval 0.4.13 into .venv-lmeval before the tests`).toBe(true);
   const shim = join(tmp.dir, 'shim');
   spawnSync('mkdir', ['-p', shim]);
@@ -72,17 +83,19 @@ function runLmEval(pkgDir: string, task: string, out: string): { results: Record
       '',
     ].join('\n'),
   );
-  const r = spawnSync(lmEval, ['--model', 'dummy', '--tasks', task, '--include_path', join(pkgDir, 'lm-eval'), '--log_samples', '--output_path', out], {
+  const r = spawnSync(lmEval, ['--model', 'dummy', '--tasks', tasks.join(','), '--include_path', includePath, '--log_samples', '--output_path', out], {
     encoding: 'utf8',
     env: { ...process.env, PYTHONPATH: shim, HF_DATASETS_OFFLINE: '1', HF_HUB_OFFLINE: '1', TOKENIZERS_PARALLELISM: 'false' },
     timeout: 540_000,
   });
   expect(r.status, r.stderr.slice(-3000)).toBe(0);
   expect(r.stdout).toMatch(/nrm_theta/);
-  const [results] = findFiles(out, /^results_.*\.json$/);
-  const doc = readJson(results!);
-  expect(doc.configs[task].metadata.bank_sha256).toBe(spawnSync('sha256sum', [join(pkgDir, 'bank.json')], { encoding: 'utf8' }).stdout.split(' ')[0]);
-  return { results: doc.results[task], config: doc.configs[task] };
+  const results = findFiles(out, /^results_.*\.json$/);
+  expect(results).toHaveLength(1);
+  return readJson(results[0]!) as {
+    results: Record<string, Record<string, number>>;
+    configs: Record<string, Record<string, unknown> & { metadata: { bank_sha256: string } }>;
+  };
 }
 
 describe('llm-nrm publish through the real lm_eval', () => {
@@ -175,5 +188,36 @@ describe('the winogrande package (multiple-input) through the real lm_eval', () 
     expect(Math.abs(res['nrm_pred_acc_low,none']! - l.predictedAccuracy.overall.low)).toBeLessThan(1e-4);
     expect(Math.abs(res['nrm_pred_acc_high,none']! - l.predictedAccuracy.overall.high)).toBeLessThan(1e-4);
     expect(Math.abs(res['acc,none']! - l.accuracy)).toBeLessThan(1e-9);
+  }, 600_000);
+});
+
+describe('two packages in ONE lm_eval call, each scored from the one output folder', () => {
+  it('lm-eval/ copied alone into a tasks folder runs; llm-nrm score <package> out/ reads only its own task (nrm_theta equal, 1e-4)', async () => {
+    // The winogrande package is published by the describe above (its beforeAll has run: vitest runs files' describes in order).
+    const wino = join(tmp.dir, 'tiny-wino');
+    expect(existsSync(join(wino, 'lm-eval')), 'the winogrande package').toBe(true);
+    const tasks = join(tmp.dir, 'tasks');
+    // Only lm-eval/ of each package, nothing beside it: the task folders must be self-contained.
+    spawnSync('mkdir', ['-p', tasks]);
+    expect(spawnSync('cp', ['-r', join(pkg, 'lm-eval'), join(tasks, 'tiny_toy')]).status).toBe(0);
+    expect(spawnSync('cp', ['-r', join(wino, 'lm-eval'), join(tasks, 'tiny_wino')]).status).toBe(0);
+    const out = join(tmp.dir, 'two-tasks-out');
+    const doc = runLmEvalTasks(tasks, ['tiny_toy', 'tiny_wino'], out);
+    expect(findFiles(out, /^samples_tiny_(toy|wino)_.*\.jsonl$/)).toHaveLength(2);
+    for (const [dir, task, n] of [
+      [pkg, 'tiny_toy', N],
+      [wino, 'tiny_wino', 41],
+    ] as const) {
+      expect(doc.configs[task]!.metadata.bank_sha256).toBe(sha256(join(dir, 'bank.json')));
+      const r = await runCli(['score', dir, out, '--json']);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toContain(`left out the responses of other tasks in ${out}: ${task === 'tiny_toy' ? 'tiny_wino (41)' : `tiny_toy (${N})`}`);
+      const l = JSON.parse(r.out).llms[0];
+      expect(l.items).toBe(n);
+      const res = doc.results[task]!;
+      expect(Math.abs(res['nrm_theta,none']! - l.theta)).toBeLessThan(1e-4);
+      expect(Math.abs(res['nrm_theta_se,none']! - l.se)).toBeLessThan(1e-4);
+      expect(Math.abs(res['nrm_pred_acc,none']! - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
+    }
   }, 600_000);
 });

@@ -116,6 +116,7 @@ describe('llm-nrm publish', () => {
       'lm-eval/tiny_toy.yaml',
       'lm-eval/nrm_lmeval.py',
       'lm-eval/items.jsonl',
+      'lm-eval/bank.json',
       'inspect/tiny_toy.py',
       'inspect/items.jsonl',
       'openai-evals/evals/tiny-toy.yaml',
@@ -159,10 +160,21 @@ describe('llm-nrm publish', () => {
     expect(yaml).toContain('#   dataset_path: json');
     const py = readFileSync(join(pkg, 'lm-eval/nrm_lmeval.py'), 'utf8');
     expect(py).not.toMatch(/^\s*(import|from)\s+numpy/m);
+    // lm-eval/ runs copied alone: its bank.json is the package's, byte for byte.
+    expect(readFileSync(join(pkg, 'lm-eval/bank.json'), 'utf8')).toBe(readFileSync(join(pkg, 'bank.json'), 'utf8'));
+    // Paths relative to the package: nothing of the publisher's machine in the README or the bank.
     const readme = readFileSync(join(pkg, 'README.md'), 'utf8');
-    expect(readme).toContain(`--tasks tiny_toy --include_path ${join(pkg, 'lm-eval')}`);
-    expect(readme).toContain(`llm-nrm score ${pkg}`);
+    expect(readme).toContain('--tasks tiny_toy --include_path lm-eval --log_samples --output_path out/');
+    expect(readme).toContain('llm-nrm score . out/');
+    expect(readme).toContain('inspect eval inspect/tiny_toy.py');
+    expect(readme).toContain('--registry_path openai-evals');
     expect(readme).not.toContain('rendered from question and options');
+    expect(readme).not.toContain('Placeholder prompts');
+    for (const text of [readme, readFileSync(join(pkg, 'bank.json'), 'utf8')]) expect(text).not.toContain(tmp.dir);
+    expect(bank.provenance.bundle.path).toBe('bundle.json');
+    expect(bank.provenance.responses.path).toBe('calibration.jsonl');
+    expect(bank.provenance.command).toContain('llm-nrm publish bundle.json --responses calibration.jsonl');
+    expect(readFileSync(join(pkg, 'inspect/tiny_toy.py'), 'utf8')).toContain('inspect eval inspect/tiny_toy.py');
   });
 
   it('refuses items without a recorded prompt, counting them, unless --render-prompt (then flagged)', async () => {
@@ -176,6 +188,14 @@ describe('llm-nrm publish', () => {
     expect(refused.err).toContain('120 of 120 items have no recorded prompt and continuations');
     expect(refused.err).toContain('--render-prompt');
     expect(existsSync(out)).toBe(false);
+    // Rendering needs a question: these items have none (nor option texts), so the prompts would be placeholders.
+    const placeholder = await runCli(['publish', bundlePath, '--responses', bare, '--items', '10', '--render-prompt', '--forms', '2', '-o', out]);
+    expect(placeholder.code).toBe(1);
+    expect(placeholder.err).toMatch(
+      /20 of the 20 selected items have no question text to render a prompt from \(sim\/\d+ \(no question text, no option texts\)/,
+    );
+    expect(placeholder.err).toContain('--allow-placeholder-prompts');
+    expect(existsSync(out)).toBe(false);
     const ok = await runCli([
       'publish',
       bundlePath,
@@ -184,6 +204,7 @@ describe('llm-nrm publish', () => {
       '--items',
       '10',
       '--render-prompt',
+      '--allow-placeholder-prompts',
       '--forms',
       '2',
       '--harness',
@@ -194,7 +215,10 @@ describe('llm-nrm publish', () => {
     ]);
     expect(ok.code).toBe(0);
     const readme = readFileSync(join(out, 'A', 'README.md'), 'utf8');
-    expect(readme).toContain('10 of 10 prompts are rendered from question and options');
+    // Said in the README's first lines, and never as prompts "rendered from question and options".
+    expect(readme.split('\n').slice(0, 4).join('\n')).toContain('**Placeholder prompts: 10 of 10 items have no question text');
+    expect(readme).not.toContain('rendered from question and options');
+    expect(readJson(join(out, 'A', 'bank.json')).placeholderPrompts).toBe(10);
     const a = readFileSync(join(out, 'A', 'items.jsonl'), 'utf8')
       .trim()
       .split('\n')
@@ -206,7 +230,18 @@ describe('llm-nrm publish', () => {
     expect(a.filter((id: string) => bIds.includes(id))).toEqual([]);
     expect(existsSync(join(out, 'A', 'inspect'))).toBe(false);
     // An existing folder is not overwritten without --force.
-    const again = await runCli(['publish', bundlePath, '--responses', bare, '--items', '10', '--render-prompt', '-o', join(out, 'A')]);
+    const again = await runCli([
+      'publish',
+      bundlePath,
+      '--responses',
+      bare,
+      '--items',
+      '10',
+      '--render-prompt',
+      '--allow-placeholder-prompts',
+      '-o',
+      join(out, 'A'),
+    ]);
     expect(again.code).toBe(1);
     expect(again.err).toMatch(/refused -o .*A: it exists \(written by llm-nrm publish\); pass --force to replace it/);
     // A harness without an exporter is refused before anything is written.
@@ -603,9 +638,14 @@ describe('a package from the winogrande fixture (multiple-input) round-trips', (
     }
     const rendered = join(tmp.dir, 'wino-rendered');
     const r = await runCli(['publish', wino.bundle, '--responses', wino.calib, '--items', '10', '--render-prompt', '-o', rendered, '-q']);
-    expect(r.code).toBe(0);
+    expect(r.code, r.err).toBe(0);
     expect(readJson(join(rendered, 'bank.json')).renderedPrompts).toBe(10);
+    expect(readJson(join(rendered, 'bank.json')).placeholderPrompts).toBeUndefined();
     expect(existsSync(join(rendered, 'inspect/tiny_wino_rendered.py'))).toBe(true);
+    // The question is the sentence with its blank (the contexts' shared prefix, then the continuation), never a placeholder.
+    const first = JSON.parse(readFileSync(join(rendered, 'items.jsonl'), 'utf8').split('\n')[0]!);
+    expect(first.prompt).not.toMatch(/^Question /);
+    expect(first.prompt).toMatch(/_.*\nA\. .*\nB\. .*\nAnswer:$/s);
   });
 
   it('the held-out model through the lm-eval writer, scored back: the theta of its tidy records', async () => {

@@ -1,5 +1,5 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
   LlmNrmError,
@@ -19,6 +19,7 @@ import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
+import { bundleWithFileNames, commandWithFileNames } from '../fileNamesOnly.js';
 import { TINY_NUISANCE, crossFitCalibrations, crossFittedTinyRunScores, tinyRunRecords, tinyRunScores, type TinyRunScore } from '../tinyRunScores.js';
 
 interface PublishArgs extends ResponsesInputArgs {
@@ -30,6 +31,7 @@ interface PublishArgs extends ResponsesInputArgs {
   harness: string;
   name?: string;
   'render-prompt': boolean;
+  'allow-placeholder-prompts': boolean;
   'include-flagged': boolean;
   'item-list'?: string;
   'cross-fit'?: number;
@@ -74,6 +76,23 @@ function collectContent(records: ResponseRecord[]): Map<string, Content> {
     }
   }
   return out;
+}
+
+/**
+ * The question of a multiple-input item (winogrande: option k fills the blank, contexts[k] is
+ * the text up to and with the filled blank, then the shared continuation) as one text with the
+ * blank shown: the contexts' common prefix (cut back to a word start), `_`, the continuation.
+ * Undefined when the contexts do not have that shape.
+ */
+function blankQuestion(c: Content): string | undefined {
+  const { contexts, continuations } = c;
+  if (contexts === undefined || contexts.length < 2 || continuations === undefined || continuations[0] === undefined) return undefined;
+  let n = 0;
+  while (n < contexts[0]!.length && contexts.every((ctx) => ctx[n] === contexts[0]![n])) n++;
+  const prefix = contexts[0]!.slice(0, n).replace(/\S+$/, '');
+  const fills = contexts.map((ctx) => ctx.slice(prefix.length));
+  if (fills.some((f) => f.trim() === '' || f.includes('\n'))) return undefined;
+  return `${prefix}_${continuations[0]}`;
 }
 
 /** A standard prompt from question and options (`--render-prompt`): scored by the letter after "Answer:". */
@@ -217,6 +236,13 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       .option('name', { describe: 'Benchmark name: the tasks are tiny_<name> (default: the output folder name)', type: 'string', requiresArg: true })
       .option('render-prompt', {
         describe: 'Items without a recorded prompt get a standard one from question and options (flagged in the README)',
+        type: 'boolean',
+        default: false,
+      })
+      .option('allow-placeholder-prompts', {
+        describe:
+          'With --render-prompt, publish items that have no question text (their prompts are placeholders: "Question <id>", letters as options); ' +
+          'the README says so in its first lines',
         type: 'boolean',
         default: false,
       })
@@ -399,24 +425,55 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, { acc: t.byBench.get(b), scores, ids: tinyIds, bench: b });
       return { grid, overall: curveOf(acc.overall, { acc: t.overall, scores, ids: tinyIds, bench: '' }), benchmarks };
     };
+    const publishPaths = new Set([argv.bundle, argv.responses, argv.output, ...(argv['item-list'] !== undefined ? [argv['item-list']] : [])]);
     const [bundleSha, responsesSha] = await Promise.all([sha256File(argv.bundle), sha256File(argv.responses).catch(() => undefined)]);
     const summaries: Record<string, unknown>[] = [];
+    const byId = new Map(bundle.items.map((it) => [it.id, it] as [string, BundleItem]));
+    /** An item's text as exported: recorded, rendered from question and options, or (no question text) a placeholder. */
+    const textOf = (id: string) => {
+      const it = byId.get(id)!;
+      const c = content.get(id) ?? {};
+      const optionTexts = it.options ?? c.options;
+      const options = optionTexts ?? letters(it.nOptions);
+      let continuations = c.continuations?.length === it.nOptions ? c.continuations : undefined;
+      // A multiple-input item (per-option contexts) is exported in that form unless prompts are rendered.
+      const contexts = continuations !== undefined && c.contexts?.length === it.nOptions && !argv['render-prompt'] ? c.contexts : undefined;
+      let prompt = contexts !== undefined ? '' : c.contexts === undefined ? c.prompt : blankQuestion(c);
+      let rendered = false;
+      let placeholder: string | null = null;
+      if (contexts === undefined && (prompt === undefined || continuations === undefined || c.contexts !== undefined)) {
+        rendered = true;
+        if (prompt === undefined) placeholder = optionTexts === undefined ? 'no question text, no option texts' : 'no question text';
+        else if (optionTexts === undefined) placeholder = 'no option texts';
+        ({ prompt, continuations } = renderPrompt(prompt ?? `Question ${id}`, options));
+      }
+      return { it, c, options, continuations: continuations!, contexts, prompt: prompt!, rendered, placeholder };
+    };
+    // A rendered prompt without question text (`Question <id>`, options `A. A`) asks nothing: refused
+    // for every form before any is written, unless asked for (then said first in the README).
+    const placeholders = sel.ids.flat().flatMap((id) => {
+      const t = textOf(id);
+      return t.placeholder === null ? [] : [{ id, why: t.placeholder }];
+    });
+    if (placeholders.length > 0 && !argv['allow-placeholder-prompts']) {
+      const shown = placeholders.slice(0, 5).map((p) => `${p.id} (${p.why})`);
+      throw new LlmNrmError(
+        'INVALID_OPTION',
+        `${placeholders.length} of the ${sel.ids.flat().length} selected items have no question text to render a prompt from ` +
+          `(${shown.join(', ')}${placeholders.length > 5 ? `, and ${placeholders.length - 5} more` : ''}): their prompts would be placeholders ` +
+          `("Question <id>", options "A. A"), which no model can answer as calibrated. Give responses that record the prompts, ` +
+          'publish other items (--item-list), or pass --allow-placeholder-prompts (the README then says so in its first lines)',
+        { file: argv.responses },
+      );
+    }
     for (let f = 0; f < argv.forms; f++) {
       const ids = sel.ids[f]!;
-      const byId = new Map(bundle.items.map((it) => [it.id, it] as [string, BundleItem]));
       let rendered = 0;
+      let placeheld = 0;
       const items: TinyItem[] = ids.map((id) => {
-        const it = byId.get(id)!;
-        const c = content.get(id) ?? {};
-        const options = it.options ?? c.options ?? letters(it.nOptions);
-        let continuations = c.continuations?.length === it.nOptions ? c.continuations : undefined;
-        // A multiple-input item (per-option contexts) is exported in that form unless prompts are rendered.
-        const contexts = continuations !== undefined && c.contexts?.length === it.nOptions && !argv['render-prompt'] ? c.contexts : undefined;
-        let prompt = contexts !== undefined ? '' : c.contexts === undefined ? c.prompt : undefined;
-        if (contexts === undefined && (prompt === undefined || continuations === undefined || c.contexts !== undefined)) {
-          rendered++;
-          ({ prompt, continuations } = renderPrompt(prompt ?? `Question ${id}`, options));
-        }
+        const { it, c, options, continuations, contexts, prompt, rendered: isRendered, placeholder } = textOf(id);
+        if (isRendered) rendered++;
+        if (placeholder !== null) placeheld++;
         const sha = itemContentSha256(contexts ?? prompt!, continuations!);
         if (it.contentSha256 !== undefined && continuations === c.continuations && sha !== it.contentSha256) {
           throw new LlmNrmError(
@@ -446,6 +503,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         task: `tiny_${name}${argv.forms > 1 ? `_${formName.toLowerCase()}` : ''}`,
         tool: { name: 'llm-nrm', version: toolVersion() },
         renderedPrompts: rendered,
+        ...(placeheld > 0 ? { placeholderPrompts: placeheld } : {}),
         ...(flagged.leftOut.length > 0 ? { leftOut: flagged.leftOut } : {}),
         scoring: {
           nuisance: TINY_NUISANCE,
@@ -455,13 +513,14 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
           fleet: fleetNuisance(restricted),
         },
         accuracy: curves(new Set(ids), restricted),
-        bundle: restricted,
+        bundle: bundleWithFileNames(restricted),
         ...(argv.forms > 1 ? { form: { name: formName, of: argv.forms } } : {}),
+        // File names and hashes, not the publisher's paths: a package is shared and says nothing of the machine it was made on.
         provenance: {
           createdAt: new Date().toISOString(),
-          command: commandLine(),
-          bundle: { path: argv.bundle, sha256: bundleSha },
-          ...(responsesSha ? { responses: { path: argv.responses, sha256: responsesSha } } : {}),
+          command: commandWithFileNames(commandLine((a) => (publishPaths.has(a) ? basename(a) : a))),
+          bundle: { path: basename(argv.bundle), sha256: bundleSha },
+          ...(responsesSha ? { responses: { path: basename(argv.responses), sha256: responsesSha } } : {}),
         },
       };
       const dir = argv.forms > 1 ? join(argv.output, formName) : argv.output;

@@ -4,6 +4,7 @@ import type { Argv, CommandModule } from 'yargs';
 import {
   FLEET_NUISANCE_BELOW,
   LlmNrmError,
+  duplicateRows,
   getFamily,
   isLlmNrmError,
   parseBundle,
@@ -17,7 +18,9 @@ import { assertOutputIsNotInput, isToolOutput, writeFileOutput, type TinyBank } 
 import { accuracyAt, predictRunAccuracy, predictTinyAccuracy } from '@llm-nrm/analysis';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
-import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
+import { readResponsesInput, reportReadInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
+import { packageTaskRecords } from '../packageTaskRecords.js';
+import { duplicateRowsWarning } from '../duplicateRowsWarning.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress } from './fit.js';
@@ -138,7 +141,19 @@ export async function readTinyFolder(dir: string): Promise<TinyFolder> {
       }
     }
   }
-  return { dir, bank: raw, bankSha256: await sha256File(bankPath), manifest, content };
+  const bankSha256 = await sha256File(bankPath);
+  // lm-eval/ carries its own copy of bank.json (it runs copied alone): the copy must be the bank.
+  const copy = join(dir, 'lm-eval', 'bank.json');
+  const copySha = await sha256File(copy).catch(() => null);
+  if (copySha !== null && copySha !== bankSha256) {
+    throw new LlmNrmError(
+      'CONTENT_CHANGED',
+      `${copy} differs from ${bankPath} (sha256 ${copySha.slice(0, 12)}... vs ${bankSha256.slice(0, 12)}...): one was edited after publishing; ` +
+        're-export the package with llm-nrm publish, or restore the file',
+      { file: copy },
+    );
+  }
+  return { dir, bank: raw, bankSha256, manifest, content };
 }
 
 /** bank_sha256 values recorded in lm-eval results files under `path` (task metadata), with their files. */
@@ -160,6 +175,29 @@ async function recordedBankShas(path: string): Promise<{ file: string; task: str
   };
   await visit(path, 0);
   return out;
+}
+
+/**
+ * Refuse responses none of which is an answer (every one missing), naming the file and why: an
+ * lm-eval run whose log-likelihoods are all NaN reads as missing answers, and scoring them would
+ * give the prior back (theta 0 ± 3) as if it were a score.
+ */
+export function throwIfNothingAnswered(records: readonly ResponseRecord[], sources: readonly RecordSource[], notes: readonly string[]): void {
+  if (records.length === 0) return;
+  const answered = (r: ResponseRecord) => r.probs !== undefined || r.logprobs !== undefined || (r.choice !== null && r.choice !== undefined);
+  if (records.some(answered)) return;
+  const files = [...new Set(sources.map((s) => s.file).filter((f): f is string => f !== undefined))];
+  const nan = files
+    .map((f) => ({ f, m: notes.find((n) => n.startsWith(`${f}:`))?.match(/(\d+) NaN option scores/) }))
+    .filter((x) => x.m !== undefined && x.m !== null);
+  const cause =
+    nan.length > 0
+      ? `its log-likelihoods are NaN (${nan.map((x) => `${x.m![1]} NaN option scores in ${x.f}`).join(', ')}): the model returned no scores; rerun it`
+      : 'every response is missing (no answer, or no finite option score)';
+  const first = sources[0];
+  throw new LlmNrmError('EMPTY', `none of the ${records.length} responses has an answer to score: ${cause}`, {
+    ...(first?.file !== undefined ? { file: first.file } : {}),
+  });
 }
 
 /** Ranks (1 = best) among the calibrated LLMs that theta -/+ 1.645 SE would take: a 90% rank interval. */
@@ -314,15 +352,28 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     }
     // Tidy files and every harness output, format detected (adapters' one entry point for responses).
     // As `fit` reads them; ids the bundle split into versions (<id>#<hash>) matched by content.
+    // Read quietly: what the readers say is reported below, for this package's task only.
     const input = await readResponsesInput(argv.responses, { ...argv, quiet: true }, bundle.items);
-    let records: ResponseRecord[] = input.records;
-    const sources: RecordSource[] = input.sources;
-    const report = { skipped: input.summary.skipped };
+    // `lm_eval --tasks tiny_a,tiny_b` leaves both tasks in one folder: a package scores its own.
+    const own = tiny
+      ? packageTaskRecords(input, tiny.bank.task)
+      : { records: input.records, sources: input.sources, notes: input.summary.notes, skipped: input.summary.skipped, otherTasks: new Map<string, number>() };
+    let records: ResponseRecord[] = own.records;
+    const sources: RecordSource[] = own.sources;
+    const report = { skipped: own.skipped };
+    reportReadInput(argv.quiet, own);
     const formats = [...new Set(input.summary.inputs.map((i) => i.format))];
     if (!formats.every((f) => f === 'tidy')) info(argv.quiet, `read ${records.length} ${formats.join(' + ')} responses from ${argv.responses}`);
+    if (own.otherTasks.size > 0) {
+      const tasks = [...own.otherTasks].map(([t, n]) => `${t} (${n})`).join(', ');
+      info(argv.quiet, `left out the responses of other tasks in ${argv.responses}: ${tasks}; scored ${tiny!.bank.task}'s`);
+    }
+    const warnings: string[] = [];
+    const repeated = duplicateRowsWarning(duplicateRows(records), { records, sources });
+    if (repeated !== null) warnings.push(repeated);
     if (tiny) {
-      // lm-eval: the results record which bank the task ran with.
-      const shas = (await recordedBankShas(argv.responses)).filter((s) => s.sha !== null);
+      // lm-eval: the results record which bank each task ran with; this package's task must have run with its bank.
+      const shas = (await recordedBankShas(argv.responses)).filter((s) => s.sha !== null && (own.otherTasks.size === 0 || s.task === tiny.bank.task));
       const other = shas.find((s) => s.sha !== tiny.bankSha256);
       if (other) {
         throw new LlmNrmError(
@@ -369,6 +420,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
           `the bundle lacks; --skip-invalid scores the rest)`,
       );
     }
+    throwIfNothingAnswered(records, sources, own.notes);
     // A tiny package says how its runs are scored (what its lm-eval aggregation does too).
     const nuisance = tiny && argv.nuisance === 'auto' ? tiny.bank.scoring.nuisance : argv.nuisance;
     const engine = await loadEngine(argv.engine);
@@ -394,7 +446,6 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     if (skippedInvalid > 0) info(argv.quiet, `skipped ${skippedInvalid} invalid records`);
     const lo = Math.min(...bundle.llms.map((l) => l.theta));
     const hi = Math.max(...bundle.llms.map((l) => l.theta));
-    const warnings: string[] = [];
     const runAcc = tiny ? runAccuracies(records, bundle) : new Map<string, Map<string, number>>();
     const scored = res.llms
       .map((l) => {

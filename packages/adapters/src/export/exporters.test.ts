@@ -1,0 +1,52 @@
+// The harness exporters on an item whose prompt already lists its options (lm-eval's MMLU form):
+// Inspect and OpenAI evals list the options themselves, so each must show them exactly once.
+import { describe, expect, it } from 'vitest';
+import { inspectExporter } from './inspectExporter.js';
+import { openAIEvalsExporter } from './openaiEvalsExporter.js';
+import type { TinyBank, TinyItem, TinyPackage } from './tinyPackage.js';
+
+const item = (prompt: string): TinyItem => ({
+  item_id: 'mmlu/7',
+  benchmark: 'mmlu',
+  prompt,
+  continuations: [' A', ' B', ' C', ' D'],
+  gold: 1,
+  options: ['Paris', 'Lyon', 'Nice', 'Lille'],
+  source: null,
+  content_sha256: '0'.repeat(64),
+});
+const pkgOf = (it: TinyItem): TinyPackage => ({
+  bank: { task: 'tiny_x', name: 'x', tool: { name: 'llm-nrm', version: '0.0.0' }, itemsSha256: '1'.repeat(64) } as TinyBank,
+  bankJson: '{}',
+  bankSha256: '2'.repeat(64),
+  items: [it],
+  itemsJsonl: '',
+});
+const file = (files: { path: string; content: string }[], end: string) => files.find((f) => f.path.endsWith(end))!.content;
+const count = (s: string, sub: string) => s.split(sub).length - 1;
+
+describe('exporters show each option once', () => {
+  const listed = 'Which city is larger?\nA. Paris\nB. Lyon\nC. Nice\nD. Lille\nAnswer:';
+
+  it('Inspect: the input is the question only when the prompt lists the options (multiple_choice lists them)', () => {
+    const row = JSON.parse(file(inspectExporter.files(pkgOf(item(listed))), 'items.jsonl'));
+    expect(row.input).toBe('Which city is larger?');
+    expect(row.choices).toEqual(['Paris', 'Lyon', 'Nice', 'Lille']);
+    const plain = JSON.parse(file(inspectExporter.files(pkgOf(item('Which city is larger?\nAnswer:'))), 'items.jsonl'));
+    expect(plain.input).toBe('Which city is larger?\nAnswer:');
+  });
+
+  it('OpenAI evals: the options once, in the A) form, one Answer: cue', () => {
+    const row = JSON.parse(file(openAIEvalsExporter.files(pkgOf(item(listed))), 'samples.jsonl'));
+    const user = row.input[1].content as string;
+    for (const o of ['Paris', 'Lyon', 'Nice', 'Lille']) expect(count(user, o)).toBe(1);
+    expect(user).toBe('Which city is larger?\n\nA) Paris\nB) Lyon\nC) Nice\nD) Lille\n\nAnswer:');
+    expect(count(user, 'Answer:')).toBe(1);
+  });
+
+  it("Inspect's task file names its own file in the run line", () => {
+    const py = file(inspectExporter.files(pkgOf(item(listed))), 'tiny_x.py');
+    expect(py).toContain('inspect eval inspect/tiny_x.py');
+    expect(py).not.toContain('tiny_task.py');
+  });
+});
