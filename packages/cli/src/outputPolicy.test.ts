@@ -65,7 +65,21 @@ beforeAll(async () => {
       .map((it) => it.id)
       .join('\n') + '\n',
   );
-  const pub = await runCli(['publish', bundle, '--responses', responses, '--items', '4', '--render-prompt', '--harness', 'lm-eval', '-o', tiny, '-q']);
+  const pub = await runCli([
+    'publish',
+    bundle,
+    '--responses',
+    responses,
+    '--items',
+    '4',
+    '--render-prompt',
+    '--allow-placeholder-prompts',
+    '--harness',
+    'lm-eval',
+    '-o',
+    tiny,
+    '-q',
+  ]);
   expect(pub.err).toBe('');
   expect(pub.code).toBe(0);
   process.chdir(cwd);
@@ -96,12 +110,26 @@ const writers: Writer[] = [
   { name: 'simulate --truth', args: (t) => ['simulate', '--models', '3', '--items', '4', '-o', responses, '--truth', t], inputs: [responses] },
   {
     name: 'publish --force',
-    args: (t) => ['publish', bundle, '--responses', responses, '--item-list', itemList, '--render-prompt', '--force', '-o', t],
+    args: (t) => ['publish', bundle, '--responses', responses, '--item-list', itemList, '--render-prompt', '--allow-placeholder-prompts', '--force', '-o', t],
     inputs: [bundle, responses, itemList],
   },
   {
     name: 'publish --forms 2 --force',
-    args: (t) => ['publish', bundle, '--responses', responses, '--items', '2', '--forms', '2', '--render-prompt', '--force', '-o', t],
+    args: (t) => [
+      'publish',
+      bundle,
+      '--responses',
+      responses,
+      '--items',
+      '2',
+      '--forms',
+      '2',
+      '--render-prompt',
+      '--allow-placeholder-prompts',
+      '--force',
+      '-o',
+      t,
+    ],
     inputs: [bundle, responses],
   },
   { name: 'leaderboard', args: (t) => ['leaderboard', bundle, '--responses', responses, '--tiny', tiny, '-o', t], inputs: [bundle, responses, tiny] },
@@ -148,7 +176,21 @@ describe('the cases of issue 27', () => {
 
   it('publish --force replaces a package it wrote, and nothing else', async () => {
     const out = join(root, 'pkg');
-    const args = ['publish', bundle, '--responses', responses, '--item-list', itemList, '--render-prompt', '--harness', 'lm-eval', '-o', out, '-q'];
+    const args = [
+      'publish',
+      bundle,
+      '--responses',
+      responses,
+      '--item-list',
+      itemList,
+      '--render-prompt',
+      '--allow-placeholder-prompts',
+      '--harness',
+      'lm-eval',
+      '-o',
+      out,
+      '-q',
+    ];
     const first = await runCli(args);
     expect(first.err).toBe('');
     expect(first.code).toBe(0);
