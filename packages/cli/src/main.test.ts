@@ -24,7 +24,7 @@ describe('main', () => {
     const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
-    for (const c of ['convert', 'fit', 'score', 'simulate', 'demo', 'evaluate']) expect(help.out).toContain(`llm-nrm ${c}`);
+    for (const c of ['convert', 'fit', 'score', 'extend', 'simulate', 'demo', 'evaluate']) expect(help.out).toContain(`llm-nrm ${c}`);
     const version = await runCli(['--version']);
     expect(version.code).toBe(0);
     expect(version.out.trim()).toBe(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version);

@@ -106,6 +106,7 @@ const writers: Writer[] = [
     args: (t) => ['score', tiny, responses, '-o', t],
     inputs: [tiny, join(tiny, 'bank.json'), join(tiny, 'items.jsonl'), responses],
   },
+  { name: 'extend', args: (t) => ['extend', bundle, responses, '-o', t], inputs: [bundle, responses] },
   { name: 'select', args: (t) => ['select', bundle, '--items', '3', '--responses', responses, '-o', t], inputs: [bundle, responses] },
   { name: 'simulate --truth', args: (t) => ['simulate', '--models', '3', '--items', '4', '-o', responses, '--truth', t], inputs: [responses] },
   {

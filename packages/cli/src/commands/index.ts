@@ -17,6 +17,7 @@ export const commandLoaders: Record<string, () => Promise<AnyCommand>> = {
   report: async () => (await import('./report.js')).reportCommand,
   fit: async () => (await import('./fit.js')).fitCommand,
   score: async () => (await import('./score.js')).scoreCommand,
+  extend: async () => (await import('./extend.js')).extendCommand,
   simulate: async () => (await import('./simulate.js')).simulateCommand,
   demo: async () => (await import('./demo.js')).demoCommand,
   leaderboard: async () => (await import('./leaderboard.js')).leaderboardCommand,

@@ -25,6 +25,28 @@ export function freezeItems(inner: Objective): Objective {
   };
 }
 
+/**
+ * The mirror of freezeItems: every per-LLM parameter (theta, sharpness, bias, fallback) and the
+ * globals (w0, kappa) held fixed, the items free. Given the LLMs each item's terms of the loss are
+ * its own (paper.md's cross-entropy sums over cells), so this fits new items into a calibrated bank.
+ * The fixed parameters' priors stay in the loss: constant, and the loss stays the full objective's.
+ */
+export function freezeLlms(inner: Objective): Objective {
+  const layout = inner.layout;
+  const free = Uint8Array.from(inner.free);
+  for (let j = 0; j < layout.nModels; j++) for (const t of llmParamIndices(layout, j)) free[t] = 0;
+  if (layout.kind === 'llm-nrm') free[layout.w0] = free[layout.kbar] = 0;
+  return {
+    layout,
+    free,
+    lossAndGrad(x, g, scope = {}) {
+      const f = inner.lossAndGrad(x, g, scope);
+      for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
+      return f;
+    },
+  };
+}
+
 /** The objective with theta ~ N(0, sd^2) in place of N(0, 1). */
 export function withThetaSd(inner: Objective, sd: number): Objective {
   const J = inner.layout.nModels;

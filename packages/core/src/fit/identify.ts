@@ -10,6 +10,7 @@ import {
   centredSharpness,
   freeSharpnessOffset,
   freezeItems,
+  freezeLlms,
   rawSharpness,
   standardizeTheta,
   standardized,
@@ -46,6 +47,13 @@ export interface IdentifyOptions {
    * parameters: scoring LLMs against a calibrated bank, held-out LLMs in cross-validation.
    */
   fixItems?: boolean;
+  /**
+   * The mirror of fixItems: hold every per-LLM parameter and the globals at their `init` values and
+   * fit only the items (new items into a calibrated bank, `llm-nrm extend`). Theta is fixed, so
+   * identification is 'prior' (nothing to standardise); theta SEs are not this fit's, so it needs
+   * `standardErrors: false`.
+   */
+  fixLlms?: boolean;
 }
 
 /**
@@ -92,9 +100,19 @@ export function identify(bank: ResponseBank, options: IdentifyOptions): FitProbl
   const { bank: fitBank, family } = built;
   const fixItems = options.fixItems === true;
   if (fixItems && !options.init) throw new LlmNrmError('INVALID_OPTION', 'fixItems needs init (the calibrated parameters)');
+  const fixLlms = options.fixLlms === true;
+  if (fixLlms) {
+    if (!options.init) throw new LlmNrmError('INVALID_OPTION', 'fixLlms needs init (the calibrated LLM parameters and globals)');
+    if (fixItems) throw new LlmNrmError('INVALID_OPTION', 'fixItems and fixLlms together leave nothing to fit');
+    if (options.identification === 'standardize') throw new LlmNrmError('INVALID_OPTION', "fixLlms holds theta fixed: identification is 'prior'");
+    // identify sees fit's whole options object; the SE stage would profile the frozen thetas.
+    if ((options as { standardErrors?: boolean }).standardErrors !== false) {
+      throw new LlmNrmError('INVALID_OPTION', "fixLlms fits items only: pass standardErrors: false (theta's SEs are the calibration's)");
+    }
+  }
   const J = bank.models.length;
-  const identification = options.identification ?? (!fixItems && J >= 3 ? family.fleetIdentification : 'prior');
-  const frozen = fixItems ? freezeItems(built.objective) : built.objective;
+  const identification = options.identification ?? (!fixItems && !fixLlms && J >= 3 ? family.fleetIdentification : 'prior');
+  const frozen = fixItems ? freezeItems(built.objective) : fixLlms ? freezeLlms(built.objective) : built.objective;
   const thetaSd = identification === 'prior' ? (options.thetaSd ?? 1) : Infinity;
   const priorObjective = identification === 'prior' && thetaSd !== 1 ? withThetaSd(frozen, thetaSd) : frozen;
   const standardize = identification === 'standardize';
