@@ -3,7 +3,7 @@
 // reach the conditional optimum given the LLMs: the full fit's items, from a cold item start.
 import { describe, expect, it } from 'vitest';
 import { LlmNrmError } from '../errors.js';
-import { simulateFleet } from '../simulate.js';
+import { simulateFleet } from '../simulate/simulate.js';
 import { fit } from './fit.js';
 import { modelObjective } from './modelObjective.js';
 
