@@ -1,8 +1,7 @@
-import { access } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { checkFileOutput } from '../checkFileOutput.js';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bankFromRecords, fitConvergence, isLlmNrmError, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
-import { assertOutputIsNotInput, writeFileAtomic } from '@llm-nrm/adapters';
+import { writeFileAtomic } from '@llm-nrm/adapters';
 import { extendBundle, type ExtendedBundle, type ItemQuality } from '@llm-nrm/analysis';
 import { readBundle } from '../bundle-bank.js';
 import { unconvergedLine } from '../bundleConvergence.js';
@@ -79,14 +78,7 @@ export const extendCommand: CommandModule<object, ExtendArgs> = {
     const toStdout = argv.output === '-';
     const inputs = [argv.bundle, argv.responses];
     // Refused before any work: the extended bundle never replaces the bundle or the responses.
-    if (!toStdout) {
-      try {
-        await access(dirname(argv.output));
-      } catch {
-        throw new LlmNrmError('IO', `output folder does not exist: ${dirname(argv.output)}`, { file: argv.output });
-      }
-      await assertOutputIsNotInput(argv.output, inputs);
-    }
+    await checkFileOutput(argv.output, inputs);
     const started = Date.now();
     const engine = loadEngine(argv.engine);
     engine.catch(() => undefined); // awaited below; a read error must not leave it unhandled

@@ -1,5 +1,4 @@
-import { access } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { checkFileOutput } from '../checkFileOutput.js';
 import type { Argv, CommandModule } from 'yargs';
 import {
   LlmNrmError,
@@ -22,7 +21,7 @@ import {
   type OptimizeProgress,
   type SeMode,
 } from '@llm-nrm/core';
-import { assertOutputIsNotInput, excludeFromWalks, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
+import { writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
 import { fmt, formatTable, info, infoLines, printJson, printText, progress } from '../output.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
@@ -205,15 +204,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     if (argv.lr !== undefined && !(argv.lr > 0)) throw new LlmNrmError('INVALID_OPTION', `invalid --lr: ${argv.lr} (a positive number)`);
     const toStdout = argv.output === '-';
     // A missing output folder should not cost a long fit.
-    if (!toStdout) {
-      try {
-        await access(dirname(argv.output));
-      } catch {
-        throw new LlmNrmError('IO', `output folder does not exist: ${dirname(argv.output)}`, { file: argv.output });
-      }
-      await assertOutputIsNotInput(argv.output, [argv.responses]);
-      excludeFromWalks(argv.output);
-    }
+    await checkFileOutput(argv.output, [argv.responses]);
     const started = Date.now();
     // The engine (the wasm module's compile, its worker threads) starts while the file is read.
     const engine = loadEngine(argv.engine, argv.threadedVectors ? {} : { threadedVectors: false });

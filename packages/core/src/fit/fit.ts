@@ -82,6 +82,10 @@ export function fit(bank: ResponseBank, options: FitOptions = {}): FitResult {
   if (optimizer !== 'lbfgs' && optimizer !== 'adam') {
     throw new LlmNrmError('INVALID_OPTION', `unknown optimizer: ${JSON.stringify(optimizer)} (lbfgs or adam)`);
   }
+  // The SE stage would profile the frozen thetas: their SEs are the calibration's.
+  if (options.fixLlms === true && options.standardErrors !== false) {
+    throw new LlmNrmError('INVALID_OPTION', "fixLlms fits items only: pass standardErrors: false (theta's SEs are the calibration's)");
+  }
   const p = identify(bank, options);
   const optimized = optimize(p, options);
   const ended = gateRestart(p, optimized);

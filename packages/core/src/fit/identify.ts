@@ -50,8 +50,8 @@ export interface IdentifyOptions {
   /**
    * The mirror of fixItems: hold every per-LLM parameter and the globals at their `init` values and
    * fit only the items (new items into a calibrated bank, `llm-nrm extend`). Theta is fixed, so
-   * identification is 'prior' (nothing to standardise); theta SEs are not this fit's, so it needs
-   * `standardErrors: false`.
+   * identification is 'prior' (nothing to standardise); theta SEs are not this fit's, so `fit`
+   * needs `standardErrors: false` with it.
    */
   fixLlms?: boolean;
 }
@@ -105,10 +105,6 @@ export function identify(bank: ResponseBank, options: IdentifyOptions): FitProbl
     if (!options.init) throw new LlmNrmError('INVALID_OPTION', 'fixLlms needs init (the calibrated LLM parameters and globals)');
     if (fixItems) throw new LlmNrmError('INVALID_OPTION', 'fixItems and fixLlms together leave nothing to fit');
     if (options.identification === 'standardize') throw new LlmNrmError('INVALID_OPTION', "fixLlms holds theta fixed: identification is 'prior'");
-    // identify sees fit's whole options object; the SE stage would profile the frozen thetas.
-    if ((options as { standardErrors?: boolean }).standardErrors !== false) {
-      throw new LlmNrmError('INVALID_OPTION', "fixLlms fits items only: pass standardErrors: false (theta's SEs are the calibration's)");
-    }
   }
   const J = bank.models.length;
   const identification = options.identification ?? (!fixItems && !fixLlms && J >= 3 ? family.fleetIdentification : 'prior');
