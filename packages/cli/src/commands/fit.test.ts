@@ -101,6 +101,20 @@ describe('llm-nrm fit', () => {
     expect(bad.err).toContain('bootstrap');
   });
 
+  it('an all-hard bank: sharpness held at 1 and the guessing gate left out, both said in the bundle and on stderr', async () => {
+    const hard = simulateFleet({ models: 12, items: 80, options: 4, hard: 1, seed: 5 });
+    const input = join(tmp.dir, 'hard.jsonl');
+    writeFileSync(input, [...bankRecords(hard.bank)].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const output = join(tmp.dir, 'hard-bundle.json');
+    const { code, err } = await runCli(['fit', input, '-o', output]);
+    expect(code).toBe(0);
+    expect(err).toContain('guessing fallback left out');
+    const bundle = parseBundle(readFileSync(output, 'utf8'), output);
+    expect((bundle.warnings ?? []).map((w) => w.code)).toEqual(expect.arrayContaining(['SHARPNESS_FIXED', 'FALLBACK_OFF']));
+    expect(bundle.llms.every((l) => l.sharpness === 1)).toBe(true);
+    expect(bundle.fit.converged).toBe(true);
+  });
+
   it('a bad responses file fails with exit code 1 naming the file and line', async () => {
     const bad = join(tmp.dir, 'bad.jsonl');
     writeFileSync(

@@ -283,6 +283,14 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       warnings.push({ code: 'SHARPNESS_FIXED', message, llms: fixedSharpness.map((j) => bank.models[j]!) });
       info(argv.quiet, `note: ${message}`);
     }
+    // The gate left out where no answer could identify it (core's identifiedParts): said here and in the bundle.
+    if (options.parts?.fallback === true && !result.parts.fallback) {
+      const message =
+        'guessing fallback left out: every answer in this bank is hard (parsed choices), and from one-hot answers the ' +
+        'difficulty gate runs away to a step instead of converging; the fit is LLM-NRM without fallback (banks with soft answers keep it)';
+      warnings.push({ code: 'FALLBACK_OFF', message });
+      info(argv.quiet, `note: ${message}`);
+    }
     const bundle = toBundle(result, {
       version: toolVersion(),
       inputs: hashing === undefined ? [] : await hashing.done,

@@ -3,6 +3,8 @@ import { resolveEngine, type Engine } from '../engines.js';
 import { LlmNrmError } from '../errors.js';
 import type { ModelFamily } from '../model/family.js';
 import type { Layout } from '../model/layout.js';
+import { identifiedParts } from '../model/llmNrm/hardOnlyModels.js';
+import { getFamily } from '../model/registry.js';
 import { DEFAULT_PRIORS, type Objective, type Priors } from '../model/objective.js';
 import type { LlmNrmParts, ModelName } from '../model/types.js';
 import {
@@ -96,7 +98,10 @@ export function identify(bank: ResponseBank, options: IdentifyOptions): FitProbl
   const model = options.model ?? 'llm-nrm';
   const priors = options.priors ?? {};
   const engine = resolveEngine(options.engine);
-  const built = modelObjective(bank, model, options.parts, priors, engine);
+  // A fresh fit drops what its bank cannot identify (an all-hard bank: the gate); a warm start
+  // (scoring, extending) keeps the parts of the calibration it starts from.
+  const parts = options.init === undefined ? identifiedParts(bank, getFamily(model, options.parts).parts) : options.parts;
+  const built = modelObjective(bank, model, parts, priors, engine);
   const { bank: fitBank, family } = built;
   const fixItems = options.fixItems === true;
   if (fixItems && !options.init) throw new LlmNrmError('INVALID_OPTION', 'fixItems needs init (the calibrated parameters)');

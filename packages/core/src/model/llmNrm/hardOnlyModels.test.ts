@@ -6,7 +6,8 @@ import { fitConvergence } from '../../fit/fitConvergence.js';
 import { softplus } from '../layout.js';
 import { bankRecords, simulateFleet } from '../../simulate/simulate.js';
 import type { ResponseRecord } from '../types.js';
-import { hardOnlyModels } from './hardOnlyModels.js';
+import { getFamily } from '../registry.js';
+import { hardOnlyModels, identifiedParts } from './hardOnlyModels.js';
 
 /** The fleet's records with the LLMs in `hard` answering by their modal option (a parsed choice). */
 function records(hard: (j: number) => boolean): ResponseRecord[] {
@@ -29,12 +30,31 @@ describe('hardOnlyModels', () => {
     const L = r.layout;
     if (L.kind !== 'llm-nrm') throw new Error('expected LLM-NRM');
     for (let j = 0; j < bank.models.length; j++) expect(softplus(r.x[L.sbar + j]!)).toBeCloseTo(1, 12);
+    // The gate is left out (identifiedParts): one-hot answers let it run away to a step.
+    expect(r.parts).toEqual({ sharpness: true, position: true, fallback: false });
+    expect(L.parts.fallback).toBe(false);
+  });
+
+  it('identifiedParts: the gate leaves only an all-hard bank, and a warm start keeps the parts it is given', () => {
+    const all = { sharpness: true, position: true, fallback: true };
+    const hard = bankFromRecords(records(() => true)).bank;
+    const mixed = bankFromRecords(records((j) => j < 11)).bank;
+    expect(identifiedParts(hard, all)).toEqual({ ...all, fallback: false });
+    expect(identifiedParts(mixed, all)).toEqual(all);
+    expect(identifiedParts(hard, { ...all, fallback: false })).toEqual({ ...all, fallback: false });
+    // Scoring or extending from a calibration with the gate: init fixes the layout, the gate stays.
+    const family = getFamily('llm-nrm', all);
+    const init = family.start(hard, family.layout(hard));
+    const r = fit(hard, { init, fixItems: true, parts: all, standardErrors: false });
+    expect(r.parts.fallback).toBe(true);
+    expect(r.layout.kind === 'llm-nrm' && r.layout.parts.fallback).toBe(true);
   });
 
   it('a mixed bank stays one fit: the soft LLMs keep their own sharpness', () => {
     const { bank } = bankFromRecords(records((j) => j < 4));
     expect(hardOnlyModels(bank)).toEqual([0, 1, 2, 3]);
     const r = fit(bank, { seMode: 'quasi' });
+    expect(r.parts.fallback).toBe(true);
     expect(fitConvergence(r).settled).toBe(true);
     const L = r.layout;
     if (L.kind !== 'llm-nrm') throw new Error('expected LLM-NRM');

@@ -1,11 +1,14 @@
 import type { ResponseBank } from '../../data/bank.js';
+import type { LlmNrmParts } from '../types.js';
+
+export { hardOnlyModels, identifiedParts };
 
 /**
  * The LLMs (bank rows) whose every observed cell is a hard answer (a choice, or all mass on one
  * option). From one-hot targets the sharpness s_j of paper.md eq. (1) is not identified (the
  * cross-entropy keeps falling as s_j grows; issue 31): LLM-NRM fixes s_j = 1 for these rows.
  */
-export function hardOnlyModels(bank: ResponseBank): number[] {
+function hardOnlyModels(bank: ResponseBank): number[] {
   const J = bank.models.length;
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
@@ -28,4 +31,19 @@ export function hardOnlyModels(bank: ResponseBank): number[] {
     if (any && !soft) out.push(j);
   }
   return out;
+}
+
+/**
+ * The LLM-NRM parts a fresh fit of `bank` can identify: the requested ones, less the guessing
+ * fallback when every LLM's answers are all hard. From one-hot answers the gate of paper.md,
+ * G = sigmoid(w0 - kappa (theta - b)), runs away to a step (w0 -> -inf, kappa -> +inf at a fixed
+ * ratio): with sharpness held at 1 the step hands each hard-looking cell to a per-LLM fallback, a
+ * cell-level temperature the data cannot pin (issue 31: a simulated 29 x 3,000 all-hard fleet
+ * ended at w0 -46.6, kappa 22.8 after 5,762 iterations, 117 s; without the gate 121 iterations,
+ * 4.5 s; packages/core/BENCHMARKS.md). A bank with any soft LLM keeps the gate: its soft rows pin
+ * w0 and kappa.
+ */
+function identifiedParts(bank: ResponseBank, parts: LlmNrmParts): LlmNrmParts {
+  if (!parts.fallback || bank.models.length === 0) return parts;
+  return hardOnlyModels(bank).length === bank.models.length ? { ...parts, fallback: false } : parts;
 }
