@@ -8,8 +8,8 @@ import { fallbackUnused } from '../fallbackUnused.js';
 type SortKey = 'theta' | 'id' | 'accuracy' | 'sharpness' | 'fallbackStrength' | 'se';
 
 const COLUMNS: { key: SortKey | null; label: string; num?: boolean; title?: string }[] = [
-  { key: null, label: 'Rank', num: true, title: 'Rank by theta, and its 95% Monte Carlo interval' },
-  { key: null, label: 'Tie group', num: true, title: 'Models in one group are not separated at 95%' },
+  { key: null, label: 'Rank', num: true, title: 'Rank by theta, and its 90% Monte Carlo interval (from the SEs of differences between models)' },
+  { key: null, label: 'Tie group', num: true, title: 'Models in one group are not separated at 90% (difference within 1.645 SE of the difference)' },
   { key: 'id', label: 'Model' },
   { key: 'theta', label: 'θ (95% interval)', num: true, title: 'Ability on the calibrated scale' },
   { key: null, label: 'Interval', title: 'The 95% interval of theta on a common scale' },
