@@ -70,9 +70,13 @@ describe('placeAmong', () => {
     expect(wide.hi).toBeGreaterThanOrEqual(4);
     // |0.5 - 1| and |0.5 - 0| are within 1.645 sqrt(0.4^2 + 0.01^2).
     expect(wide.ties).toEqual([1, 2]);
-    // The same rule as rankIntervals on the fleet plus the run.
-    const all = rankIntervals([...fleet, 0.5], [...fleet.map(() => 0.4), 0.01], { seed: 2 });
-    expect([wide.lo, wide.hi]).toEqual([all.lo[5], all.hi[5]]);
+    // The same rule as rankIntervals on the board sorted as the site's app sorts it (run at its place).
+    const all = rankIntervals([2, 1, 0.5, 0, -1, -2], [0.4, 0.4, 0.01, 0.4, 0.4, 0.4], { seed: 2 });
+    expect([wide.rank, wide.lo, wide.hi]).toEqual([3, all.lo[2], all.hi[2]]);
+    // The fleet's order in the input does not matter.
+    const shuffled = placeAmong([0, -2, 2, -1, 1], [0.4, 0.4, 0.4, 0.4, 0.4], 0.5, 0.01, { seed: 2 });
+    expect([shuffled.lo, shuffled.hi]).toEqual([wide.lo, wide.hi]);
+    expect(shuffled.ties.sort()).toEqual([0, 4]);
     expect(RANK_LEVEL).toBe(0.9);
   });
 

@@ -148,8 +148,15 @@ export function placeAmong(
   if (!Number.isFinite(theta)) throw new LlmNrmError('INVALID_OPTION', `placeAmong: invalid theta ${theta}`);
   // A run with no finite SE could sit anywhere: its interval is the whole board.
   const s = Number.isFinite(se) && se > 0 ? se : Number.isFinite(se) ? 0 : Infinity;
-  const th = [...Array.from(fleetTheta), theta];
-  const ses = [...Array.from(fleetSe), s === Infinity ? 0 : s];
+  // The board as the site's app draws it (theta descending, the run after any equal theta), so the
+  // same seed gives the run the same interval here and in the app's "Score your model".
+  const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => fleetTheta[b]! - fleetTheta[a]! || a - b);
+  let at = 0;
+  while (at < n && fleetTheta[order[at]!]! >= theta) at++;
+  const th = order.map((k) => fleetTheta[k]!);
+  const ses = order.map((k) => fleetSe[k] ?? null);
+  th.splice(at, 0, theta);
+  ses.splice(at, 0, s === Infinity ? 0 : s);
   const r = rankIntervals(th, ses, options);
   const z = normalQuantile(1 - (1 - (options.level ?? RANK_LEVEL)) / 2);
   const ties: number[] = [];
@@ -158,6 +165,6 @@ export function placeAmong(
     const sd = Math.hypot(s, typeof sk === 'number' && Number.isFinite(sk) && sk > 0 ? sk : 0);
     if (Math.abs(theta - fleetTheta[k]!) <= z * sd) ties.push(k);
   }
-  if (s === Infinity) return { rank: r.rank[n]!, lo: 1, hi: n + 1, ties };
-  return { rank: r.rank[n]!, lo: r.lo[n]!, hi: r.hi[n]!, ties };
+  if (s === Infinity) return { rank: r.rank[at]!, lo: 1, hi: n + 1, ties };
+  return { rank: r.rank[at]!, lo: r.lo[at]!, hi: r.hi[at]!, ties };
 }
