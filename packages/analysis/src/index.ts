@@ -53,5 +53,5 @@ export { SELECTION_FLAGS, unflaggedItems, type LeftOutItem } from './unflaggedIt
 export { runAccuracyStudy, type RunAccuracyStudy, type RunAccuracyStudyOptions } from './runAccuracyStudy.js';
 export { calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint } from './calibrationCurve.js';
 export type { ExperimentFitOptions, FitFn, FitLike } from './internal/fitting.js';
-export { rankIntervals, type RankIntervalOptions, type RankIntervals } from './rankIntervals.js';
+export { placeAmong, rankIntervals, RANK_LEVEL, type RunPlacement, type RankIntervalOptions, type RankIntervals } from './rankIntervals.js';
 export { llmParameterErrors, type LlmParameterErrors } from './llmParameterErrors.js';

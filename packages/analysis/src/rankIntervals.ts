@@ -5,9 +5,15 @@ export interface RankIntervalOptions {
   draws?: number;
   /** Seed of the draws (default 1). */
   seed?: number;
-  /** Coverage of the interval (default 0.95). */
+  /** Coverage of the interval and the tie groups' z (default RANK_LEVEL, 0.90: the one level of `score`, `leaderboard` and the site). */
   level?: number;
 }
+
+/**
+ * The one level of every rank interval and tie group (score, leaderboard, site): 90%, the level of
+ * `score`'s theta interval (theta +- 1.645 SE).
+ */
+export const RANK_LEVEL = 0.9;
 
 /** Rank intervals of a leaderboard (rank 1 = highest theta). */
 export interface RankIntervals {
@@ -43,16 +49,21 @@ function normalQuantile(p: number): number {
 }
 
 /**
- * Rank intervals by Monte Carlo from the standard errors: each draw sets theta_j* ~ N(theta_j, se_j^2)
- * independently (the SEs of paper.md's observed information, items held fixed) and ranks the draws;
- * the interval is the central `level` range of each LLM's ranks. An SE that is not finite counts as
- * 0 (the LLM keeps its theta in every draw). Deterministic for a seed.
+ * Rank intervals by Monte Carlo from the uncertainty of differences: each draw sets
+ * theta_j* ~ N(theta_j, se_j^2) independently and ranks the draws, so Var(theta_i* - theta_j*) =
+ * se_i^2 + se_j^2; the interval is the central `level` range of each LLM's ranks. A ranking is
+ * invariant to an affine change of the scale, so a common scale error must not enter: core's SEs
+ * (thetaStandardErrors) carry none, each LLM's block being profiled with the other LLMs' thetas held
+ * (measured in BENCHMARKS.md "Rank intervals from differences": over replicate fits of a seeded
+ * 25-LLM soft fleet the standardised scale's stretch varies by SD 0.0005 and affine alignment removes
+ * nothing from any LLM's spread). An SE that is not finite counts as 0 (the LLM keeps its theta in
+ * every draw). Deterministic for a seed.
  */
 export function rankIntervals(theta: ArrayLike<number>, se: ArrayLike<number | null>, options: RankIntervalOptions = {}): RankIntervals {
   const n = theta.length;
   if (se.length !== n) throw new LlmNrmError('INVALID_OPTION', `rankIntervals: ${n} thetas but ${se.length} standard errors`);
   const draws = options.draws ?? 2000;
-  const level = options.level ?? 0.95;
+  const level = options.level ?? RANK_LEVEL;
   if (!(Number.isInteger(draws) && draws >= 1)) throw new LlmNrmError('INVALID_OPTION', `rankIntervals: invalid draws ${draws} (a positive integer)`);
   if (!(level > 0 && level < 1)) throw new LlmNrmError('INVALID_OPTION', `rankIntervals: invalid level ${level} (between 0 and 1)`);
   const sd = Float64Array.from({ length: n }, (_, j) => {
@@ -106,4 +117,54 @@ export function rankIntervals(theta: ArrayLike<number>, se: ArrayLike<number | n
     group[j] = g;
   }
   return { rank, lo, hi, group };
+}
+
+/** A new run placed among a calibrated fleet (`placeAmong`). */
+export interface RunPlacement {
+  /** Rank of the run's point estimate among the fleet plus itself (1 = best). */
+  rank: number;
+  /** The central `level` interval of its rank over the draws, of fleet size + 1. */
+  lo: number;
+  hi: number;
+  /** Calibrated LLMs whose difference to the run is within z sqrt(se^2 + se_k^2) (the run's tie group), by index. */
+  ties: number[];
+}
+
+/**
+ * Place a scored run (theta +- se, items held at the calibration) among the calibrated fleet by the
+ * same rule as `rankIntervals`: the fleet and the run drawn together, so the run's difference to
+ * each calibrated LLM k carries se^2 + se_k^2 (both thetas are on the calibration's scale, whose own
+ * uncertainty cancels in the difference).
+ */
+export function placeAmong(
+  fleetTheta: ArrayLike<number>,
+  fleetSe: ArrayLike<number | null>,
+  theta: number,
+  se: number,
+  options: RankIntervalOptions = {},
+): RunPlacement {
+  const n = fleetTheta.length;
+  if (fleetSe.length !== n) throw new LlmNrmError('INVALID_OPTION', `placeAmong: ${n} thetas but ${fleetSe.length} standard errors`);
+  if (!Number.isFinite(theta)) throw new LlmNrmError('INVALID_OPTION', `placeAmong: invalid theta ${theta}`);
+  // A run with no finite SE could sit anywhere: its interval is the whole board.
+  const s = Number.isFinite(se) && se > 0 ? se : Number.isFinite(se) ? 0 : Infinity;
+  // The board as the site's app draws it (theta descending, the run after any equal theta), so the
+  // same seed gives the run the same interval here and in the app's "Score your model".
+  const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => fleetTheta[b]! - fleetTheta[a]! || a - b);
+  let at = 0;
+  while (at < n && fleetTheta[order[at]!]! >= theta) at++;
+  const th = order.map((k) => fleetTheta[k]!);
+  const ses = order.map((k) => fleetSe[k] ?? null);
+  th.splice(at, 0, theta);
+  ses.splice(at, 0, s === Infinity ? 0 : s);
+  const r = rankIntervals(th, ses, options);
+  const z = normalQuantile(1 - (1 - (options.level ?? RANK_LEVEL)) / 2);
+  const ties: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const sk = fleetSe[k];
+    const sd = Math.hypot(s, typeof sk === 'number' && Number.isFinite(sk) && sk > 0 ? sk : 0);
+    if (Math.abs(theta - fleetTheta[k]!) <= z * sd) ties.push(k);
+  }
+  if (s === Infinity) return { rank: r.rank[at]!, lo: 1, hi: n + 1, ties };
+  return { rank: r.rank[at]!, lo: r.lo[at]!, hi: r.hi[at]!, ties };
 }

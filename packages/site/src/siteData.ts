@@ -14,7 +14,7 @@ import {
   type ResponseBank,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { informativeDistractors, itemInformation, itemQuality, llmParameterErrors, rankIntervals, testInformation } from '@llm-nrm/analysis';
+import { informativeDistractors, itemInformation, itemQuality, llmParameterErrors, RANK_LEVEL, rankIntervals, testInformation } from '@llm-nrm/analysis';
 import type { BenchmarkShard, ItemRow, ItemShard, LeaderboardRow, LeaderboardShard, Manifest, ModelShard, SeparatingItem } from './types.js';
 
 /** Version of the shard layout (bumped when a page could not read an older site's data). */
@@ -93,7 +93,7 @@ export function siteData(input: SiteInput): SiteFiles {
   const ri = rankIntervals(
     llms.map((l) => l.theta),
     llms.map((l) => l.se),
-    { seed: input.seed ?? 1, draws: 2000 },
+    { seed: input.seed ?? 1, draws: 2000, level: RANK_LEVEL },
   );
 
   // Benchmarks in order of first appearance; items grouped into shards per benchmark.

@@ -15,7 +15,7 @@ import {
   type ResponseRecord,
 } from '@llm-nrm/core';
 import { assertOutputIsNotInput, isToolOutput, writeFileOutput, type TinyBank } from '@llm-nrm/adapters';
-import { accuracyAt, predictRunAccuracy, predictTinyAccuracy } from '@llm-nrm/analysis';
+import { accuracyAt, placeAmong, predictRunAccuracy, predictTinyAccuracy, RANK_LEVEL } from '@llm-nrm/analysis';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 import { readResponsesInput, reportReadInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
@@ -200,11 +200,20 @@ export function throwIfNothingAnswered(records: readonly ResponseRecord[], sourc
   });
 }
 
-/** Ranks (1 = best) among the calibrated LLMs that theta -/+ 1.645 SE would take: a 90% rank interval. */
+/**
+ * The run's 90% rank interval among the calibrated LLMs and itself (analysis' placeAmong: its
+ * difference to each calibrated LLM carries both SEs, the scale's own uncertainty cancelled; the
+ * level and draws are the site's).
+ */
 export function rankInterval(bundle: CalibrationBundle, theta: number, se: number): [number, number] {
-  const z = 1.6449 * (Number.isFinite(se) ? se : Infinity);
-  const above = (t: number) => bundle.llms.filter((l) => l.theta > t).length;
-  return [above(theta + z) + 1, above(theta - z) + 1];
+  const p = placeAmong(
+    bundle.llms.map((l) => l.theta),
+    bundle.llms.map((l) => l.se),
+    theta,
+    se,
+    { level: RANK_LEVEL, draws: 2000, seed: 1 },
+  );
+  return [p.lo, p.hi];
 }
 
 /** A tiny run as the accuracy estimator sees it: its scores and its argmax accuracy on the package's items. */

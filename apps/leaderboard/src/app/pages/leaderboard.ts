@@ -8,8 +8,8 @@ import { fallbackUnused } from '../fallbackUnused.js';
 type SortKey = 'theta' | 'id' | 'accuracy' | 'sharpness' | 'fallbackStrength' | 'se';
 
 const COLUMNS: { key: SortKey | null; label: string; num?: boolean; title?: string }[] = [
-  { key: null, label: 'Rank', num: true, title: 'Rank by theta, and its 95% Monte Carlo interval' },
-  { key: null, label: 'Tie group', num: true, title: 'Models in one group are not separated at 95%' },
+  { key: null, label: 'Rank', num: true, title: 'Rank by theta, and its 90% Monte Carlo interval (from the SEs of differences between models)' },
+  { key: null, label: 'Tie group', num: true, title: 'Models in one group are not separated at 90% (difference within 1.645 SE of the difference)' },
   { key: 'id', label: 'Model' },
   { key: 'theta', label: 'θ (95% interval)', num: true, title: 'Ability on the calibrated scale' },
   { key: null, label: 'Interval', title: 'The 95% interval of theta on a common scale' },
@@ -270,11 +270,11 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
     h(
       'p',
       { class: 'lede' },
-      `${rows.length} models on ${m.items.toLocaleString('en')} items (${m.benchmarks.length} benchmark${m.benchmarks.length === 1 ? '' : 's'}), calibrated with ${m.model.toUpperCase()}. ${nGroups} tie groups at 95%.`,
+      `${rows.length} models on ${m.items.toLocaleString('en')} items (${m.benchmarks.length} benchmark${m.benchmarks.length === 1 ? '' : 's'}), calibrated with ${m.model.toUpperCase()}. ${nGroups} tie groups at 90%.`,
     ),
     howTo(
       "θ is each model's ability on the scale the items were calibrated on (0 is the fleet's average, 1 is one fleet standard deviation). The bar is its 95% interval, θ ± 1.96 standard errors; two models whose intervals overlap a lot are not reliably ordered.",
-      `The rank interval in brackets is the range of ranks it takes in 95% of ${m.rankDraws.toLocaleString('en')} random redraws of every θ within its standard error. Models in one tie group are not separated from the group's top model at 95%.`,
+      `The rank interval in brackets is the range of ranks it takes in 90% of ${m.rankDraws.toLocaleString('en')} random redraws of every θ within its standard error (so each difference between two models carries both their SEs). Models in one tie group are not separated from the group's top model at 90%.`,
       'Accuracy is the share of items whose most likely option was the key. Sharpness says how peaked its option distributions are (above 1: more confident than the average model). Fallback is how strongly its guesses lean to one displayed position when an item is too hard, and the sparkline shows its bias toward each displayed position (A, B, C...): blue bars above the line favour that position, vermillion bars below avoid it.',
       'A model you score on the “Score your model” page appears here in yellow, marked “yours”; a flag says when its θ lies outside the range of the calibrated models.',
     ),

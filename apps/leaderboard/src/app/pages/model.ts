@@ -50,7 +50,7 @@ export async function modelPage(view: HTMLElement, args: string[]): Promise<void
     h(
       'p',
       { class: 'lede' },
-      `Rank ${row.rank} of ${lb.llms.length}${row.rankLo !== row.rankHi ? ` (95% rank interval ${row.rankLo}–${row.rankHi})` : ''}, tie group ${row.group}.`,
+      `Rank ${row.rank} of ${lb.llms.length}${row.rankLo !== row.rankHi ? ` (90% rank interval ${row.rankLo}–${row.rankHi})` : ''}, tie group ${row.group}.`,
     ),
     howTo(
       'θ is the ability on the calibrated scale with its 95% interval. Position bias is the extra logit the model gives an option for where it is shown (A, B, ...), whatever its content; fallback is the pattern it falls back on when an item is beyond it (a model that guesses "A" when lost has a high fallback at A). Both sum to zero over positions; an interval that crosses zero is no evidence of a lean.',
