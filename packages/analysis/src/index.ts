@@ -54,4 +54,15 @@ export { runAccuracyStudy, type RunAccuracyStudy, type RunAccuracyStudyOptions }
 export { calibrationCurve, type CalibrationCurve, type CalibrationCurveOptions, type CalibrationPoint } from './calibrationCurve.js';
 export type { ExperimentFitOptions, FitFn, FitLike } from './internal/fitting.js';
 export { placeAmong, rankIntervals, RANK_LEVEL, type RunPlacement, type RankIntervalOptions, type RankIntervals } from './rankIntervals.js';
+export { runRankInterval, type RunRank } from './runRankInterval.js';
+export { predictPackageAccuracy, predictPackageCurve, type PackageAccuracy, type PackageAccuracyCurve, type PackageRun } from './packageAccuracy.js';
+export {
+  TINY_NUISANCE,
+  crossFitCalibrations,
+  crossFittedTinyRunScores,
+  tinyRunRecords,
+  tinyRunScores,
+  type CrossFit,
+  type TinyRunScore,
+} from './tinyRunScores.js';
 export { llmParameterErrors, type LlmParameterErrors } from './llmParameterErrors.js';

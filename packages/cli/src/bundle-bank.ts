@@ -1,16 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { LlmNrmError, bundleItems, emptyBank, bundleParameters, parseBundle, type CalibrationBundle, type Layout, type ResponseBank } from '@llm-nrm/core';
-
-/** Read and validate a calibration bundle file. */
-export async function readBundle(path: string): Promise<CalibrationBundle> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    throw new LlmNrmError('IO', `cannot read bundle: ${(e as Error).message}`, { cause: e, file: path });
-  }
-  return parseBundle(text, path);
-}
+import { bundleItems, emptyBank, bundleParameters, type CalibrationBundle, type Layout, type ResponseBank } from '@llm-nrm/core';
 
 /**
  * A data-free bank over a bundle's LLMs and items (one identity-order column per item, nothing

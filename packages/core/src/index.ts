@@ -62,3 +62,6 @@ export type { BundleItem, BundleLlm, BundleWarning, CalibrationBundle } from './
 export { itemCurve, itemLogits, type CurveItem } from './model/itemCurve.js';
 export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score/score.js';
 export { SCORE_P_FLOOR, fleetNuisance } from './score/scoreThetaAlone.js';
+export { OVERALL, argmaxAccuracies } from './score/argmaxAccuracies.js';
+export { place, type Placement } from './score/place.js';
+export { restrictBundle } from './data/restrictBundle.js';

@@ -3,4 +3,16 @@ export { CSP_HEADER, CSP_META } from './csp.js';
 export { SITE_DATA_VERSION, benchmarkOf, responsesBank, siteData, type SiteFiles, type SiteInput } from './siteData.js';
 export { appAssetsDir, buildSite, type BuildSiteOptions, type BuildSiteResult } from './buildSite.js';
 export { serveSite, type ServedSite } from './serveSite.js';
-export type { BenchmarkShard, Curve, ItemEntry, ItemRow, ItemShard, LeaderboardRow, LeaderboardShard, Manifest, ModelShard, SeparatingItem } from './types.js';
+export type {
+  BenchmarkShard,
+  Curve,
+  ItemEntry,
+  ItemRow,
+  ItemShard,
+  LeaderboardRow,
+  LeaderboardShard,
+  Manifest,
+  ModelShard,
+  SeparatingItem,
+  TinyScoringShard,
+} from './types.js';

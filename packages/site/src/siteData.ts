@@ -15,7 +15,7 @@ import {
   type ResponseRecord,
 } from '@llm-nrm/core';
 import { informativeDistractors, itemInformation, itemQuality, llmParameterErrors, RANK_LEVEL, rankIntervals, testInformation } from '@llm-nrm/analysis';
-import type { BenchmarkShard, ItemRow, ItemShard, LeaderboardRow, LeaderboardShard, Manifest, ModelShard, SeparatingItem } from './types.js';
+import type { BenchmarkShard, ItemRow, ItemShard, LeaderboardRow, LeaderboardShard, Manifest, ModelShard, SeparatingItem, TinyScoringShard } from './types.js';
 
 /** Version of the shard layout (bumped when a page could not read an older site's data). */
 export const SITE_DATA_VERSION = 1;
@@ -28,8 +28,12 @@ export interface SiteInput {
    * options, no interval on bias and fallback, no accuracy per benchmark.
    */
   bank?: ResponseBank;
-  /** A published tiny subset (`llm-nrm publish`): its bundle, whose items are a subset of `bundle`'s. */
-  tiny?: { bundle: CalibrationBundle; source: string };
+  /**
+   * A published tiny subset (`llm-nrm publish`): its bundle, whose items are a subset of `bundle`'s;
+   * with `scoring`, what the package scores its runs with (written to data/tiny.json: the score page
+   * then scores a run of the package as `llm-nrm score <package>` does).
+   */
+  tiny?: { bundle: CalibrationBundle; source: string; scoring?: Omit<TinyScoringShard, 'version'> };
   /** Title shown in the header (default "LLM-NRM leaderboard"). */
   title?: string;
   /** Items per item shard (default 200). */
@@ -333,7 +337,9 @@ export function siteData(input: SiteInput): SiteFiles {
     items: I,
     benchmarks: benchNames.map((name, b) => ({ id: b, name, items: benchItems[b]!.length, shards: Math.ceil(benchItems[b]!.length / shardSize) })),
     hasResponses: bank !== undefined,
-    tiny: input.tiny ? { source: input.tiny.source, items: input.tiny.bundle.items.length } : null,
+    tiny: input.tiny
+      ? { source: input.tiny.source, items: input.tiny.bundle.items.length, ...(input.tiny.scoring ? { task: input.tiny.scoring.task } : {}) }
+      : null,
     calibratedRange: range,
     fit: {
       loss: bundle.fit.loss,
@@ -358,6 +364,8 @@ export function siteData(input: SiteInput): SiteFiles {
   files.set('manifest.json', manifest);
   // The bundle itself, for scoring in the browser (loaded only by the score page).
   files.set('bundle.json', bundle);
+  // A tiny package's scoring, for its runs (loaded by the score page's worker only when a run is one).
+  if (input.tiny?.scoring) files.set('tiny.json', { version: SITE_DATA_VERSION, ...input.tiny.scoring } satisfies TinyScoringShard);
   return files;
 }
 

@@ -1,6 +1,7 @@
 // Shapes of the site's data shards (written by siteData, read by the pages). Types only, so both
 // the Node build and the browser app import them.
-import type { LlmNrmParts, ModelName } from '@llm-nrm/core';
+import type { CalibrationBundle, LlmNrmParts, ModelName } from '@llm-nrm/core';
+import type { PackageAccuracy } from '@llm-nrm/analysis';
 
 export interface Manifest {
   version: number;
@@ -13,7 +14,11 @@ export interface Manifest {
   benchmarks: { id: number; name: string; items: number; shards: number }[];
   /** Whether the calibrated LLMs' responses were given (preferred options, bias intervals). */
   hasResponses: boolean;
-  tiny: { source: string; items: number } | null;
+  /**
+   * The published tiny subset; `task` where the site was given the whole package (bank.json with its
+   * scoring and accuracy models): then data/tiny.json lets the score page score its runs.
+   */
+  tiny: { source: string; items: number; task?: string } | null;
   /** Lowest and highest calibrated theta: a score outside is an extrapolation. */
   calibratedRange: [number, number];
   /**
@@ -36,7 +41,7 @@ export interface LeaderboardRow {
   lo: number | null;
   hi: number | null;
   rank: number;
-  /** 95% Monte Carlo rank interval. */
+  /** Monte Carlo rank interval at analysis RANK_LEVEL (90%). */
   rankLo: number;
   rankHi: number;
   /** Tie group (1 = top). */
@@ -144,4 +149,22 @@ export interface BenchmarkShard {
   full: Curve;
   tiny: (Curve & { items: number }) | null;
   compression: { budget: number; kendall: number; kendallRandom: number | null }[] | null;
+}
+
+/**
+ * A published tiny package's scoring (data/tiny.json): what `llm-nrm score <package>` scores a run
+ * of it with, so the score page gives a tiny run the same theta, rank interval and predicted
+ * full-bank accuracy.
+ */
+export interface TinyScoringShard {
+  version: number;
+  /** The package's task (`tiny_<name>`) and bank.json's sha256. */
+  task: string;
+  bankSha256: string;
+  /** bank.json's `scoring` (its `nuisance` is the scoring mode of its runs). */
+  scoring: { nuisance: 'sharpness' | 'fleet'; thetaSd: number; sharpnessSd: number; pFloor: number };
+  /** bank.json's accuracy models (analysis' `predictPackageAccuracy` reads them). */
+  accuracy: PackageAccuracy;
+  /** The bundle its runs are scored against (adapters' `tinyScoringBundle`). */
+  bundle: CalibrationBundle;
 }

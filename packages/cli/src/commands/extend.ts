@@ -1,9 +1,8 @@
 import { checkFileOutput } from '../checkFileOutput.js';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bankFromRecords, fitConvergence, isLlmNrmError, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
-import { writeFileAtomic } from '@llm-nrm/adapters';
+import { readBundle, writeFileAtomic } from '@llm-nrm/adapters';
 import { extendBundle, type ExtendedBundle, type ItemQuality } from '@llm-nrm/analysis';
-import { readBundle } from '../bundle-bank.js';
 import { unconvergedLine } from '../bundleConvergence.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { fmt, formatTable, info, jsonText, printJson, printText } from '../output.js';

@@ -102,7 +102,7 @@ describe('llm-nrm fit', () => {
   });
 
   it('an all-hard bank: sharpness held at 1 and the guessing gate left out, both said in the bundle and on stderr', async () => {
-    const hard = simulateFleet({ models: 12, items: 80, options: 4, hard: 1, seed: 5 });
+    const hard = simulateFleet({ models: 12, items: 80, hard: 1, seed: 5 });
     const input = join(tmp.dir, 'hard.jsonl');
     writeFileSync(input, [...bankRecords(hard.bank)].map((r) => JSON.stringify(r)).join('\n') + '\n');
     const output = join(tmp.dir, 'hard-bundle.json');

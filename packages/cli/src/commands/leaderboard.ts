@@ -1,9 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, parseBundle, validateBundle, type CalibrationBundle } from '@llm-nrm/core';
-import { checkFolderOutput } from '@llm-nrm/adapters';
+import { LlmNrmError } from '@llm-nrm/core';
+import { checkFolderOutput, readBundle, readTinyBankFile, readTinyPackage, tinyScoringBundle } from '@llm-nrm/adapters';
 import { buildSite, responsesBank, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/site';
 import { info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
@@ -20,33 +19,6 @@ interface LeaderboardArgs extends ResponsesInputArgs {
   'skip-invalid': boolean;
   json: boolean;
   quiet: boolean;
-}
-
-async function readBundle(path: string): Promise<CalibrationBundle> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    throw new LlmNrmError('IO', `cannot read ${path}: ${(e as Error).message}`, { cause: e, file: path });
-  }
-  return parseBundle(text, path);
-}
-
-/**
- * The bundle of a published folder's bank.json: `llm-nrm publish` writes `{format: 'llm-nrm-tiny',
- * bundle, ...}` (the calibration bundle restricted to the selected items inside); a bare bundle
- * is read as it is.
- */
-async function readTinyBundle(file: string): Promise<CalibrationBundle> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(file, 'utf8'));
-  } catch (e) {
-    throw new LlmNrmError('INVALID_BUNDLE', `cannot read ${file} as JSON: ${(e as Error).message}`, { cause: e, file });
-  }
-  const v = value as { format?: unknown; bundle?: unknown };
-  if (v !== null && typeof v === 'object' && v.format === 'llm-nrm-tiny') return validateBundle(v.bundle, `${file} (bundle)`);
-  return validateBundle(value, file);
 }
 
 /** Read the inputs of a site build: the bundle, the calibrated LLMs' responses, a published tiny folder. */
@@ -81,7 +53,10 @@ export async function siteInput(
   if (options.tiny !== undefined) {
     const file = join(options.tiny, 'bank.json');
     if (!existsSync(file)) throw new LlmNrmError('IO', `${options.tiny} is not a published folder: no bank.json (write one with llm-nrm publish)`, { file });
-    const tiny = await readTinyBundle(file);
+    // A whole package (bank.json with its items.jsonl) is read and checked as `llm-nrm score` reads it, and its
+    // scoring goes to the site (its score page scores the package's runs as score does); a bare bank.json gives its items only.
+    const whole = existsSync(join(options.tiny, 'items.jsonl')) ? await readTinyPackage(options.tiny) : null;
+    const tiny = whole ? whole.bank.bundle : (await readTinyBankFile(file)).bundle;
     const ids = new Set(bundle.items.map((it) => it.id));
     const missing = tiny.items.filter((it) => !ids.has(it.id));
     if (missing.length > 0) {
@@ -91,7 +66,21 @@ export async function siteInput(
         { file },
       );
     }
-    input.tiny = { bundle: tiny, source: options.tiny };
+    input.tiny = {
+      bundle: tiny,
+      source: options.tiny,
+      ...(whole
+        ? {
+            scoring: {
+              task: whole.bank.task,
+              bankSha256: whole.bankSha256,
+              scoring: whole.bank.scoring,
+              accuracy: whole.bank.accuracy,
+              bundle: tinyScoringBundle(whole),
+            },
+          }
+        : {}),
+    };
     say(`tiny subset: ${tiny.items.length} items from ${file}`);
   }
   return input;

@@ -3,24 +3,45 @@ import { basename, join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import {
   LlmNrmError,
+  OVERALL,
+  argmaxAccuracies,
   fleetNuisance,
   getFamily,
   itemContentSha256,
+  restrictBundle,
   SCORE_P_FLOOR,
-  validateBundle,
   type BundleItem,
   type CalibrationBundle,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { HARNESS_EXPORTERS, checkFolderOutput, tinyPackage, writeTinyPackage, type TinyAccuracy, type TinyBank, type TinyItem } from '@llm-nrm/adapters';
-import { accuracyCurve, fitRunAccuracy, selectForRange, unflaggedItems } from '@llm-nrm/analysis';
-import { bundleBank, readBundle } from '../bundle-bank.js';
+import {
+  HARNESS_EXPORTERS,
+  checkFolderOutput,
+  readBundle,
+  tinyPackage,
+  writeTinyPackage,
+  type TinyAccuracy,
+  type TinyBank,
+  type TinyItem,
+} from '@llm-nrm/adapters';
+import {
+  TINY_NUISANCE,
+  accuracyCurve,
+  crossFitCalibrations,
+  crossFittedTinyRunScores,
+  fitRunAccuracy,
+  selectForRange,
+  tinyRunRecords,
+  tinyRunScores,
+  unflaggedItems,
+  type TinyRunScore,
+} from '@llm-nrm/analysis';
+import { bundleBank } from '../bundle-bank.js';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { bundleWithFileNames, commandWithFileNames } from '../fileNamesOnly.js';
-import { TINY_NUISANCE, crossFitCalibrations, crossFittedTinyRunScores, tinyRunRecords, tinyRunScores, type TinyRunScore } from '../tinyRunScores.js';
 
 interface PublishArgs extends ResponsesInputArgs {
   bundle: string;
@@ -101,66 +122,27 @@ function renderPrompt(question: string, options: string[]): { prompt: string; co
   return { prompt: `${question}\n${options.map((o, k) => `${L[k]}. ${o}`).join('\n')}\nAnswer:`, continuations: L.map((l) => ` ${l}`) };
 }
 
-/** Per-LLM argmax accuracy per benchmark and overall, from the calibration responses. */
+/**
+ * Per-LLM argmax accuracy per benchmark and overall (core's `argmaxAccuracies`), as the curves
+ * want them: overall by LLM, and by benchmark then LLM.
+ */
 function accuracies(records: ResponseRecord[], bundle: CalibrationBundle): { overall: Map<string, number>; byBench: Map<string, Map<string, number>> } {
-  const benchOf = new Map(bundle.items.map((it) => [it.id, it.benchmark ?? '']));
-  const keyOf = new Map(bundle.items.map((it) => [it.id, it.key]));
-  const tally = new Map<string, [number, number]>();
-  const add = (k: string, right: number) => {
-    const t = tally.get(k) ?? [0, 0];
-    t[0] += right;
-    t[1]++;
-    tally.set(k, t);
-  };
-  for (const r of records) {
-    const key = keyOf.get(r.item);
-    if (key === undefined) continue;
-    let pick: number | null | undefined;
-    const dist = r.probs ?? r.logprobs;
-    if (dist !== undefined) {
-      pick = 0;
-      for (let k = 1; k < dist.length; k++) if (dist[k]! > dist[pick]!) pick = k;
-    } else pick = r.choice;
-    if (pick === null || pick === undefined) continue;
-    const right = pick === key ? 1 : 0;
-    add(`${r.model}\u0000`, right);
-    add(`${r.model}\u0000${benchOf.get(r.item)!}`, right);
-  }
   const overall = new Map<string, number>();
   const byBench = new Map<string, Map<string, number>>();
-  for (const [k, [right, n]] of tally) {
-    const [model, bench] = k.split('\u0000') as [string, string];
-    if (k.endsWith('\u0000')) overall.set(model, right / n);
-    else {
-      if (!byBench.has(bench)) byBench.set(bench, new Map());
-      byBench.get(bench)!.set(model, right / n);
+  for (const [model, m] of argmaxAccuracies(records, bundle.items)) {
+    for (const [b, a] of m) {
+      if (b === OVERALL) overall.set(model, a);
+      else {
+        if (!byBench.has(b)) byBench.set(b, new Map());
+        byBench.get(b)!.set(model, a);
+      }
     }
   }
   return { overall, byBench };
 }
 
-/** The bundle restricted to `ids` (bundle order), kMax and per-LLM position arrays cut to the items kept. */
-export function restrictBundle(bundle: CalibrationBundle, ids: Set<string>): CalibrationBundle {
-  const items = bundle.items.filter((it) => ids.has(it.id));
-  const kMax = Math.max(...items.map((it) => it.nOptions));
-  // Option-level bundles carry per-position arrays (bias, fallback) of length kMax.
-  const nrm = getFamily(bundle.model).kind === 'option-level';
-  return validateBundle(
-    JSON.parse(
-      JSON.stringify({
-        ...bundle,
-        kMax,
-        items,
-        llms: bundle.llms.map((l) => ({
-          ...l,
-          positionBias: nrm ? l.positionBias.slice(0, kMax) : l.positionBias,
-          fallback: nrm ? l.fallback.slice(0, kMax) : l.fallback,
-        })),
-      }),
-    ),
-    'restricted bundle',
-  );
-}
+// The tiny package's bundle is core's (`restrictBundle`): re-exported for this command's callers.
+export { restrictBundle };
 
 /** `--item-list`: item ids one a line (blank lines and # comments skipped), each in the bundle once, with a recorded prompt unless rendering. */
 async function readItemList(file: string, bundle: CalibrationBundle, forms: number, exact: Uint8Array | undefined): Promise<string[]> {

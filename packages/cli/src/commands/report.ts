@@ -10,7 +10,8 @@ import {
   rankAgreement,
   type InformationSummaryRow,
 } from '@llm-nrm/analysis';
-import { bundleBank, readBundle } from '../bundle-bank.js';
+import { readBundle } from '@llm-nrm/adapters';
+import { bundleBank } from '../bundle-bank.js';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 

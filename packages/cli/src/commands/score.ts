@@ -4,24 +4,26 @@ import type { Argv, CommandModule } from 'yargs';
 import {
   FLEET_NUISANCE_BELOW,
   LlmNrmError,
+  argmaxAccuracies,
   duplicateRows,
   getFamily,
   isLlmNrmError,
-  parseBundle,
+  place,
   scoreResponses,
   type CalibrationBundle,
   type LlmScore,
+  type Placement,
   type RecordSource,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { assertOutputIsNotInput, isToolOutput, writeFileOutput, type TinyBank } from '@llm-nrm/adapters';
-import { accuracyAt, placeAmong, predictRunAccuracy, predictTinyAccuracy, RANK_LEVEL } from '@llm-nrm/analysis';
+import { assertOutputIsNotInput, isToolOutput, readBundle, readTinyPackage, tinyScoringBundle, writeFileOutput } from '@llm-nrm/adapters';
+import { RANK_LEVEL, predictPackageAccuracy, runRankInterval } from '@llm-nrm/analysis';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 import { readResponsesInput, reportReadInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { packageTaskRecords } from '../packageTaskRecords.js';
 import { duplicateRowsWarning } from '../duplicateRowsWarning.js';
-import { commandLine, sha256File, toolVersion } from '../provenance.js';
+import { commandLine, toolVersion } from '../provenance.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { fitProgress } from './fit.js';
 interface ScoreArgs extends ResponsesInputArgs {
@@ -35,50 +37,8 @@ interface ScoreArgs extends ResponsesInputArgs {
   quiet: boolean;
 }
 
-/** A scored LLM placed among the bundle's calibrated LLMs. */
-export interface Placement {
-  /** 1-based rank of the new LLM among the calibrated ones plus itself. */
-  rank: number;
-  /** Out of: the calibrated LLMs plus this one. */
-  of: number;
-  /** Share (0-100) of calibrated LLMs with a lower theta (ties count half). */
-  percentile: number;
-  /** The calibrated LLMs just above and just below it. */
-  above: { id: string; theta: number } | null;
-  below: { id: string; theta: number } | null;
-}
-
-/** Where `theta` falls among the bundle's calibrated LLMs. */
-export function place(bundle: CalibrationBundle, theta: number): Placement {
-  const sorted = bundle.llms.slice().sort((a, b) => b.theta - a.theta);
-  let higher = 0;
-  let ties = 0;
-  for (const l of sorted) {
-    if (l.theta > theta) higher++;
-    else if (l.theta === theta) ties++;
-  }
-  const n = sorted.length;
-  const lower = n - higher - ties;
-  const pick = (i: number) => (i >= 0 && i < n ? { id: sorted[i]!.id, theta: sorted[i]!.theta } : null);
-  return {
-    rank: higher + 1,
-    of: n + 1,
-    percentile: n > 0 ? (100 * (lower + ties / 2)) / n : NaN,
-    above: pick(higher - 1),
-    below: pick(higher + ties),
-  };
-}
-
-/** A tiny package folder (bank.json + items.jsonl), checked: every items.jsonl copy must match bank.json. */
-export interface TinyFolder {
-  dir: string;
-  bank: TinyBank;
-  bankSha256: string;
-  /** OpenAI-evals line index -> item id. */
-  manifest: string[] | null;
-  /** item id -> content sha256 of the text the harness ran. */
-  content: Map<string, string>;
-}
+// The ranking rule (`place`) lives in core, the rank interval and the accuracy prediction in analysis: re-exported for this command's callers.
+export { place, type Placement };
 
 async function isDir(p: string): Promise<boolean> {
   try {
@@ -86,74 +46,6 @@ async function isDir(p: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** Read and check a tiny package: bank.json's bundle validated, items.jsonl (all copies) against its sha256. */
-export async function readTinyFolder(dir: string): Promise<TinyFolder> {
-  const bankPath = join(dir, 'bank.json');
-  let text: string;
-  try {
-    text = await readFile(bankPath, 'utf8');
-  } catch (e) {
-    throw new LlmNrmError('IO', `${dir} is not a tiny package (no bank.json): ${(e as Error).message}`, { cause: e, file: bankPath });
-  }
-  let raw: TinyBank;
-  try {
-    raw = JSON.parse(text) as TinyBank;
-  } catch (e) {
-    throw new LlmNrmError('INVALID_BUNDLE', `${bankPath} is not JSON: ${(e as Error).message}`, { cause: e, file: bankPath });
-  }
-  if (raw.format !== 'llm-nrm-tiny')
-    throw new LlmNrmError('INVALID_BUNDLE', `${bankPath} is not a tiny package's bank (format ${JSON.stringify(raw.format)})`, { file: bankPath });
-  raw.bundle = parseBundle(JSON.stringify(raw.bundle), `${bankPath} bundle`);
-  for (const rel of ['items.jsonl', 'lm-eval/items.jsonl']) {
-    const p = join(dir, rel);
-    let sha: string;
-    try {
-      sha = await sha256File(p);
-    } catch {
-      if (rel === 'items.jsonl') throw new LlmNrmError('IO', `${p} is missing`, { file: p });
-      continue;
-    }
-    if (sha !== raw.itemsSha256) {
-      throw new LlmNrmError(
-        'CONTENT_CHANGED',
-        `${p} was edited after publishing: its sha256 ${sha.slice(0, 12)}... differs from bank.json's itemsSha256 ${raw.itemsSha256.slice(0, 12)}...; ` +
-          're-export the package with llm-nrm publish, or restore the file',
-        { file: p },
-      );
-    }
-  }
-  const content = new Map<string, string>();
-  for (const line of (await readFile(join(dir, 'items.jsonl'), 'utf8')).split('\n')) {
-    if (line.trim() === '') continue;
-    const it = JSON.parse(line) as { item_id: string; content_sha256: string };
-    content.set(it.item_id, it.content_sha256);
-  }
-  let manifest: string[] | null = null;
-  const data = join(dir, 'openai-evals', 'data');
-  if (await isDir(data)) {
-    for (const d of await readdir(data)) {
-      try {
-        manifest = (JSON.parse(await readFile(join(data, d, 'manifest.json'), 'utf8')) as { items: string[] }).items;
-      } catch {
-        // no manifest in this folder
-      }
-    }
-  }
-  const bankSha256 = await sha256File(bankPath);
-  // lm-eval/ carries its own copy of bank.json (it runs copied alone): the copy must be the bank.
-  const copy = join(dir, 'lm-eval', 'bank.json');
-  const copySha = await sha256File(copy).catch(() => null);
-  if (copySha !== null && copySha !== bankSha256) {
-    throw new LlmNrmError(
-      'CONTENT_CHANGED',
-      `${copy} differs from ${bankPath} (sha256 ${copySha.slice(0, 12)}... vs ${bankSha256.slice(0, 12)}...): one was edited after publishing; ` +
-        're-export the package with llm-nrm publish, or restore the file',
-      { file: copy },
-    );
-  }
-  return { dir, bank: raw, bankSha256, manifest, content };
 }
 
 /** bank_sha256 values recorded in lm-eval results files under `path` (task metadata), with their files. */
@@ -200,90 +92,6 @@ export function throwIfNothingAnswered(records: readonly ResponseRecord[], sourc
   });
 }
 
-/**
- * The run's 90% rank interval among the calibrated LLMs and itself (analysis' placeAmong: its
- * difference to each calibrated LLM carries both SEs, the scale's own uncertainty cancelled; the
- * level and draws are the site's).
- */
-export function rankInterval(bundle: CalibrationBundle, theta: number, se: number): [number, number] {
-  const p = placeAmong(
-    bundle.llms.map((l) => l.theta),
-    bundle.llms.map((l) => l.se),
-    theta,
-    se,
-    { level: RANK_LEVEL, draws: 2000, seed: 1 },
-  );
-  return [p.lo, p.hi];
-}
-
-/** A tiny run as the accuracy estimator sees it: its scores and its argmax accuracy on the package's items. */
-export interface TinyRunFeatures {
-  theta: number;
-  se: number;
-  logSharpness: number;
-  /** Argmax accuracy on the items answered (of the benchmark, for a per-benchmark prediction). */
-  tinyAccuracy: number | undefined;
-}
-
-/**
- * One accuracy prediction: the package's run-accuracy model (TinyAccuracy.run, analysis'
- * `predictRunAccuracy`) where the run's accuracy on the items is known; packages written before it:
- * their estimator, or F(theta) + beta (a - T(theta)); else the curve.
- */
-export function predictFromCurve(grid: number[], c: TinyBank['accuracy']['overall'], run: TinyRunFeatures): { accuracy: number; low: number; high: number } {
-  const { theta, se, tinyAccuracy: tinyAcc } = run;
-  const F = { grid, accuracy: c.accuracy };
-  const known = tinyAcc !== undefined && Number.isFinite(tinyAcc);
-  if (c.run !== undefined && known) return predictRunAccuracy(c.run, F, { theta, logSharpness: run.logSharpness, tinyAccuracy: tinyAcc });
-  if (c.estimator !== undefined && known && Number.isFinite(run.logSharpness)) {
-    return predictTinyAccuracy(F, c.estimator, { theta, logSharpness: run.logSharpness, tinyAccuracy: tinyAcc });
-  }
-  const s = Number.isFinite(se) ? se : 4;
-  const useTiny = c.tiny !== undefined && known;
-  const at = (t: number) => (useTiny ? accuracyAt(F, t) + c.tiny!.beta * (tinyAcc! - accuracyAt({ grid, accuracy: c.tiny!.accuracy }, t)) : accuracyAt(F, t));
-  const mid = at(theta);
-  const spread = (at(theta + s) - at(theta - s)) / 2;
-  const rsd = useTiny ? c.tiny!.residualSd : c.residualSd;
-  const half = 1.6449 * Math.sqrt(spread * spread + rsd * rsd);
-  const clip = (v: number) => Math.min(1, Math.max(0, v));
-  return { accuracy: clip(mid), low: clip(mid - half), high: clip(mid + half) };
-}
-
-/** Predicted full-bank accuracy, overall and per benchmark, each with a 90% interval. */
-function predictedAccuracy(bank: TinyBank, l: LlmScore, tinyAcc: Map<string, number>): Record<string, { accuracy: number; low: number; high: number }> {
-  const out: Record<string, { accuracy: number; low: number; high: number }> = {};
-  const run = (b: string): TinyRunFeatures => ({ theta: l.theta, se: l.se, logSharpness: Math.log(l.sharpness), tinyAccuracy: tinyAcc.get(b) });
-  out['overall'] = predictFromCurve(bank.accuracy.grid, bank.accuracy.overall, run(''));
-  for (const [b, c] of Object.entries(bank.accuracy.benchmarks)) out[b] = predictFromCurve(bank.accuracy.grid, c, run(b));
-  return out;
-}
-
-/** Each model's argmax accuracy on the bundle's items, overall ('') and per benchmark. */
-function runAccuracies(records: ResponseRecord[], bundle: CalibrationBundle): Map<string, Map<string, number>> {
-  const item = new Map(bundle.items.map((it) => [it.id, it]));
-  const tally = new Map<string, Map<string, [number, number]>>();
-  for (const r of records) {
-    const it = item.get(r.item);
-    if (it === undefined) continue;
-    const d = r.probs ?? r.logprobs;
-    let pick: number | null | undefined = r.choice;
-    if (d !== undefined) {
-      pick = 0;
-      for (let k = 1; k < d.length; k++) if (d[k]! > d[pick]!) pick = k;
-    }
-    if (pick === null || pick === undefined) continue;
-    let m = tally.get(r.model);
-    if (m === undefined) tally.set(r.model, (m = new Map()));
-    for (const b of ['', it.benchmark ?? '']) {
-      const t = m.get(b) ?? [0, 0];
-      t[0] += pick === it.key ? 1 : 0;
-      t[1]++;
-      m.set(b, t);
-    }
-  }
-  return new Map([...tally].map(([model, m]) => [model, new Map([...m].map(([b, [r, n]]) => [b, r / n]))]));
-}
-
 export const scoreCommand: CommandModule<object, ScoreArgs> = {
   command: 'score <bundle> <responses>',
   describe: 'Place new LLMs on a calibrated scale (theta ± SE, rank interval, predicted accuracy) from tidy responses or harness outputs',
@@ -318,8 +126,9 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
           FLEET_NUISANCE_BELOW +
           " items an LLM's " +
           "bias and fallback are held at the calibrated fleet's means and theta and sharpness are fitted (the robust score of a tiny run; " +
-          'the lm-eval task computes the same number); the SE says how little a score rests on. The rank interval spans the ranks ' +
-          'among the calibrated LLMs that theta ± 1.645 SE takes; a tiny package also predicts the full-bank accuracy (90% interval).',
+          'the lm-eval task computes the same number); the SE says how little a score rests on. The rank interval is the central ' +
+          `${Math.round(100 * RANK_LEVEL)}% range of its rank among the calibrated LLMs over redraws of every theta within its SE ` +
+          "(the leaderboard site's rule); a tiny package also predicts the full-bank accuracy (90% interval).",
       ) as unknown as Argv<ScoreArgs>,
   handler: async (argv) => {
     // Refused before any work: the scores never replace the bundle or the responses.
@@ -327,26 +136,14 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     const bundleDir = await isDir(argv.bundle);
     const inputs = [argv.bundle, argv.responses, ...(bundleDir ? [join(argv.bundle, 'bank.json'), join(argv.bundle, 'items.jsonl')] : [])];
     if (argv.output !== undefined) await assertOutputIsNotInput(argv.output, inputs);
-    const tiny = bundleDir ? await readTinyFolder(argv.bundle) : null;
+    const tiny = bundleDir ? await readTinyPackage(argv.bundle) : null;
     let bundle: CalibrationBundle;
     if (tiny) {
       // What the harness ran is what the items are checked against.
-      bundle = {
-        ...tiny.bank.bundle,
-        items: tiny.bank.bundle.items.map((it) => ({ ...it, contentSha256: tiny.content.get(it.id) ?? it.contentSha256 })),
-      } as CalibrationBundle;
-      bundle.items.forEach((it) => {
-        if (it.contentSha256 === undefined) delete it.contentSha256;
-      });
+      bundle = tinyScoringBundle(tiny);
     } else {
-      let text: string;
       try {
-        text = await readFile(argv.bundle, 'utf8');
-      } catch (e) {
-        throw new LlmNrmError('IO', `cannot read ${argv.bundle}: ${(e as Error).message}`, { cause: e, file: argv.bundle });
-      }
-      try {
-        bundle = parseBundle(text, argv.bundle);
+        bundle = await readBundle(argv.bundle);
       } catch (e) {
         // `score responses.jsonl bundle.json`: say so rather than "not a valid calibration bundle".
         if (e instanceof LlmNrmError && e.code === 'INVALID_BUNDLE' && (await isToolOutput(argv.responses))) {
@@ -455,11 +252,14 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
     if (skippedInvalid > 0) info(argv.quiet, `skipped ${skippedInvalid} invalid records`);
     const lo = Math.min(...bundle.llms.map((l) => l.theta));
     const hi = Math.max(...bundle.llms.map((l) => l.theta));
-    const runAcc = tiny ? runAccuracies(records, bundle) : new Map<string, Map<string, number>>();
+    // Each run's accuracy on the package's items (core's rule), the input of the accuracy prediction.
+    const runAcc = tiny ? argmaxAccuracies(records, bundle.items) : new Map<string, Map<string, number>>();
     const scored = res.llms
       .map((l) => {
-        const extra: Record<string, unknown> = { rankInterval: rankInterval(bundle, l.theta, l.se) };
-        if (tiny) extra['predictedAccuracy'] = predictedAccuracy(tiny.bank, l, runAcc.get(l.id) ?? new Map());
+        // The rank interval and the accuracy prediction of analysis, as the site's score page shows them.
+        const ri = runRankInterval(bundle.llms, l);
+        const extra: Record<string, unknown> = { rankInterval: [ri.lo, ri.hi], rankLevel: ri.level };
+        if (tiny) extra['predictedAccuracy'] = predictPackageAccuracy(tiny.bank.accuracy, l, runAcc.get(l.id) ?? new Map());
         if (l.items < bundle.items.length)
           warnings.push(`${l.id}: answered ${l.items} of the ${bundle.items.length} items; the SE (${l.se.toFixed(3)}) reflects the items answered`);
         if (l.theta < lo || l.theta > hi)
@@ -467,7 +267,11 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
             `${l.id}: theta ${l.theta.toFixed(3)} lies outside the calibrated range [${lo.toFixed(3)}, ${hi.toFixed(3)}]: rank and accuracy are extrapolated`,
           );
         return { ...l, ...place(bundle, l.theta), ...extra } as LlmScore &
-          Placement & { rankInterval: [number, number]; predictedAccuracy?: Record<string, { accuracy: number; low: number; high: number }> };
+          Placement & {
+            rankInterval: [number, number];
+            rankLevel: number;
+            predictedAccuracy?: Record<string, { accuracy: number; low: number; high: number }>;
+          };
       })
       .sort((a, b) => b.theta - a.theta || a.id.localeCompare(b.id));
     for (const w of warnings) info(argv.quiet, `warning: ${w}`);
@@ -502,7 +306,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
         const pa = l.predictedAccuracy!;
         const parts = Object.entries(pa).map(([b, v]) => `${b} ${(100 * v.accuracy).toFixed(1)}% [${(100 * v.low).toFixed(1)}, ${(100 * v.high).toFixed(1)}]`);
         printText(
-          `${l.id}: rank ${l.rankInterval[0]}-${l.rankInterval[1]} of ${bundle.llms.length + 1} (90%); predicted full-bank accuracy ${parts.join('; ')}\n`,
+          `${l.id}: rank ${l.rankInterval[0]}-${l.rankInterval[1]} of ${bundle.llms.length + 1} (${Math.round(100 * l.rankLevel)}%); predicted full-bank accuracy ${parts.join('; ')}\n`,
         );
       }
     }

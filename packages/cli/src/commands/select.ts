@@ -1,9 +1,9 @@
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bankFromRecords, bundleItems, bundleParameters, fit, withObserved } from '@llm-nrm/core';
-import { assertOutputIsNotInput, writeFileOutput } from '@llm-nrm/adapters';
+import { assertOutputIsNotInput, readBundle, writeFileOutput } from '@llm-nrm/adapters';
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { kendallTau, selectForRange, selectItems, spearmanRho, unflaggedItems } from '@llm-nrm/analysis';
-import { bundleBank, readBundle } from '../bundle-bank.js';
+import { bundleBank } from '../bundle-bank.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { formatTable, info, printJson, printText } from '../output.js';
 

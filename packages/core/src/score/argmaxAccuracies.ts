@@ -1,0 +1,42 @@
+import type { ResponseRecord } from '../model/types.js';
+
+/** Key of the overall accuracy in `argmaxAccuracies`' per-LLM maps (a benchmark is never named ''). */
+export const OVERALL = '';
+
+/**
+ * Each LLM's argmax accuracy on the given items: the share of its responses whose most likely
+ * option (the largest of probs or logprobs, the first on a tie; a hard answer's choice) is the key.
+ * Per LLM, `OVERALL` ('') over all its answered responses and one entry per named benchmark.
+ * Responses to items not given, and missing answers (choice null, no distribution), do not count.
+ * The one accuracy rule of a tiny run and of the calibrated LLMs' curves (`llm-nrm publish`,
+ * `llm-nrm score` of a package, the site's score page).
+ */
+export function argmaxAccuracies(
+  records: Iterable<ResponseRecord>,
+  items: Iterable<{ id: string; key: number; benchmark?: string }>,
+): Map<string, Map<string, number>> {
+  const byId = new Map<string, { key: number; benchmark: string }>();
+  for (const it of items) byId.set(it.id, { key: it.key, benchmark: it.benchmark ?? '' });
+  const tally = new Map<string, Map<string, [number, number]>>();
+  for (const r of records) {
+    const it = byId.get(r.item);
+    if (it === undefined) continue;
+    const d = r.probs ?? r.logprobs;
+    let pick: number | null | undefined = r.choice;
+    if (d !== undefined) {
+      pick = 0;
+      for (let k = 1; k < d.length; k++) if (d[k]! > d[pick]!) pick = k;
+    }
+    if (pick === null || pick === undefined) continue;
+    let m = tally.get(r.model);
+    if (m === undefined) tally.set(r.model, (m = new Map()));
+    const right = pick === it.key ? 1 : 0;
+    for (const b of it.benchmark === '' ? [OVERALL] : [OVERALL, it.benchmark]) {
+      const t = m.get(b) ?? [0, 0];
+      t[0] += right;
+      t[1]++;
+      m.set(b, t);
+    }
+  }
+  return new Map([...tally].map(([model, m]) => [model, new Map([...m].map(([b, [right, n]]) => [b, right / n]))]));
+}
