@@ -28,6 +28,7 @@ export { cholesky, cholSolve } from './internal/cholesky.js';
 export { initialParameters, modelObjective } from './fit/modelObjective.js';
 export { freeMask, llmParamIndices } from './model/registry.js';
 export { minimiseTheta, minimiseThetaSharpness } from './score/scoreThetaAlone.js';
+export { minimiseTinyRun, nuisancePrior, NUISANCE_VAR_FLOOR, TINY_RUN_SWEEPS, type NuisancePrior } from './score/minimiseTinyRun.js';
 export { shuffleInPlace } from './simulate/random.js';
 export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
 export { llmCrossEntropy } from './score/scoreThetaAlone.js';
