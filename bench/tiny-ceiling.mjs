@@ -3,9 +3,13 @@
 // know more or less of each LLM's nuisances, against their full-bank thetas; and the full-bank
 // thetas against the simulation's truth (the ceiling of any ranking the bank can give).
 //   node bench/tiny-ceiling.mjs        (ITEMS default 2000, DRAWS 5, BUDGETS 10,20,41,100)
-// Scorers: tiny-run (theta and log sharpness, bias and fallback at the fleet's), and with the LLM's
-// own full-bank nuisances (an oracle no tiny run has): 'known all' (theta alone), 'known bias+fallback'
-// (sharpness fitted), 'known sharpness' (bias and fallback at the fleet's), 'fleet all' (theta alone).
+// Scorers (SCORERS, comma-separated): tiny-run (the shipped rule: theta and log sharpness fitted, bias and
+// fallback under the fleet's spread), 'fleet bias+fallback' (the rule before: bias and fallback at the
+// fleet's means), and with the LLM's own full-bank nuisances (an oracle no tiny
+// run has): 'known all' (theta alone), 'known bias+fallback', 'known bias', 'known fallback' (sharpness
+// fitted, the rest at the fleet's means), 'known sharpness' (theta alone, bias and fallback at the fleet's
+// means), 'fleet all' (theta alone, every nuisance at the fleet's means).
+//   node bench/tiny-ceiling.mjs naep   the same on the NAEP fixture (no truth there).
 import { familyOfLayout } from '@llm-nrm/core';
 import { calibratedLlmFolds, kendallTau, selectForRange } from '@llm-nrm/analysis';
 import { fitFixedItems } from '../packages/analysis/dist/internal/fitting.js';
@@ -13,10 +17,9 @@ import { rowMask } from '../packages/analysis/dist/internal/masks.js';
 import { neutralLlms } from '../packages/analysis/dist/internal/neutralLlms.js';
 import { meanLogSharpness } from '../packages/analysis/dist/internal/meanLogSharpness.js';
 import { randomPermutation } from '../packages/analysis/dist/internal/randomPermutation.js';
-import { thetaAlone, thetaSharp, tinyColumns } from '../packages/analysis/dist/internal/tinyRunScoring.js';
+import { fleetNuisancePrior, thetaAlone, thetaSharp, tinyColumns } from '../packages/analysis/dist/internal/tinyRunScoring.js';
 import { randomSource } from '@llm-nrm/core';
 import { realShapedFleetFull } from './realShapedFleet.mjs';
-import { ebScore, fleetPrior } from './ebTinyScore.mjs';
 
 const items = Number(process.env.ITEMS ?? 2000);
 const draws = Number(process.env.DRAWS ?? 5);
@@ -36,7 +39,9 @@ if (what === 'naep') {
 const J = bank.models.length;
 const I = bank.items.length;
 const spec = { name: 'llm-nrm', model: 'llm-nrm' };
-const scorers = (process.env.SCORERS ?? 'tiny-run,known all,known bias+fallback,known sharpness,fleet all,known bias,known fallback,eb').split(',');
+const scorers = (process.env.SCORERS ?? 'tiny-run,fleet bias+fallback,known all,known bias+fallback,known sharpness,fleet all,known bias,known fallback').split(
+  ',',
+);
 const full = new Float64Array(J);
 const out = new Map(); // `${scorer}|${budget}|${sel}|${draw}` -> Float64Array
 const slot = (k) => (out.has(k) ? out.get(k) : (out.set(k, new Float64Array(J).fill(NaN)), out.get(k)));
@@ -60,17 +65,15 @@ for (const fold of calibratedLlmFolds(bank, spec, { folds: 5, seed: 1 })) {
     return xs;
   };
   const xsAll = mix(true, true);
-  const xsBias = mix(true, false);
   const xsSharp = mix(false, true);
-  const part = (off) => {
-    const xs = Float64Array.from(fleet);
-    for (const j of heldList) for (let k = 0; k < bank.kMax; k++) xs[off + j * bank.kMax + k] = own.x[off + j * bank.kMax + k];
-    return xs;
-  };
-  const xsD = part(L.delta);
-  const xsR = part(L.rho);
-  const prior = fleetPrior(calib, trainList);
-  if (fold.index === 0) console.error(JSON.stringify(prior, (k, v) => (v instanceof Float64Array ? Array.from(v, (a) => +a.toFixed(3)) : v)));
+  const prior = fleetNuisancePrior(L, calib.x, trainList);
+  // Bias and fallback held at given values (a prior of no spread): the fleet's means, or the LLM's own.
+  const K = bank.kMax;
+  const heldAt = (delta, rho) => ({ delta, rho, deltaVar: delta.map(() => 1e-12), rhoVar: rho.map(() => 1e-12) });
+  const atFleet = heldAt(prior.delta, prior.rho);
+  const ownOf = (j) => heldAt(Array.from(own.x.subarray(L.delta + j * K, L.delta + j * K + K)), Array.from(own.x.subarray(L.rho + j * K, L.rho + j * K + K)));
+  const ownBias = (j) => heldAt(ownOf(j).delta, prior.rho);
+  const ownFallback = (j) => heldAt(prior.delta, ownOf(j).rho);
   const ranked = selectForRange(bank, L, calib.x, Math.max(...budgets), { rows: trainList }).forms[0];
   const perms = Array.from({ length: draws }, () => randomPermutation(I, drawRng));
   for (const n of budgets) {
@@ -79,16 +82,14 @@ for (const fold of calibratedLlmFolds(bank, spec, { folds: 5, seed: 1 })) {
       const cols = tinyColumns(bank, its);
       for (const j of heldList) {
         const run = {
-          'tiny-run': () => thetaSharp(bank, L, fleet, j, cols, u0, 0.5).theta,
+          'tiny-run': () => thetaSharp(bank, L, fleet, j, cols, u0, 0.5, prior).theta,
+          'fleet bias+fallback': () => thetaSharp(bank, L, fleet, j, cols, u0, 0.5, atFleet).theta,
           'known all': () => thetaAlone(bank, L, xsAll, j, cols, 3).theta,
-          'known bias+fallback': () => thetaSharp(bank, L, xsBias, j, cols, u0, 0.5).theta,
+          'known bias+fallback': () => thetaSharp(bank, L, fleet, j, cols, u0, 0.5, ownOf(j)).theta,
           'known sharpness': () => thetaAlone(bank, L, xsSharp, j, cols, 3).theta,
           'fleet all': () => thetaAlone(bank, L, fleet, j, cols, 3).theta,
-          'known bias': () => thetaSharp(bank, L, xsD, j, cols, u0, 0.5).theta,
-          'known fallback': () => thetaSharp(bank, L, xsR, j, cols, u0, 0.5).theta,
-          eb: () => ebScore(bank, L, fleet, j, cols, prior).theta,
-          'eb rho': () => ebScore(bank, L, fleet, j, cols, prior, { fitDelta: false }).theta,
-          'eb delta': () => ebScore(bank, L, fleet, j, cols, prior, { fitRho: false }).theta,
+          'known bias': () => thetaSharp(bank, L, fleet, j, cols, u0, 0.5, ownBias(j)).theta,
+          'known fallback': () => thetaSharp(bank, L, fleet, j, cols, u0, 0.5, ownFallback(j)).theta,
         };
         for (const s of scorers) slot(`${s}|${n}|${sel}|${d}`)[j] = run[s]();
       }
