@@ -5,7 +5,7 @@ import { columnsOfItems } from './internal/masks.js';
 import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { neutralLlms } from './internal/neutralLlms.js';
 import { randomPermutation } from './internal/randomPermutation.js';
-import { thetaAlone, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
+import { fleetNuisancePrior, thetaAlone, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import type { ModelSpec } from './modelSpec.js';
 import { selectForRange } from './selectForRange.js';
@@ -52,7 +52,7 @@ export interface CompressionOptions {
    * How held-out LLMs are scored from the selected items. 'tiny-run' (default): as `llm-nrm score`
    * scores a tiny package run: one presentation per item, theta and log sharpness fitted (sharpness
    * under the calibration's log-normal prior centred on the training fleet), position bias and
-   * fallback at the training fleet's means. Study options: 'fixed-items', core's fixed-item fit of
+   * fallback under N(training fleet's mean, its variance) priors (core's `minimiseTinyRun`). Study options: 'fixed-items', core's fixed-item fit of
    * every per-LLM parameter on every presentation (binary models always score so), which collapses
    * on selected items (on a soft 25-LLM MMLU fleet Kendall 0.07 at 10 items vs 0.86 for random
    * ones: bias and fallback, free per LLM, absorb what a few sharp items say about theta); and
@@ -122,6 +122,8 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
     const xs = held ? neutralLlms(calib, trainRows) : calib.x;
     // Tiny-run scoring: the prior of log sharpness centred on the training LLMs' mean.
     const u0 = meanLogSharpness(calib, trainList);
+    // Tiny-run scoring: bias and fallback under the training LLMs' spread (core's minimiseTinyRun).
+    const prior = fleetNuisancePrior(calib.layout, calib.x, trainList);
     const allCols = new Uint8Array(bank.colItem.length).fill(1);
     const fixedItems = (cols: Uint8Array, into: Float64Array): void => {
       const t = heldOutThetas(bank, fold, spec, cols, options.fitOptions, options.fit);
@@ -140,7 +142,7 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
         pick.forEach((v, i) => v && items.push(i));
         const cols = tinyColumns(bank, items);
         for (const j of heldList) {
-          into[j] = thetaSharp(bank, calib.layout, xs, j, cols, u0, SHARPNESS_PRIOR_SD).theta;
+          into[j] = thetaSharp(bank, calib.layout, xs, j, cols, u0, SHARPNESS_PRIOR_SD, prior).theta;
         }
         return;
       }

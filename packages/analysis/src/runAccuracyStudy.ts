@@ -3,7 +3,7 @@ import { calibratedLlmFolds } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { neutralLlms } from './internal/neutralLlms.js';
-import { accuracyOn, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
+import { accuracyOn, fleetNuisancePrior, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { fitRunAccuracy, predictRunAccuracy, type RunAccuracyPrediction } from './runAccuracy.js';
 import { selectForRange } from './selectForRange.js';
 
@@ -63,11 +63,12 @@ export function runAccuracyStudy(bank: ResponseBank, options: RunAccuracyStudyOp
     const { calib, trainRows, trainList, heldList } = fold;
     const L = calib.layout;
     const u0 = meanLogSharpness(calib, trainList);
+    const prior = fleetNuisancePrior(L, calib.x, trainList);
     const items = selectForRange(bank, L, calib.x, budget, { rows: trainList }).forms[0]!;
     const cols = tinyColumns(bank, items);
     const xsAll = neutralLlms(calib, trainRows, new Uint8Array(J).fill(1));
     const run = (j: number) => {
-      const r = thetaSharp(bank, L, xsAll, j, cols, u0, 0.5);
+      const r = thetaSharp(bank, L, xsAll, j, cols, u0, 0.5, prior);
       return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols) };
     };
     const model = fitRunAccuracy(

@@ -6,7 +6,7 @@ import { fitTinyAccuracyEstimator, predictTinyAccuracy } from './tinyAccuracyEst
 import { rowMask } from './internal/masks.js';
 import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { neutralLlms } from './internal/neutralLlms.js';
-import { accuracyOn, thetaAlone, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
+import { accuracyOn, thetaAlone, fleetNuisancePrior, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import { selectForRange } from './selectForRange.js';
 import { selectItems } from './selectItems.js';
@@ -14,7 +14,7 @@ import { selectItems } from './selectItems.js';
 /** One way of making and scoring a tiny benchmark. */
 export type StudyMethod =
   | 'range+fleet' // selectForRange, theta alone with the fleet's nuisance parameters (llm-nrm score's default on tiny runs)
-  | 'range+sharp' // selectForRange, theta and sharpness (log-normal prior at the fleet's), bias and fallback at the fleet's
+  | 'range+sharp' // selectForRange, theta and sharpness (log-normal prior at the fleet's), bias and fallback under the fleet's spread
   | 'range+sharp+acc' // range+sharp, accuracy by the tiny-run estimator with the leave-one-out choice of form (fitTinyAccuracyEstimator choose)
   | 'random+sharp+acc' // random items, the same scoring and estimator
   | 'range+sharp+xacc' // range+sharp+acc, the estimator fitted on cross-fitted tiny runs (each calibrated LLM scored on a calibration without it: publish --cross-fit)
@@ -159,7 +159,8 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
     }
     const L = calib.layout;
     const u0 = meanLogSharpness(calib, trainList);
-    const sharpOf = (x: Float64Array, j: number, cols: Uint8Array) => thetaSharp(bank, L, x, j, cols, u0, 0.5);
+    const prior = fleetNuisancePrior(L, calib.x, trainList);
+    const sharpOf = (x: Float64Array, j: number, cols: Uint8Array) => thetaSharp(bank, L, x, j, cols, u0, 0.5, prior);
     // Cross-fitted calibrations (the +xacc methods): the training LLMs in `groups` folds, each fold's
     // calibration refitted without it (warm start), its theta scale mapped back onto the full
     // calibration's by least squares over the LLMs both hold.
@@ -177,7 +178,14 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
             init: calib.x,
           });
           const rowList = trainList.filter((j) => rows[j]);
-          return { member, rows, xs: neutralLlms(c, rows, member), u0: meanLogSharpness(c, rowList), align: thetaAlignment(c, calib, rows) };
+          return {
+            member,
+            rows,
+            xs: neutralLlms(c, rows, member),
+            u0: meanLogSharpness(c, rowList),
+            prior: fleetNuisancePrior(c.layout, c.x, rowList),
+            align: thetaAlignment(c, calib, rows),
+          };
         })
       : [];
     for (const n of budgets) {
@@ -213,7 +221,7 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         const trainRun = (j: number) => {
           if (estimator !== 'cross' && estimator !== 'cross-full') return sharpOf(xsAll, j, cols);
           const g = cross.find((c) => c.member[j])!;
-          const r = thetaSharp(bank, L, g.xs, j, cols, g.u0, 0.5);
+          const r = thetaSharp(bank, L, g.xs, j, cols, g.u0, 0.5, g.prior);
           return { ...r, theta: g.align[0] + g.align[1] * r.theta };
         };
         const e = estimator

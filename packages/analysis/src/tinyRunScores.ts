@@ -12,7 +12,8 @@ import {
 
 /**
  * How a tiny package's runs are scored, by `llm-nrm score <package>` and the lm-eval aggregation alike:
- * theta and sharpness, bias and fallback at the fleet's means (robust from a handful of items).
+ * theta and sharpness fitted, bias and fallback under the calibrated fleet's spread as priors (core's
+ * `minimiseTinyRun`; robust from a handful of items).
  */
 export const TINY_NUISANCE = 'sharpness' as const;
 

@@ -169,11 +169,42 @@ def _minimise_sharpness(f):
     return theta, se, u
 
 
+def _minimise_tiny_run(f, parts):
+    """core's minimiseTinyRun: (theta, u) by _minimise_sharpness, then 3 sweeps over each bias and fallback
+    coordinate k < K - 1 (moved by t against the last; t on [-3 sd, 3 sd] in steps of sd / 2 to 1e-4) and
+    (theta, u) again, under N(fleet mean, fleet variance) priors. parts: (current vector, mean, variance)."""
+
+    def g(theta, u):
+        tot = f(theta, u)
+        for vec, mean, var in parts:
+            for k in range(len(vec)):
+                tot += (vec[k] - mean[k]) ** 2 / (2 * var[k])
+        return tot
+
+    theta, se, u = _minimise_sharpness(g)
+    if parts:
+        for _ in range(3):
+            for vec, mean, var in parts:
+                K = len(vec)
+                for k in range(K - 1):
+                    bk, bl = vec[k], vec[K - 1]
+
+                    def at(t):
+                        vec[k] = bk + t
+                        vec[K - 1] = bl - t
+                        return g(theta, u)
+
+                    w = 3 * math.sqrt(var[k])
+                    at(_grid_golden(at, -w, w, w / 6, 1e-4))
+            theta, se, u = _minimise_sharpness(g)
+    return theta, se, u
+
+
 _CACHE = {}
 
 
 def _score(pairs):
-    """theta, SE and log sharpness of one model's answers: theta and sharpness fitted, bias and fallback at the calibrated fleet's means."""
+    """theta, SE and log sharpness of one model's answers: theta and sharpness fitted, and bias and fallback under the calibrated fleet's spread (at its means in packages without it)."""
     key = tuple((i, None if p is None else tuple(p)) for i, p in pairs)
     if key in _CACHE:
         return _CACHE[key]
@@ -187,6 +218,13 @@ def _score(pairs):
     with_s = llm and parts["sharpness"] and sc.get("nuisance") == "sharpness"
     use_pos = llm and parts["position"]
     use_fb = llm and parts["fallback"]
+    delta = [float(v) for v in fleet["delta"]]
+    rho = [float(v) for v in fleet["rho"]]
+    parts_eb = []
+    if with_s and use_pos and fleet.get("deltaVar") is not None:
+        parts_eb.append((delta, fleet["delta"], fleet["deltaVar"]))
+    if with_s and use_fb and fleet.get("rhoVar") is not None:
+        parts_eb.append((rho, fleet["rho"], fleet["rhoVar"]))
     w0 = bundle["globals"]["w0"]
     kappa = bundle["globals"]["kappa"]
     sd = sc["thetaSd"]
@@ -223,8 +261,8 @@ def _score(pairs):
             G = _sigmoid(w0 - kappa * (theta - it["difficulty"])) if use_fb else 0.0
             v = []
             for k in range(K):
-                z = a[k] * theta + c[k] + (fleet["delta"][k] if use_pos else 0.0)
-                v.append((1 - G) * s * z + (G * fleet["rho"][k] if use_fb else 0.0))
+                z = a[k] * theta + c[k] + (delta[k] if use_pos else 0.0)
+                v.append((1 - G) * s * z + (G * rho[k] if use_fb else 0.0))
             m = max(v)
             e = [math.exp(x - m) for x in v]
             tz = sum(e)
@@ -233,7 +271,7 @@ def _score(pairs):
                     tot -= q[k] * math.log(max(e[k] / tz, floor))
         return tot
 
-    out = _minimise_sharpness(f) if with_s else _minimise(f) + (math.log(s0),)
+    out = _minimise_tiny_run(f, parts_eb) if with_s else _minimise(f) + (math.log(s0),)
     _CACHE[key] = out
     return out
 

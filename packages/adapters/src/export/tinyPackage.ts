@@ -86,14 +86,16 @@ export interface TinyBank {
   leftOut?: { id: string; flags: string[] }[];
   /**
    * How the harness-side aggregation and `llm-nrm score` score a run: theta and sharpness (prior
-   * log s ~ N(fleet.logSharpness, sharpnessSd^2)), bias and fallback at the fleet's means.
+   * log s ~ N(fleet.logSharpness, sharpnessSd^2)), bias and fallback under N(fleet mean, fleet
+   * variance) priors per position (core's `minimiseTinyRun`; packages written before the variances
+   * were: at the fleet's means).
    */
   scoring: {
     nuisance: 'sharpness' | 'fleet';
     thetaSd: number;
     sharpnessSd: number;
     pFloor: number;
-    fleet: { sbar: number; delta: number[]; rho: number[]; logSharpness: number };
+    fleet: { sbar: number; delta: number[]; rho: number[]; logSharpness: number; deltaVar?: number[]; rhoVar?: number[] };
   };
   /** Expected full-bank accuracy of an LLM of ability theta, per benchmark and overall. */
   accuracy: { grid: number[]; overall: TinyAccuracy; benchmarks: Record<string, TinyAccuracy> };

@@ -1,12 +1,12 @@
 import { familyOfLayout, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
-import { llmCrossEntropy, minimiseTheta, minimiseThetaSharpness } from '@llm-nrm/core/engine';
+import { llmCrossEntropy, minimiseTheta, minimiseTinyRun, nuisancePrior, type NuisancePrior } from '@llm-nrm/core/engine';
 
 /*
  * The one scoring rule of a tiny run (issue 30), shared by `compression` (evaluate --compression),
  * the tiny-benchmark study and, through core's `scoreResponses` with nuisance 'sharpness', by
- * `llm-nrm score <package>` and the exported lm-eval aggregation: theta (N(0, 3^2) prior) and log
- * sharpness (N(fleet mean, 0.5^2) prior) fitted, position bias and fallback held at the calibrated
- * fleet's means, one presentation per item.
+ * `llm-nrm score <package>` and the exported lm-eval aggregation: theta (N(0, 3^2) prior), log
+ * sharpness (N(fleet mean, 0.5^2) prior), position bias and fallback (N(fleet mean, fleet variance)
+ * priors per coordinate: core's `minimiseTinyRun`) fitted, one presentation per item.
  */
 
 /** One presentation per item, as a tiny run shows it: the identity-order column where there is one. */
@@ -66,9 +66,19 @@ export function thetaAlone(bank: ResponseBank, layout: Layout, xs: Float64Array,
   });
 }
 
+/** The training fleet's bias and fallback priors (core's `nuisancePrior` over the LLMs `rows` of a calibration). */
+export function fleetNuisancePrior(layout: Layout, x: Float64Array, rows: readonly number[]): NuisancePrior {
+  const family = familyOfLayout(layout);
+  const K = family.kind === 'option-level' ? family.bundleLlm(layout, x, 0).positionBias.length : 0;
+  return nuisancePrior(
+    rows.map((j) => family.bundleLlm(layout, x, j)),
+    K,
+  );
+}
+
 /**
- * Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)); bias and fallback stay as in
- * `xs`, and so does its sharpness on return (other scorers read `xs` with the fleet's).
+ * Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)), its bias and fallback under
+ * `prior` (core's `minimiseTinyRun`); `xs` carries the fleet's nuisances in j's slots and is left so.
  */
 export function thetaSharp(
   bank: ResponseBank,
@@ -78,17 +88,28 @@ export function thetaSharp(
   cols: Uint8Array,
   u0: number,
   sd: number,
+  prior: NuisancePrior,
 ): { theta: number; se: number; u: number } {
   const family = familyOfLayout(layout);
   if (family.kind !== 'option-level') return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
   const sj = family.sharpnessIndex(layout, j);
   const data = llmCrossEntropy(bank, layout, xs, j, cols);
-  const keep = xs[sj]!;
-  const r = minimiseThetaSharpness((theta, u) => {
-    xs[layout.theta + j] = theta;
-    xs[sj] = softplusInv(Math.exp(u));
-    return data((theta * theta) / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd));
-  });
-  xs[sj] = keep;
+  const keep = xs.slice();
+  const own = family.bundleLlm(layout, xs, j);
+  const delta = family.parts.position ? [...prior.delta] : null;
+  const rho = family.parts.fallback ? [...prior.rho] : null;
+  const hold = { sbar: xs[sj]!, delta: delta ?? own.positionBias, rho: rho ?? own.fallback };
+  const r = minimiseTinyRun(
+    (theta, u) => {
+      family.holdNuisance(layout, xs, j, hold);
+      xs[layout.theta + j] = theta;
+      xs[sj] = softplusInv(Math.exp(u));
+      return data((theta * theta) / 18 + ((u - u0) * (u - u0)) / (2 * sd * sd));
+    },
+    delta,
+    rho,
+    prior,
+  );
+  xs.set(keep);
   return r;
 }

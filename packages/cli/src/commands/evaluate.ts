@@ -152,7 +152,7 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       })
       .option('scoring', {
         describe:
-          'How --compression scores held-out LLMs from the selected items: tiny-run (default: as `llm-nrm score` scores a tiny package run: one presentation per item, theta and sharpness fitted, bias and fallback at the training fleet means); study options: fixed-items (every per-LLM parameter fitted; collapses on selected items) and theta-only (every nuisance at the fleet means; loses on hard answers)',
+          'How --compression scores held-out LLMs from the selected items: tiny-run (default: as `llm-nrm score` scores a tiny package run: one presentation per item, theta and sharpness fitted, bias and fallback under the training fleet spread as priors); study options: fixed-items (every per-LLM parameter fitted; collapses on selected items) and theta-only (every nuisance at the fleet means; loses on hard answers)',
         choices: ['tiny-run', 'fixed-items', 'theta-only'] as const,
         default: 'tiny-run' as const,
       })

@@ -111,7 +111,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       .option('nuisance', {
         describe:
           `How sharpness, position bias and fallback are scored: fit them all with theta; fleet: hold them at the calibrated fleet's means ` +
-          `(theta alone); sharpness: fit theta and sharpness, bias and fallback at the fleet's; auto: sharpness for an LLM that answered fewer than ` +
+          `(theta alone); sharpness: fit theta and sharpness, bias and fallback under the fleet's spread as priors; auto: sharpness for an LLM that answered fewer than ` +
           `${FLEET_NUISANCE_BELOW} items (tiny runs), else fit; a tiny package's runs: as the package says (sharpness, what its lm-eval task computes)`,
         choices: ['auto', 'fit', 'fleet', 'sharpness'] as const,
         default: 'auto' as const,
@@ -125,7 +125,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
         "Item parameters and the globals stay at the bundle's values. From fewer than " +
           FLEET_NUISANCE_BELOW +
           " items an LLM's " +
-          "bias and fallback are held at the calibrated fleet's means and theta and sharpness are fitted (the robust score of a tiny run; " +
+          "theta and sharpness are fitted, bias and fallback under the calibrated fleet's spread as priors (the robust score of a tiny run; " +
           'the lm-eval task computes the same number); the SE says how little a score rests on. The rank interval is the central ' +
           `${Math.round(100 * RANK_LEVEL)}% range of its rank among the calibrated LLMs over redraws of every theta within its SE ` +
           "(the leaderboard site's rule); a tiny package also predicts the full-bank accuracy (90% interval).",

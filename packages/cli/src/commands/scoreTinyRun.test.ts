@@ -166,6 +166,30 @@ describe('llm-nrm score: a tiny run from a folder of several tasks', () => {
     expect(readdirSync(join(pkgA, 'lm-eval')).sort()).toContain('nrm_lmeval.py');
   });
 
+  it("the exported Python scorer gives llm-nrm score's theta and SE for the same run (bias and fallback under the fleet's spread)", async () => {
+    const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
+    const out = join(tmp.dir, 'run-parity');
+    await run(pkgB, 'tiny_b', out);
+    const ts = await scoreJson(pkgB, out, '-q');
+    expect(ts.code, ts.err).toBe(0);
+    const bank = JSON.parse(readFileSync(join(pkgB, 'lm-eval', 'bank.json'), 'utf8'));
+    // The package carries the fleet's spread the scorers' priors use.
+    expect(bank.scoring.fleet.rhoVar.length).toBe(bank.bundle.kMax);
+    const pairs = held(pkgB).map((r) => [r.item, r.probs]);
+    const script = [
+      'import json, sys',
+      `sys.path.insert(0, ${JSON.stringify(join(pkgB, 'lm-eval'))})`,
+      'import nrm_lmeval as m',
+      `pairs = ${JSON.stringify(pairs)}`,
+      'print(json.dumps({"theta": m.agg_theta(pairs), "se": m.agg_theta_se(pairs)}))',
+    ].join('\n');
+    const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const py = JSON.parse(r.stdout.trim());
+    expect(Math.abs(py.theta - ts.json.llms[0].theta)).toBeLessThan(1e-4);
+    expect(Math.abs(py.se - ts.json.llms[0].se)).toBeLessThan(1e-4);
+  });
+
   it('lm-eval/ copied alone into a tasks folder finds its bank (no bank.json one folder up)', () => {
     const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
     const alone = join(tmp.dir, 'tasks', 'tiny_a');

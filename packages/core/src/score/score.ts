@@ -28,7 +28,7 @@ export interface ScoreOptions {
    * How an LLM's sharpness, positional bias and fallback are scored (LLM-NRM bundles):
    * 'fit' fits them with theta (items fixed); 'fleet' holds all three at the calibrated LLMs' means
    * and fits theta alone; 'sharpness' fits theta and sharpness (log-normal prior centred on the
-   * fleet), bias and fallback at the fleet's means (`scoreThetaAlone`); 'auto' (default) takes
+   * fleet), bias and fallback under the fleet's spread as priors (`scoreThetaAlone`, `minimiseTinyRun`); 'auto' (default) takes
    * 'sharpness' for an LLM that answered fewer than `FLEET_NUISANCE_BELOW` distinct items, else
    * 'fit'. From a handful of items bias and fallback are barely identified (one presentation per
    * item cannot tell position from content) and trade off against theta: on the NAEP fixture at
@@ -39,7 +39,7 @@ export interface ScoreOptions {
   nuisance?: 'fit' | 'fleet' | 'sharpness' | 'auto';
 }
 
-/** Below this many answered items, 'auto' scoring holds bias and fallback at the fleet's (mode 'sharpness'). */
+/** Below this many answered items, 'auto' scoring shrinks bias and fallback to the fleet's (mode 'sharpness'). */
 export const FLEET_NUISANCE_BELOW = 100;
 
 export interface LlmScore {

@@ -4,7 +4,8 @@ import { bankFromRecords } from '../data/bank.js';
 import { fit } from '../fit/fit.js';
 import { toBundle } from '../data/bundle.js';
 import { FLEET_NUISANCE_BELOW, scoreResponses } from './score.js';
-import { fleetNuisance, minimiseTheta } from './scoreThetaAlone.js';
+import { minimiseTheta } from './minimiseTheta.js';
+import { fleetNuisance } from './scoreThetaAlone.js';
 import { tsEngine, type Engine } from '../engines.js';
 
 const fleet = simulateFleet({ models: 25, items: 150, seed: 8 });

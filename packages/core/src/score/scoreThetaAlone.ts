@@ -4,16 +4,25 @@ import { familyOfLayout } from '../model/registry.js';
 import type { Layout } from '../model/layout.js';
 import { softplusInv } from '../model/layout.js';
 import { predictor } from '../model/predict.js';
-import { gridGoldenMinimum } from '../internal/gridGoldenMinimum.js';
+import { minimiseTheta } from './minimiseTheta.js';
+import { minimiseTinyRun, nuisancePrior } from './minimiseTinyRun.js';
 
 /** Smallest probability a log takes in the scoring likelihood (the same floor the exported Python uses). */
 export const SCORE_P_FLOOR = 1e-300;
 
 /**
  * The fleet's typical nuisance parameters: mean pre-softplus sharpness, mean position bias and
- * mean fallback over the bundle's calibrated LLMs (the centre the calibration's priors leave them at).
+ * mean fallback over the bundle's calibrated LLMs (the centre the calibration's priors leave them at),
+ * and the variances of bias and fallback over them (a tiny run's priors: `minimiseTinyRun`).
  */
-export function fleetNuisance(bundle: CalibrationBundle): { sbar: number; delta: number[]; rho: number[]; logSharpness: number } {
+export function fleetNuisance(bundle: CalibrationBundle): {
+  sbar: number;
+  delta: number[];
+  rho: number[];
+  logSharpness: number;
+  deltaVar: number[];
+  rhoVar: number[];
+} {
   const n = bundle.llms.length;
   const K = bundle.kMax;
   const delta = new Array<number>(K).fill(0);
@@ -29,7 +38,15 @@ export function fleetNuisance(bundle: CalibrationBundle): { sbar: number; delta:
     }
   }
   const d = Math.max(1, n);
-  return { sbar: n > 0 ? sbar / d : softplusInv(1), delta: delta.map((v) => v / d), rho: rho.map((v) => v / d), logSharpness: logS / d };
+  const spread = nuisancePrior(bundle.llms, K);
+  return {
+    sbar: n > 0 ? sbar / d : softplusInv(1),
+    delta: delta.map((v) => v / d),
+    rho: rho.map((v) => v / d),
+    logSharpness: logS / d,
+    deltaVar: spread.deltaVar,
+    rhoVar: spread.rhoVar,
+  };
 }
 
 /**
@@ -77,36 +94,9 @@ function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: numbe
 }
 
 /**
- * The 1-D MAP and its standard error, by a fixed recipe the exported lm-eval aggregation repeats
- * step for step (so both give the same number): the best point of a grid -8..8 in steps of 0.25,
- * golden-section search on the bracket around it to 1e-9, and SE = 1 / sqrt(f'') from a central
- * second difference with h = 1e-3.
- */
-export function minimiseTheta(f: (theta: number) => number): { theta: number; se: number } {
-  const theta = gridGoldenMinimum(f, -8, 8, 0.25, 1e-9);
-  const h = 1e-3;
-  const curv = (f(theta + h) - 2 * f(theta) + f(theta - h)) / (h * h);
-  return { theta, se: curv > 0 ? 1 / Math.sqrt(curv) : Infinity };
-}
-
-/**
- * Minimise f(theta, u) over theta and a log-sharpness u: golden-section search over u (grid
- * -2..2 in steps of 0.25 first, then to 1e-6), each u's theta by `minimiseTheta`. The SE of theta is
- * the conditional one at the optimum (sharpness at its estimate).
- */
-export function minimiseThetaSharpness(f: (theta: number, u: number) => number): { theta: number; se: number; u: number } {
-  const inner = (u: number) => minimiseTheta((t) => f(t, u));
-  const val = (u: number) => {
-    const r = inner(u);
-    return f(r.theta, u);
-  };
-  const u = gridGoldenMinimum(val, -2, 2, 0.25, 1e-6);
-  return { ...inner(u), u };
-}
-
-/**
  * Theta of LLM j alone, its sharpness, bias and fallback held at the fleet's (`fleetNuisance`),
- * items and globals at the bundle's; `x` is the bundle's parameters laid out for `bank` and is
+ * or (`withSharpness`) theta and sharpness fitted with bias and fallback under the fleet's spread
+ * (`minimiseTinyRun`); items and globals at the bundle's; `x` is the bundle's parameters laid out for `bank` and is
  * modified in LLM j's slots.
  */
 export function scoreThetaAlone(
@@ -119,17 +109,30 @@ export function scoreThetaAlone(
   withSharpness = false,
 ): { theta: number; se: number; sharpness?: number; loss: number } {
   const family = familyOfLayout(layout);
-  if (family.kind === 'option-level') family.holdNuisance(layout, x, j, fleetNuisance(bundle));
+  const fleet = fleetNuisance(bundle);
+  if (family.kind === 'option-level') family.holdNuisance(layout, x, j, fleet);
   const f = objective(bank, layout, x, j, thetaSd);
   if (withSharpness && family.kind === 'option-level' && family.parts.sharpness) {
-    // log s ~ N(mean log s of the fleet, sd^2): the calibration's sharpness prior, centred on the fleet.
-    const u0 = fleetNuisance(bundle).logSharpness;
+    // log s ~ N(mean log s of the fleet, sd^2): the calibration's sharpness prior, centred on the fleet;
+    // bias and fallback under the fleet's spread (`minimiseTinyRun`).
+    const u0 = fleet.logSharpness;
     const sd = bundle.priors?.sharpnessSd ?? 0.5;
-    const r = minimiseThetaSharpness((t, u) => f(t, u) + ((u - u0) * (u - u0)) / (2 * sd * sd));
-    const loss = f(r.theta, r.u) + ((r.u - u0) * (r.u - u0)) / (2 * sd * sd);
+    const delta = family.parts.position ? [...fleet.delta] : null;
+    const rho = family.parts.fallback ? [...fleet.rho] : null;
+    const hold = { sbar: fleet.sbar, delta: delta ?? fleet.delta, rho: rho ?? fleet.rho };
+    const r = minimiseTinyRun(
+      (t, u) => {
+        family.holdNuisance(layout, x, j, hold);
+        return f(t, u) + ((u - u0) * (u - u0)) / (2 * sd * sd);
+      },
+      delta,
+      rho,
+      fleet,
+    );
+    family.holdNuisance(layout, x, j, hold);
     x[layout.theta + j] = r.theta;
     family.setSharpness(layout, x, j, Math.exp(r.u));
-    return { theta: r.theta, se: r.se, sharpness: Math.exp(r.u), loss };
+    return { theta: r.theta, se: r.se, sharpness: Math.exp(r.u), loss: r.loss };
   }
   const r = minimiseTheta((t) => f(t));
   // f leaves x at its last argument (the SE's second difference): evaluate at the optimum last.
