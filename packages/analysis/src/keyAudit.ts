@@ -6,8 +6,8 @@ export interface KeyAuditOptions {
   /**
    * Ability at which the implied key is read off the option curves (default 4: past every LLM of a
    * fleet on theta's N(0, 1) scale, where the option of largest slope leads unless its intercept
-   * is far behind). On 2,000-item simulated fleets theta = 4 put more swapped keys in the first 50
-   * flags than 2 (`report`'s possible-wrong-key) or 3 did: packages/analysis/BENCHMARKS.md.
+   * is far behind). In a prototype on three 100 x 2,000 simulated fleets (not yet a recorded bench)
+   * theta 3-4 put more swapped keys in the first 50 flags than 2 (`report`'s possible-wrong-key).
    */
   highTheta?: number;
   /** A distractor whose probability stays below this over the fleet's abilities is dead (default 0.01). */

@@ -59,7 +59,7 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
       .option('top', { describe: 'Rows of each table to print (JSON holds all)', type: 'number', default: 50 })
       .option('high-theta', {
         describe:
-          'Ability at which the implied key is read (the option most likely there); 4 put the most swapped keys first on simulated fleets (packages/analysis/BENCHMARKS.md)',
+          'Ability at which the implied key is read (the option most likely there); 4 put more swapped keys first than 2 on a few simulated fleets (not yet a recorded benchmark)',
         type: 'number',
         default: 4,
       })
@@ -73,8 +73,7 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
         "For each keyed item the implied key is the option its curves favour at --high-theta (softmax of a_k theta + c_k, paper.md's NRM); " +
           'an item whose key is another option is listed with margin = logit(implied) - logit(key) there and confidence = sigmoid(margin). ' +
           'A wrong key shows as a key that falls with ability while another option rises; a key the fit itself used still leaves the curves ' +
-          "free (they are the options' own), so fitting with the doubted keys, or without any (fit --ignore-key), both work. " +
-          'On simulated 2,000-item fleets with 5% of keys swapped, the first 50 rows were swapped keys 90-100% of the time (packages/analysis/BENCHMARKS.md).',
+          "free (they are the options' own), so fitting with the doubted keys, or without any (fit --ignore-key), both work. ",
       ) as unknown as Argv<AuditArgs>,
   handler: async (argv) => {
     const inputs = [argv.bundle, ...(argv.responses !== undefined ? [argv.responses] : [])];
