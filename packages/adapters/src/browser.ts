@@ -169,6 +169,6 @@ export function sniffResponsesText(text: string): 'tidy' | 'lm-eval' | null {
   }
   if (!isObj(v)) return null;
   if ('doc_id' in v || 'logit_0' in v) return 'lm-eval';
-  if ('model' in v && 'item' in v && 'key' in v) return 'tidy';
+  if ('model' in v && 'item' in v && ('key' in v || 'probs' in v || 'logprobs' in v || 'choice' in v)) return 'tidy';
   return null;
 }

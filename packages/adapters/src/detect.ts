@@ -22,7 +22,7 @@ export interface DetectedInput {
 
 /** What detection looks for, for the error when nothing matches. */
 const LOOKED_FOR =
-  'tidy records (model, item, key; .jsonl/.arrow/.parquet), lm-eval-harness samples (samples_*.jsonl, *_write_out_info.json, ' +
+  'tidy records (model, item, key?, probs/logprobs/choice; .jsonl/.arrow/.parquet), lm-eval-harness samples (samples_*.jsonl, *_write_out_info.json, ' +
   'records with doc_id) or results_*.json, a HELM run folder (scenario_state.json, run_spec.json), an Inspect log ' +
   '(.eval zip, or JSON with eval and samples), an OpenAI-evals log (JSONL with spec, final_report or run_id events), ' +
   'NAEP rotation data (naep-*-items.jsonl, naep-*-responses-*.jsonl)';
@@ -177,7 +177,8 @@ async function detectFile(path: string): Promise<FormatName | undefined> {
 /** Format from the keys of the first JSON object of a file (a JSONL line, a document, an array element). */
 export function formatFromKeys(keys: ReadonlySet<string>): FormatName | undefined {
   const has = (k: string) => keys.has(k);
-  if (has('model') && has('item') && has('key')) return 'tidy';
+  // A key-free tidy record (no `key`) still has its response: probs, logprobs or choice.
+  if (has('model') && has('item') && (has('key') || has('probs') || has('logprobs') || has('choice'))) return 'tidy';
   if (has('doc_id')) return 'lm-eval-harness';
   if (has('results') && (has('configs') || has('versions') || has('config') || has('n-shot'))) return 'lm-eval-harness';
   if (has('eval') && (has('samples') || has('plan') || has('status') || has('version'))) return 'inspect';

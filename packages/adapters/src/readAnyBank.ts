@@ -12,6 +12,8 @@ export interface ReadAnyBankOptions extends ReadAnyOptions {
   dropEmpty?: boolean;
   /** Fix the item list (scoring against a calibrated bank), as `bankFromRecords`' `items`. */
   items?: BankFromRecordsOptions['items'];
+  /** Drop the records' keys (`fit --ignore-key`): a key-free bank, as `bankFromRecords`' `ignoreKey`. */
+  ignoreKey?: boolean;
 }
 
 /** What `readAnyBank` read: the bank and what was found on the way (no records). */
@@ -35,6 +37,7 @@ export async function readAnyBank(paths: string | readonly string[], options: Re
   const list = typeof paths === 'string' ? [paths] : [...paths];
   const bankOptions: BankFromRecordsOptions = { skipInvalid: options.skipInvalid ?? false, dropEmpty: options.dropEmpty ?? false, checked: true };
   if (options.items !== undefined) bankOptions.items = options.items;
+  if (options.ignoreKey === true) bankOptions.ignoreKey = true;
   if (!list.some(isStdinPath)) {
     for (const p of list) {
       const st = await stat(p).catch(() => undefined);

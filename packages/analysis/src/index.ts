@@ -9,6 +9,7 @@ export { testInformation, type TestInformation } from './testInformation.js';
 export { informationSummary, type InformationSummaryRow } from './informationSummary.js';
 export { informativeDistractors } from './informativeDistractors.js';
 export { itemQuality, type ItemFlag, type ItemQuality, type ItemQualityOptions } from './itemQuality.js';
+export { keyAudit, type DeadDistractor, type KeyAudit, type KeyAuditOptions, type KeyDisagreement, type PositionDriven } from './keyAudit.js';
 export { extendBundle, type ExtendBundleOptions, type ExtendedBundle } from './extendBundle.js';
 export { kendallTau } from './kendallTau.js';
 export { rank } from './rank.js';

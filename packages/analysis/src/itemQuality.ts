@@ -17,6 +17,12 @@ export interface ItemQuality {
   flags: ItemFlag[];
   /** Option most likely at highTheta. */
   topAtHigh: number;
+  /**
+   * Logit of topAtHigh minus the key's at highTheta, (a_top - a_g) highTheta + c_top - c_g (0 when
+   * the key is the top option): how far the fleet's curves put another option above the key there.
+   * `keyAudit` ranks items by it.
+   */
+  keyMargin: number;
   /** a_g - abar at theta = 0 (the key's slope against the option mix; < 0: the key falls with ability). */
   keySlope: number;
   /** max_k a_k - min_k a_k. */
@@ -84,7 +90,8 @@ export function itemQuality(bank: ResponseBank, layout: Layout, x: Float64Array,
     if (slope < 0) flags.push('falling-key');
     if (amax - amin < minSpread) flags.push('low-discrimination');
     if (dm > domMass) flags.push('dominant-distractor');
-    out.push({ id: bank.items[i]!.id, flags, topAtHigh: top, keySlope: slope, spread: amax - amin, dominant: dom, dominantMass: dm });
+    const keyMargin = (a(top) - a(g)) * high + c(top) - c(g);
+    out.push({ id: bank.items[i]!.id, flags, topAtHigh: top, keyMargin, keySlope: slope, spread: amax - amin, dominant: dom, dominantMass: dm });
   }
   return out;
 }

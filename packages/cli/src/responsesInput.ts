@@ -43,12 +43,13 @@ async function readResponsesInput(
  * `readResponsesInput` straight into a bank (`fit`): records flow into the bank's typed arrays as
  * they are read and are not kept (adapters' readAnyBank), saying on stderr what was skipped.
  */
-async function readBankInput(path: string, argv: ResponsesInputArgs & { quiet?: boolean; 'drop-empty'?: boolean }): Promise<AnyBank> {
+async function readBankInput(path: string, argv: ResponsesInputArgs & { quiet?: boolean; 'drop-empty'?: boolean; 'ignore-key'?: boolean }): Promise<AnyBank> {
   const input = await readAnyBank(path, {
     skipInvalid: argv['skip-invalid'],
     itemVersions: argv['item-versions'],
     replicates: argv.replicates,
     dropEmpty: argv['drop-empty'] ?? false,
+    ignoreKey: argv['ignore-key'] ?? false,
   });
   reportReadInput(argv.quiet ?? false, input.summary);
   return input;

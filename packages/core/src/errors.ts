@@ -6,6 +6,7 @@ export type LlmNrmErrorCode =
   | 'INVALID_RECORD' // a response record is malformed (missing field, wrong type)
   | 'INVALID_PROBS' // probabilities negative, NaN, or not summing to a positive number
   | 'INVALID_KEY' // key out of range
+  | 'NO_KEY' // a keyed model or output asked of a bank whose items have no key (key-free fitting)
   | 'INVALID_OPTIONS' // option count below 2, above the limit, or inconsistent for one item
   | 'DUPLICATE' // the same id twice where ids must be unique
   | 'EMPTY' // an LLM or item with no observed cells, or no data at all

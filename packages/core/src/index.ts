@@ -58,6 +58,8 @@ export { fitConvergence, type FitConvergence } from './fit/fitConvergence.js';
 export { randomSource, type Random } from './simulate/random.js';
 export { bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate/simulate.js';
 export { bundleItems, bundleParameters, parseBundle, toBundle, validateBundle } from './data/bundle.js';
+export { consensusKeys } from './data/consensusKeys.js';
+export { keyFreeCount, requireKeys } from './data/requireKeys.js';
 export type { BundleItem, BundleLlm, BundleWarning, CalibrationBundle } from './data/bundleFormat.js';
 export { itemCurve, itemLogits, type CurveItem } from './model/itemCurve.js';
 export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score/score.js';

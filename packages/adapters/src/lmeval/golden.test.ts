@@ -70,7 +70,7 @@ function softmaxKey(r: ResponseRecord): number {
   if (r.logprobs === undefined) return r.choice === r.key ? 1 : 0;
   const m = Math.max(...r.logprobs);
   const e = r.logprobs.map((v) => Math.exp(v - m));
-  return e[r.key]! / e.reduce((a, b) => a + b, 0);
+  return e[r.key!]! / e.reduce((a, b) => a + b, 0);
 }
 
 function relReport(report: ReadReport): ReadReport {

@@ -157,6 +157,12 @@ export async function writeLmEvalHarness(
       const lps = logProbs(r);
       const k = r.options?.length ?? lps?.length ?? r.nOptions;
       if (k === undefined || !(k >= 2)) throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k} (item ${JSON.stringify(r.item)})`);
+      // lm-eval's samples carry the gold answer: a key-free record has none to write.
+      if (r.key === undefined)
+        throw new LlmNrmError(
+          'NO_KEY',
+          `lm-eval output needs each item's key (its target), and item ${JSON.stringify(r.item)} has none: write tidy output instead`,
+        );
       if (!(Number.isInteger(r.key) && r.key >= 0 && r.key < k))
         throw new LlmNrmError('INVALID_KEY', `key out of range: ${r.key} (item ${JSON.stringify(r.item)})`);
       if (r.position !== undefined && r.position.some((p, i) => p !== i)) positions++;

@@ -9,7 +9,7 @@ import type { ResponseRecord } from '@llm-nrm/core';
 export function formatResponseRecord(r: ResponseRecord): string {
   const o: Record<string, unknown> = { model: r.model, item: r.item };
   if (r.benchmark !== undefined) o.benchmark = r.benchmark;
-  o.key = r.key;
+  if (r.key !== undefined) o.key = r.key;
   if (r.options !== undefined) o.options = r.options;
   if (r.probs !== undefined) o.probs = r.probs;
   if (r.logprobs !== undefined) o.logprobs = r.logprobs.map((v) => (v === -Infinity ? '-Infinity' : v));

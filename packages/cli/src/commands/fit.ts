@@ -1,6 +1,7 @@
 import { checkFileOutput } from '../checkFileOutput.js';
 import type { Argv, CommandModule } from 'yargs';
 import {
+  ALL_PARTS,
   LlmNrmError,
   MODEL_NAMES,
   SE_MODES,
@@ -10,6 +11,7 @@ import {
   fitConvergence,
   getFamily,
   isLlmNrmError,
+  keyFreeCount,
   toBundle,
   type BundleLlm,
   type BundleWarning,
@@ -51,6 +53,7 @@ interface FitArgs {
   se: SeMode;
   'skip-invalid': boolean;
   'drop-empty': boolean;
+  'ignore-key': boolean;
   'item-versions': ItemVersionPolicy;
   'allow-unconverged': boolean;
   replicates: ReplicatePolicy;
@@ -111,6 +114,7 @@ export function formatDiagnostics(f: CalibrationBundle['fit']): string {
       : []),
     ['optimizer', f.optimizer],
     ['engine', f.engine],
+    ...(f.keyFree !== undefined ? [['key-free', `${f.keyFree} items (no key: fitted on the options alone)`] as [string, string]] : []),
   ];
   const w = Math.max(...rows.map((r) => r[0].length));
   return rows.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`).join('\n') + '\n';
@@ -182,11 +186,18 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       })
       .option('seed', { describe: "Recorded in the bundle's provenance (the fit itself is deterministic)", type: 'number', requiresArg: true })
       .option('drop-empty', { describe: 'Drop LLMs and items with no observed cell instead of stopping', type: 'boolean', default: false })
+      .option('ignore-key', {
+        describe:
+          "Fit without the records' keys, as for records that give none (a missing or doubted key): option-level models (llm-nrm, nrm, nrm-hard) need none; theta points toward the option the fleet's stronger half favours; binary models and keyed outputs (accuracy, information split, wrong-answers ability) refuse. `llm-nrm audit` then checks the keys",
+        type: 'boolean',
+        default: false,
+      })
       .option('json', { describe: 'Print a JSON summary instead of the leaderboard', type: 'boolean', default: false })
       .option('quiet', { alias: 'q', describe: 'No progress or status on stderr', type: 'boolean', default: false })
       .example('$0 fit responses.jsonl.gz -o bundle.json', 'LLM-NRM with every part, L-BFGS')
       .example('$0 fit responses.parquet --model 2pl -o bundle-2pl.json', 'a binary 2PL on correctness')
       .example('$0 fit responses.jsonl --engine tfjs -o b.json', 'loss and gradient on TensorFlow.js (the GPU with @tensorflow/tfjs-node-gpu)')
+      .example('$0 fit responses.jsonl --ignore-key -o b.json', 'a key-free fit (records may also simply omit `key`); then `llm-nrm audit b.json`')
       .example('$0 fit lm-eval-out/ -o bundle.json --skip-invalid', 'harness output directly, going past damaged records (listed on stderr)')
       .example(
         '$0 fit responses.jsonl --se quasi -o b.json',
@@ -203,6 +214,8 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     positiveInteger('max-iterations', argv['max-iterations']);
     if (argv.lr !== undefined && !(argv.lr > 0)) throw new LlmNrmError('INVALID_OPTION', `invalid --lr: ${argv.lr} (a positive number)`);
     const toStdout = argv.output === '-';
+    if (argv['ignore-key'] && getFamily(argv.model, ALL_PARTS).kind === 'binary')
+      throw new LlmNrmError('NO_KEY', `--model ${argv.model} fits correctness, which needs a key: with --ignore-key use --model llm-nrm, nrm or nrm-hard`);
     // A missing output folder should not cost a long fit.
     await checkFileOutput(argv.output, [argv.responses]);
     const started = Date.now();
@@ -243,6 +256,12 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     if (stats.droppedModels.length + stats.droppedItems.length > 0) {
       info(argv.quiet, `dropped ${stats.droppedModels.length} LLMs and ${stats.droppedItems.length} items with no observed cell (--drop-empty)`);
     }
+    const keyFree = keyFreeCount(bank.items);
+    if (keyFree > 0)
+      info(
+        argv.quiet,
+        `note: ${keyFree} of ${bank.items.length} items have no key${argv['ignore-key'] ? ' (--ignore-key)' : ''}: theta points toward the option the stronger half of the fleet favours (consensusKeys); accuracy counts keyed items only`,
+      );
     // Before fitting: does the design support the ranking that will be printed?
     const design = checkDesign(bank);
     warnings.push(...design.warnings);

@@ -15,6 +15,7 @@ export const commandLoaders: Record<string, () => Promise<AnyCommand>> = {
   select: async () => (await import('./select.js')).selectCommand,
   publish: async () => (await import('./publish.js')).publishCommand,
   report: async () => (await import('./report.js')).reportCommand,
+  audit: async () => (await import('./audit.js')).auditCommand,
   fit: async () => (await import('./fit.js')).fitCommand,
   score: async () => (await import('./score.js')).scoreCommand,
   extend: async () => (await import('./extend.js')).extendCommand,

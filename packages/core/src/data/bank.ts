@@ -1,4 +1,5 @@
 import { LlmNrmError } from '../errors.js';
+import { consensusKeys } from './consensusKeys.js';
 import { recordContentSha256 } from './itemContent.js';
 import { MAX_OPTIONS, parseResponseRecord } from '../record/parseResponseRecord.js';
 import type { ItemSpec, RecordSource, ResponseRecord } from '../model/types.js';
@@ -126,6 +127,8 @@ export interface BankFromRecordsOptions {
   file?: string;
   /** The records came out of `parseResponseRecord` unchanged: skip the record check (the bank's own checks still run). Default false. */
   checked?: boolean;
+  /** Drop the records' keys: every item is `keyFree` (anchored by `consensusKeys`). Default false. */
+  ignoreKey?: boolean;
 }
 
 /** The observed cells in the order read, as parallel typed arrays (no object per cell). */
@@ -342,14 +345,17 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
         throw new LlmNrmError('INVALID_OPTIONS', `record for item ${JSON.stringify(r.item)} gives no option count (options, probs, logprobs or nOptions)`);
       if (!Number.isInteger(k) || k < 2 || k > MAX_OPTIONS)
         throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k} (item ${JSON.stringify(r.item)}; must be 2 to ${MAX_OPTIONS})`);
-      if (!Number.isInteger(r.key) || r.key < 0 || r.key >= k)
-        throw new LlmNrmError('INVALID_KEY', `key out of range: ${JSON.stringify(r.key)} (item ${JSON.stringify(r.item)} has ${k} options)`);
+      // No key (or ignoreKey): a key-free item, unless another record of it gives one.
+      const key = options.ignoreKey === true ? undefined : r.key;
+      if (key !== undefined && (!Number.isInteger(key) || key < 0 || key >= k))
+        throw new LlmNrmError('INVALID_KEY', `key out of range: ${JSON.stringify(key)} (item ${JSON.stringify(r.item)} has ${k} options)`);
       if (known === undefined && fixedItems) throw new LlmNrmError('UNKNOWN_ITEM', `item not in the calibrated bank: ${JSON.stringify(r.item)}`);
       if (known !== undefined) {
         const spec = items[known]!;
         if (spec.nOptions !== k)
           throw new LlmNrmError('INVALID_OPTIONS', `item ${JSON.stringify(r.item)} has ${k} options here but ${spec.nOptions} elsewhere`);
-        if (spec.key !== r.key) throw new LlmNrmError('INVALID_KEY', `item ${JSON.stringify(r.item)} is keyed ${r.key} here but ${spec.key} elsewhere`);
+        if (key !== undefined && spec.keyFree !== true && spec.key !== key)
+          throw new LlmNrmError('INVALID_KEY', `item ${JSON.stringify(r.item)} is keyed ${key} here but ${spec.key} elsewhere`);
         // Two items that share an id but not their option texts are different items: never merged.
         if (r.options !== undefined && spec.options !== undefined && !sameStrings(r.options, spec.options)) {
           throw new LlmNrmError(
@@ -381,7 +387,8 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
       let ii = known;
       if (ii === undefined) {
         ii = items.length;
-        const spec: ItemSpec = { id: r.item, key: r.key, nOptions: k };
+        const spec: ItemSpec = { id: r.item, key: key ?? 0, nOptions: k };
+        if (key === undefined) spec.keyFree = true;
         if (r.benchmark !== undefined) spec.benchmark = r.benchmark;
         if (r.options !== undefined) spec.options = r.options.slice();
         if (r.source !== undefined) spec.source = { ...r.source };
@@ -390,6 +397,11 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
         itemIndex.set(r.item, ii);
       } else {
         const spec = items[ii]!;
+        // A key given by any record of an item fitted from records keys it (in any row order).
+        if (key !== undefined && spec.keyFree === true && !fixedItems) {
+          spec.key = key;
+          delete spec.keyFree;
+        }
         if (r.options !== undefined && spec.options === undefined) spec.options = r.options.slice();
         // Records may give these differently: keep the least by JSON text (independent of row order).
         if (r.source !== undefined && !fixedItems && (spec.source === undefined || JSON.stringify(r.source) < JSON.stringify(spec.source)))
@@ -557,6 +569,13 @@ function assembleBank(
     const off = cells.off[n]!;
     const k = cells.k[n]!;
     for (let t = 0; t < k; t++) q[base + t] = pool[off + t]!;
+  }
+  // Key-free items (fitted from records, not scored against a bundle) take the fleet's anchor.
+  if (!fixedItems && items.some((it) => it.keyFree === true)) {
+    const anchor = consensusKeys(bank);
+    items.forEach((it, i) => {
+      if (it.keyFree === true) bank.key[i] = it.key = anchor[i]!;
+    });
   }
   stats.cells = nCells;
   return { bank, stats };

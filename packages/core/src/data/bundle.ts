@@ -77,14 +77,21 @@ export function toBundle(
   const y = correctness(bank);
   const diff = itemDifficulties(bank, L, x);
   const llms: BundleLlm[] = [];
+  // Accuracy counts keyed items only: a key-free item's anchor is no key (it is left out, and with
+  // no keyed item at all so is the accuracy).
+  const keyedCol = Uint8Array.from(bank.colItem, (i) => (bank.items[i]!.keyFree === true ? 0 : 1));
+  const keyFree = bank.items.reduce((s, it) => s + (it.keyFree === true ? 1 : 0), 0);
   for (let j = 0; j < J; j++) {
     let right = 0;
     let n = 0;
+    let nKeyed = 0;
     for (let c = 0; c < nC; c++) {
       const v = y[j * nC + c]!;
       if (v === 255) continue;
-      right += v;
       n++;
+      if (!keyedCol[c]) continue;
+      right += v;
+      nKeyed++;
     }
     const se = result.se[j]!;
     const base = {
@@ -92,13 +99,21 @@ export function toBundle(
       theta: x[L.theta + j]!,
       se: Number.isFinite(se) ? se : null,
       ...(se === Infinity ? { identified: false } : {}),
-      accuracy: n > 0 ? right / n : 0,
+      ...(keyFree < bank.items.length ? { accuracy: nKeyed > 0 ? right / nKeyed : 0 } : {}),
       cells: n,
     };
     llms.push({ ...base, ...family.bundleLlm(L, x, j) });
   }
   const items: BundleItem[] = bank.items.map((it, i) => {
-    const out: BundleItem = { id: it.id, key: it.key, nOptions: it.nOptions, a: [], c: [], difficulty: diff[i]! };
+    const out: BundleItem = {
+      id: it.id,
+      key: it.key,
+      ...(it.keyFree === true ? { keyFree: true as const } : {}),
+      nOptions: it.nOptions,
+      a: [],
+      c: [],
+      difficulty: diff[i]!,
+    };
     if (it.benchmark !== undefined) out.benchmark = it.benchmark;
     if (it.options !== undefined) out.options = it.options;
     if (it.source !== undefined) out.source = it.source;
@@ -132,6 +147,7 @@ export function toBundle(
       optimizer: result.optimizer,
       engine: result.engine,
       cells,
+      ...(keyFree > 0 ? { keyFree } : {}),
       ...(result.seMode ? { seMode: result.seMode } : {}),
     },
     provenance: { tool: 'llm-nrm', createdAt: provenance.createdAt ?? new Date().toISOString(), ...provenance },
@@ -142,6 +158,7 @@ export function toBundle(
 export function bundleItems(bundle: CalibrationBundle): ItemSpec[] {
   return bundle.items.map((it) => {
     const s: ItemSpec = { id: it.id, key: it.key, nOptions: it.nOptions };
+    if (it.keyFree === true) s.keyFree = true;
     if (it.benchmark !== undefined) s.benchmark = it.benchmark;
     if (it.options !== undefined) s.options = it.options;
     if (it.source !== undefined) s.source = it.source;

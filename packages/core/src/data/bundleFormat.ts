@@ -25,6 +25,8 @@ export interface CalibrationBundle {
     optimizer: string;
     engine: string;
     cells?: number;
+    /** How many items were fitted without a key (absent: every item keyed). */
+    keyFree?: number;
     /** How the SEs were computed (FitOptions.seMode; 'fisher' under scoring). */
     seMode?: string;
   };
@@ -60,7 +62,10 @@ export interface BundleLlm {
 
 export interface BundleItem {
   id: string;
+  /** The keyed option; with `keyFree` the fleet-consensus anchor, never a key. */
   key: number;
+  /** No record gave the item a key (key-free fitting): keyed outputs refuse it. */
+  keyFree?: true;
   nOptions: number;
   benchmark?: string;
   options?: string[];

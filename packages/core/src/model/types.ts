@@ -9,8 +9,11 @@ export interface ResponseRecord {
   item: string;
   /** Source benchmark or task. */
   benchmark?: string;
-  /** 0-based index of the keyed (correct) option, in `options` (content) order. */
-  key: number;
+  /**
+   * 0-based index of the keyed (correct) option, in `options` (content) order. Absent: the bank
+   * has no key for this item (key-free fitting, `keyFree` on its ItemSpec).
+   */
+  key?: number;
   /** Option texts in content order. */
   options?: string[];
   /** A distribution over the options (content order); renormalised when it does not sum to 1. */
@@ -54,7 +57,13 @@ export interface RecordSource {
 /** An item of a bank: id, key, option count and optional descriptive fields. */
 export interface ItemSpec {
   id: string;
+  /** The keyed option; for a `keyFree` item the fleet-consensus anchor (`consensusKeys`), never a key. */
   key: number;
+  /**
+   * True when no record gave the item a key: `key` then only anchors the option-level families'
+   * identification (theta's direction, the gate's difficulty) and keyed outputs refuse it.
+   */
+  keyFree?: true;
   nOptions: number;
   benchmark?: string;
   options?: string[];

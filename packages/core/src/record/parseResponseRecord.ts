@@ -27,11 +27,13 @@ export function parseResponseRecord(value: unknown, options: ParseRecordOptions 
   const v = value as Record<string, unknown>;
   if (typeof v.model !== 'string' || v.model === '') throw invalid('model must be a non-empty string', v.model);
   if (typeof v.item !== 'string' || v.item === '') throw invalid('item must be a non-empty string', v.item);
-  if (typeof v.key !== 'number' || !Number.isInteger(v.key) || v.key < 0) {
+  // No key (absent or null) is a key-free record: option-level families fit without one.
+  if (v.key != null && (typeof v.key !== 'number' || !Number.isInteger(v.key) || v.key < 0)) {
     throw new LlmNrmError('INVALID_KEY', `key must be a non-negative integer, got ${describeValue(v.key)}`);
   }
+  const r: ResponseRecord = { model: v.model, item: v.item };
   // -0 is 0 (JSON writes it as 0, and a record must read back as it was written).
-  const r: ResponseRecord = { model: v.model, item: v.item, key: v.key + 0 };
+  if (v.key != null) r.key = (v.key as number) + 0;
   if (v.benchmark != null) {
     if (typeof v.benchmark !== 'string') throw invalid('benchmark must be a string', v.benchmark);
     r.benchmark = v.benchmark;
@@ -150,7 +152,7 @@ export function parseResponseRecord(value: unknown, options: ParseRecordOptions 
   agree('contexts', r.contexts?.length);
   if (k >= 0) {
     if (k < 2 || k > MAX_OPTIONS) throw new LlmNrmError('INVALID_OPTIONS', `invalid option count: ${k} (must be 2 to ${MAX_OPTIONS})`);
-    if (r.key >= k) throw new LlmNrmError('INVALID_KEY', `key out of range: ${r.key} (${k} options)`);
+    if (r.key !== undefined && r.key >= k) throw new LlmNrmError('INVALID_KEY', `key out of range: ${r.key} (${k} options)`);
     if (typeof r.choice === 'number' && r.choice >= k) throw invalid(`choice out of range (${k} options)`, r.choice);
     if (r.position) {
       const seen = new Uint8Array(k);

@@ -13,7 +13,8 @@ export interface ItemVersion {
   /** The id its records carry after resolution (`<id>#<hash>` under `split`). */
   id: string;
   nOptions: number | undefined;
-  key: number;
+  /** Undefined: its records give no key (key-free). */
+  key: number | undefined;
   /** The first option text, cut to 60 characters, when the records give texts. */
   firstOption?: string;
   records: number;
@@ -95,7 +96,7 @@ export function resolveItemVersions(records: readonly ResponseRecord[], policy: 
   interface Version {
     sig: string;
     k: number | undefined;
-    key: number;
+    key: number | undefined;
     texts: string[] | undefined;
     rows: number[];
     models: Set<string>;
@@ -125,7 +126,7 @@ export function resolveItemVersions(records: readonly ResponseRecord[], policy: 
     const texted = [...versions.values()];
     // Where a row lands depends only on its (option count, key): the last answer is reused for a run.
     let lastK: number | undefined = -1;
-    let lastKey = -1;
+    let lastKey: number | undefined = -1;
     let lastV: Version | undefined;
     for (const t of rows) {
       const r = records[t]!;
@@ -197,7 +198,7 @@ export function describeItemVersions(conflicts: readonly ItemVersionConflict[], 
         c.versions
           .map(
             (v) =>
-              `${v.id}${v.kept ? '' : ' (dropped)'} [${v.nOptions ?? '?'} options, key ${v.key}${v.firstOption !== undefined ? `, ${JSON.stringify(v.firstOption.slice(0, 30))}` : ''}; ${v.models} LLMs, ${v.records} records]`,
+              `${v.id}${v.kept ? '' : ' (dropped)'} [${v.nOptions ?? '?'} options, key ${v.key ?? 'none'}${v.firstOption !== undefined ? `, ${JSON.stringify(v.firstOption.slice(0, 30))}` : ''}; ${v.models} LLMs, ${v.records} records]`,
           )
           .join(', '),
     );

@@ -88,7 +88,8 @@ export class BatchEncoder {
     // fields are counted, not named), or a number an Int32 cannot hold: the record goes whole.
     let n = 0;
     for (const _ in r) n++;
-    if (n !== fields || r.key > INT_MAX || last > INT_MAX) kind = WHOLE;
+    // A key-free record (no key) goes whole too: the packed form always holds a key.
+    if (n !== fields || r.key === undefined || r.key > INT_MAX || last > INT_MAX) kind = WHOLE;
     this.room(STRIDE, xs !== undefined && kind !== WHOLE ? xs.length : 0);
     const o = this.nInts;
     const I = this.ints;
@@ -102,7 +103,7 @@ export class BatchEncoder {
     I[o + 1] = this.id(r.model);
     I[o + 2] = this.id(r.item);
     I[o + 3] = r.benchmark !== undefined ? this.id(r.benchmark) : -1;
-    I[o + 4] = r.key;
+    I[o + 4] = r.key!;
     I[o + 6] = last;
     if (xs !== undefined) {
       const V = this.values;

@@ -1,4 +1,5 @@
 import { correctness } from '../../data/bank.js';
+import { requireKeys } from '../../data/requireKeys.js';
 import { LlmNrmError } from '../../errors.js';
 import { binaryLayout, type BinaryLayout, type Layout } from '../layout.js';
 import { NO_PARTS } from '../types.js';
@@ -26,7 +27,15 @@ export function binaryFamily(pl: 1 | 2 | 3 | 4): BinaryFamily {
     keyCurve: (layout, x, i, theta, out) => binaryKeyCurve(asBinary(layout), x, i, theta, out),
     // 1PL has no slope to trade against theta's scale: the N(0, 1) prior pins it.
     fleetIdentification: pl === 1 ? 'prior' : 'standardize',
-    prepare: (bank) => bank,
+    // Correctness needs a key: a key-free bank's anchors are no key (consensusKeys.ts).
+    prepare: (bank) => {
+      requireKeys(
+        bank.items,
+        `${pl}PL (correctness)`,
+        'fit an option-level model (--model llm-nrm, nrm or nrm-hard), which needs none, or give every record its key',
+      );
+      return bank;
+    },
     layout: (bank) => binaryLayout(bank, pl),
     start: (bank, layout) => binaryStart(bank, asBinary(layout)),
     objective: (bank, layout, priors) => binaryObjective(bank, asBinary(layout), correctness(bank), priors),

@@ -1,0 +1,29 @@
+import { LlmNrmError } from '../errors.js';
+
+/**
+ * Throws NO_KEY when any of `items` has no key (key-free fitting: its `key` is only the fleet's
+ * anchor, consensusKeys.ts), naming how many, the first, and `instead` (what to use instead). Every
+ * keyed computation (binary models, accuracy, the information split, wrong-answers ability, keyed
+ * item flags) calls it rather than reading an anchor as a key.
+ */
+export function requireKeys(items: readonly { id: string; keyFree?: true }[], what: string, instead: string): void {
+  let n = 0;
+  let first: string | undefined;
+  for (const it of items) {
+    if (it.keyFree !== true) continue;
+    n++;
+    first ??= it.id;
+  }
+  if (n === 0) return;
+  throw new LlmNrmError(
+    'NO_KEY',
+    `${what} needs a key, but the bank has no key for ${n} of ${items.length} items (first ${JSON.stringify(first)}): ${instead}`,
+  );
+}
+
+/** Number of items without a key. */
+export function keyFreeCount(items: readonly { keyFree?: true }[]): number {
+  let n = 0;
+  for (const it of items) if (it.keyFree === true) n++;
+  return n;
+}
