@@ -1,9 +1,9 @@
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bankFromRecords, bundleItems, bundleParameters, type ItemSpec } from '@llm-nrm/core';
-import { assertOutputIsNotInput, writeFileOutput } from '@llm-nrm/adapters';
+import { assertOutputIsNotInput, readBundle, writeFileOutput } from '@llm-nrm/adapters';
 import { keyAudit, type KeyAudit } from '@llm-nrm/analysis';
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
-import { bundleBank, readBundle } from '../bundle-bank.js';
+import { bundleBank } from '../bundle-bank.js';
 import { formatTable, info, jsonText, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 

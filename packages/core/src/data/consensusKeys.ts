@@ -1,4 +1,16 @@
-import type { ResponseBank } from './bank.js';
+/**
+ * The cells of a response bank that the anchor reads (a `ResponseBank` is one; named here so that
+ * the bank's builder can call this without an import circle).
+ */
+export interface AnchorCells {
+  models: readonly string[];
+  items: readonly unknown[];
+  itemOffsets: Int32Array;
+  colItem: Int32Array;
+  colOffsets: Int32Array;
+  q: Float32Array;
+  observed: Uint8Array;
+}
 
 /**
  * The anchor option of every item of a bank whose key is not given (key-free fitting, issue 31).
@@ -18,7 +30,7 @@ import type { ResponseBank } from './bank.js';
  *    dominates at high ability, which the key audit later reads off the fitted curves).
  * Ties go to the lowest option index. Deterministic; independent of row order.
  */
-export function consensusKeys(bank: ResponseBank): Int32Array {
+export function consensusKeys(bank: AnchorCells): Int32Array {
   const J = bank.models.length;
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
@@ -55,7 +67,7 @@ export function consensusKeys(bank: ResponseBank): Int32Array {
 }
 
 /** Summed probability per item option over the LLMs with use[j] (observed cells, content order). */
-function meanMass(bank: ResponseBank, use: Uint8Array, sumK: number): Float64Array {
+function meanMass(bank: AnchorCells, use: Uint8Array, sumK: number): Float64Array {
   const J = bank.models.length;
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
@@ -74,7 +86,7 @@ function meanMass(bank: ResponseBank, use: Uint8Array, sumK: number): Float64Arr
   return mass;
 }
 
-function argmaxMeans(bank: ResponseBank, mass: Float64Array): Int32Array {
+function argmaxMeans(bank: AnchorCells, mass: Float64Array): Int32Array {
   const I = bank.items.length;
   const out = new Int32Array(I);
   for (let i = 0; i < I; i++) {
