@@ -1,4 +1,5 @@
-import { LlmNrmError, argmaxAt, predictor, randomSource, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { LlmNrmError, predictor, randomSource, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { argmaxAt } from '@llm-nrm/core/engine';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn } from './internal/fitting.js';
 import { rowMask } from './internal/masks.js';
 import { randomPermutation } from './internal/randomPermutation.js';

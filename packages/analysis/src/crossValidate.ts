@@ -1,4 +1,5 @@
-import { argmaxAt, fit as coreFit, familyOfLayout, predictor, wrongOptionShares, type FitOptions, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { fit as coreFit, familyOfLayout, predictor, type FitOptions, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { argmaxAt, wrongOptionShares } from '@llm-nrm/core/engine';
 import { cellFolds, foldMask } from './cellFolds.js';
 import { fitOnMask, type FitFn } from './internal/fitting.js';
 import { P_FLOOR, meanSd } from './internal/stats.js';

@@ -1,5 +1,5 @@
-import { LlmNrmError, MODEL_NAMES, argmaxAt, getFamily, predictor, type ModelName, type ResponseBank } from '@llm-nrm/core';
-import { minimiseTheta } from '@llm-nrm/core/engine';
+import { LlmNrmError, MODEL_NAMES, getFamily, predictor, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import { argmaxAt, minimiseTheta } from '@llm-nrm/core/engine';
 import { llmFolds } from './cellFolds.js';
 import { fitFixedItems, fitOnMask, type ExperimentFitOptions, type FitFn } from './internal/fitting.js';
 import { neutralLlms } from './internal/neutralLlms.js';

@@ -1,8 +1,8 @@
 // `@llm-nrm/core/engine`: what engine authors (engine-wasm, engine-tfjs) and numerical packages need
-// beside the main entry: the objectives' and curvature's shared pieces, the optimizer and its
+// beside the main entry (analysis' statistics, the exported scorers' constants): the objectives' and curvature's shared pieces, the optimizer and its
 // vector seam, the preconditioner, the engine registry's lookup and the SEs' building blocks. Users
 // fitting and scoring need only `@llm-nrm/core`.
-export { MAX_OPTIONS, correctness, hardenBank } from './data/bank.js';
+export { MAX_OPTIONS, argmaxAt, correctness, hardenBank, recordDistribution } from './data/bank.js';
 export { NO_PARTS } from './model/types.js';
 export { binaryLayout } from './model/layout.js';
 export { DIFFICULTY_BOUND, DIFFICULTY_EPS, computeDifficulties, difficultyBackward } from './model/difficulty.js';
@@ -31,6 +31,7 @@ export { minimiseTheta, minimiseThetaSharpness } from './score/minimiseTheta.js'
 export { minimiseTinyRun, nuisancePrior, NUISANCE_VAR_FLOOR, TINY_RUN_SWEEPS, type NuisancePrior } from './score/minimiseTinyRun.js';
 export { shuffleInPlace } from './simulate/random.js';
 export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
-export { llmCrossEntropy } from './score/scoreThetaAlone.js';
+export { SCORE_P_FLOOR, fleetNuisance, llmCrossEntropy } from './score/scoreThetaAlone.js';
+export { wrongOptionShares } from './model/predict.js';
 export { blockPreconditioner, type BlockPreconditioner } from './fit/blockPreconditioner.js';
 export type { BlockApplier, PackedSizes } from './internal/blocks.js';

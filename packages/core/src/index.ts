@@ -25,14 +25,12 @@ export {
 export { duplicateRows, type DuplicateRows } from './record/duplicateRows.js';
 export { checkDesign, type DesignGroup, type DesignReport } from './data/checkDesign.js';
 export {
-  argmaxAt,
   type BankBuilder,
   bankFromRecords,
   type BankFromRecordsOptions,
   type BankStats,
   createBankBuilder,
   emptyBank,
-  recordDistribution,
   type ResponseBank,
   withObserved,
 } from './data/bank.js';
@@ -52,18 +50,16 @@ export { loadEngine, registerEngine, tsEngine, type CurvatureBuilder, type Engin
 export { type OptimizeOptions, type OptimizeProgress, type OptimizeResult, type OptimizerName } from './fit/optimizer.js';
 export { thetaStandardErrors, type StandardErrorOptions, type ThetaStandardErrors } from './fit/standardErrors.js';
 export { fit, SE_MODES, type FitOptions, type FitResult, type SeMode } from './fit/fit.js';
-export { predictor, wrongOptionShares } from './model/predict.js';
+export { predictor } from './model/predict.js';
 export { itemContentSha256 } from './data/itemContent.js';
 export { fitConvergence, type FitConvergence } from './fit/fitConvergence.js';
 export { randomSource, type Random } from './simulate/random.js';
 export { bankRecords, simulateFleet, type SimulateOptions, type SimulatedFleet } from './simulate/simulate.js';
 export { bundleItems, bundleParameters, parseBundle, toBundle, validateBundle } from './data/bundle.js';
-export { consensusKeys } from './data/consensusKeys.js';
-export { keyFreeCount, requireKeys } from './data/requireKeys.js';
+export { requireKeys } from './data/requireKeys.js';
 export type { BundleItem, BundleLlm, BundleWarning, CalibrationBundle } from './data/bundleFormat.js';
 export { itemCurve, itemLogits, type CurveItem } from './model/itemCurve.js';
 export { FLEET_NUISANCE_BELOW, scoreResponses, type LlmScore, type ScoreOptions, type ScoreResult } from './score/score.js';
-export { SCORE_P_FLOOR, fleetNuisance } from './score/scoreThetaAlone.js';
 export { OVERALL, argmaxAccuracies } from './score/argmaxAccuracies.js';
 export { place, type Placement } from './score/place.js';
 export { restrictBundle } from './data/restrictBundle.js';

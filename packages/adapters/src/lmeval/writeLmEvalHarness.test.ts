@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bankRecords, recordDistribution, simulateFleet, type ResponseRecord } from '@llm-nrm/core';
+import { bankRecords, simulateFleet, type ResponseRecord } from '@llm-nrm/core';
+import { recordDistribution } from '@llm-nrm/core/engine';
 import { expectArraysClose, tempDir } from '@llm-nrm/tooling/test';
 import { newReport } from '../reader.js';
 import { readLmEvalHarness } from './readLmEvalHarness.js';

@@ -11,7 +11,6 @@ import {
   fitConvergence,
   getFamily,
   isLlmNrmError,
-  keyFreeCount,
   toBundle,
   type BundleLlm,
   type BundleWarning,
@@ -256,7 +255,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     if (stats.droppedModels.length + stats.droppedItems.length > 0) {
       info(argv.quiet, `dropped ${stats.droppedModels.length} LLMs and ${stats.droppedItems.length} items with no observed cell (--drop-empty)`);
     }
-    const keyFree = keyFreeCount(bank.items);
+    const keyFree = bank.items.filter((it) => it.keyFree === true).length;
     if (keyFree > 0)
       info(
         argv.quiet,

@@ -5,15 +5,14 @@ import {
   LlmNrmError,
   OVERALL,
   argmaxAccuracies,
-  fleetNuisance,
   getFamily,
   itemContentSha256,
   restrictBundle,
-  SCORE_P_FLOOR,
   type BundleItem,
   type CalibrationBundle,
   type ResponseRecord,
 } from '@llm-nrm/core';
+import { SCORE_P_FLOOR, fleetNuisance } from '@llm-nrm/core/engine';
 import {
   HARNESS_EXPORTERS,
   checkFolderOutput,
