@@ -113,6 +113,11 @@ describe('llm-nrm fit', () => {
     expect((bundle.warnings ?? []).map((w) => w.code)).toEqual(expect.arrayContaining(['SHARPNESS_FIXED', 'FALLBACK_OFF']));
     expect(bundle.llms.every((l) => l.sharpness === 1)).toBe(true);
     expect(bundle.fit.converged).toBe(true);
+    // A family without a fallback (NRM) on the same bank has nothing left out to say.
+    const nrmOut = join(tmp.dir, 'hard-nrm.json');
+    const nrm = await runCli(['fit', input, '--model', 'nrm', '-o', nrmOut, '-q']);
+    expect(nrm.code).toBe(0);
+    expect((parseBundle(readFileSync(nrmOut, 'utf8')).warnings ?? []).map((w) => w.code)).not.toContain('FALLBACK_OFF');
   });
 
   it('a bad responses file fails with exit code 1 naming the file and line', async () => {

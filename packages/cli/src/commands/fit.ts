@@ -302,7 +302,7 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       info(argv.quiet, `note: ${message}`);
     }
     // The gate left out where no answer could identify it (core's identifiedParts): said here and in the bundle.
-    if (options.parts?.fallback === true && !result.parts.fallback) {
+    if (getFamily(argv.model, options.parts).parts.fallback && !result.parts.fallback) {
       const message =
         'guessing fallback left out: every answer in this bank is hard (parsed choices), and from one-hot answers the ' +
         'difficulty gate runs away to a step instead of converging; the fit is LLM-NRM without fallback (banks with soft answers keep it)';
