@@ -3,7 +3,7 @@
 // the calibration responses against the bundle, through the CLI on files, in this checkout and in
 // another (a refactor's base), compared number by number with Object.is. Inputs: the real NAEP
 // fixture and seeded simulated fleets (soft, and sparse with hard answers). Both checkouts built.
-//   node bench/sameBits.mjs --root /path/to/other/checkout [--families llm-nrm,nrm,...] [--keep DIR]
+//   node bench/sameBits.mjs --root /path/to/other/checkout [--families llm-nrm,nrm,...] [--keep DIR] [--except field,...]
 // Prints one row per (input, family, output) with the hash of each side and, on a difference, the
 // first differing paths; exits 1 if anything differs.
 import { execFileSync } from 'node:child_process';
@@ -55,6 +55,9 @@ const VOLATILE = new Set([
   'source',
   'sources',
 ]);
+// --except a,b: fields a change is known to alter (named in the note that runs this), left out so that
+// everything else is still compared bit for bit.
+for (const k of String(opt('except', '')).split(',').filter(Boolean)) VOLATILE.add(k);
 const strip = (v) => {
   if (Array.isArray(v)) return v.map(strip);
   if (v !== null && typeof v === 'object') {
