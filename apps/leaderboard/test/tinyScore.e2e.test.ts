@@ -2,8 +2,9 @@
 // in real headless Chromium: a dropped run of the package must show what `llm-nrm score <package> <run>`
 // prints for it (theta, the rank interval, the predicted full-bank accuracy with its 90% interval),
 // never its accuracy on the package's items, and no position bias or fallback it did not fit.
-// Calibration, package and runs from a seeded simulated fleet, all written to a temp folder; the
-// package is published and scored by the built CLI.
+// Calibration, package and runs from a seeded simulated fleet, then from the real NAEP fixture (17
+// LLMs calibrated, Qwen2.5-0.5B's 41-item run dropped: issue 30's case), all written to temp folders;
+// the packages are published and scored by the built CLI.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankRecords, simulateFleet, type ResponseRecord } from '@llm-nrm/core';
 import { readBundle, readTinyPackage, tinyScoringBundle, writeLmEvalHarness, writeResponses } from '@llm-nrm/adapters';
 import { buildSite, responsesBank, serveSite, type ServedSite } from '@llm-nrm/site';
-import { repoRoot, tempDir } from '@llm-nrm/tooling/test';
+import { fixture, repoRoot, tempDir } from '@llm-nrm/tooling/test';
 import { ensureAppBuilt } from './appBuild.js';
 import { launchChromium, openRoute, watchedPage, type Launched } from './chromium.js';
 
@@ -50,6 +51,32 @@ function cliScore(bundle: string, responses: string): CliScore {
   const res = JSON.parse(cli('score', bundle, responses, '--json', '--quiet')) as { llms: CliScore[] };
   expect(res.llms.length).toBe(1);
   return res.llms[0]!;
+}
+
+/** A site built as `llm-nrm leaderboard <bundle> [--responses <records>] --tiny <package>` composes it (its siteInput), with this build's app. */
+async function buildTinySite(bundlePath: string, pkg: string, out: string, assets: string, records?: ResponseRecord[]): Promise<ServedSite> {
+  const bundle = await readBundle(bundlePath);
+  const whole = await readTinyPackage(pkg);
+  await buildSite(
+    {
+      bundle,
+      ...(records ? { bank: responsesBank(bundle, records).bank } : {}),
+      tiny: {
+        bundle: whole.bank.bundle,
+        source: pkg,
+        scoring: {
+          task: whole.bank.task,
+          bankSha256: whole.bankSha256,
+          scoring: whole.bank.scoring,
+          accuracy: whole.bank.accuracy,
+          bundle: tinyScoringBundle(whole),
+        },
+      },
+    },
+    out,
+    { assets },
+  );
+  return serveSite(out);
 }
 
 /** `39.8% [35.5, 44.0]`: one decimal, as `llm-nrm score <package>` prints a prediction. */
@@ -205,6 +232,84 @@ describe('score page on a site with a tiny package (simulated fleet, headless Ch
     expect(await w.page.textContent('#bank-run')).toContain('Scored against the full bank (240 items)');
     expect(await w.page.$$eval('pre.cli-line', (els) => els.length)).toBe(0);
     await w.page.screenshot({ path: join(shots, 'score-full-run.png'), fullPage: true });
+    expect(w.problems).toEqual([]);
+    await w.page.close();
+  });
+});
+
+describe('score page on a site with a tiny package (real NAEP fixture, headless Chromium)', () => {
+  const HELD = 'Qwen2.5-0.5B';
+  let naep: { server: ServedSite; pkg: string; run: string; bundle: string };
+
+  beforeAll(async () => {
+    const assets = await ensureAppBuilt();
+    const dir = join(tmp.dir, 'naep');
+    mkdirSync(dir);
+    const all = join(dir, 'all.jsonl');
+    cli('convert', fixture('response-matrices/mainlp-llm-psychometrics'), '-o', all, '-q');
+    const records = readFileSync(all, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as ResponseRecord);
+    const rest = records.filter((r) => r.model !== HELD);
+    expect(new Set(rest.map((r) => r.model)).size).toBe(17);
+    const calibration = join(dir, 'calibration.jsonl');
+    await writeResponses(rest, calibration);
+    const bundle = join(dir, 'bundle.json');
+    cli('fit', calibration, '-o', bundle, '-q');
+    const pkg = join(dir, 'tiny-naep');
+    // The fixture records no continuations: the package renders its prompts (flagged in its README).
+    cli('publish', bundle, '--responses', calibration, '--items', '41', '--name', 'naep', '--harness', 'lm-eval', '--render-prompt', '-o', pkg, '-q');
+    const ids = new Set((await readTinyPackage(pkg)).bank.bundle.items.map((it) => it.id));
+    // The held-out LLM's 41-item run: one presentation per item (content order), as a tiny run shows them.
+    const run = join(dir, 'run41.jsonl');
+    await writeResponses(
+      records.filter((r) => r.model === HELD && ids.has(r.item) && r.position!.every((p, k) => p === k)),
+      run,
+    );
+    naep = { server: await buildTinySite(bundle, pkg, join(dir, 'site'), assets), pkg, run, bundle };
+  }, 300_000);
+
+  afterAll(async () => {
+    await naep?.server.close();
+  });
+
+  it("shows Qwen2.5-0.5B's 41-item run with llm-nrm score's predicted full-bank accuracy and rank interval, not its 41-item accuracy", async () => {
+    const expected = cliScore(naep.pkg, naep.run);
+    expect(expected.id).toBe(HELD);
+    expect(expected.items).toBe(41);
+    const pred = expected.predictedAccuracy!['overall']!;
+    const subset = `${(100 * expected.accuracy).toFixed(1)}%`;
+    expect(subset).not.toBe(`${(100 * pred.accuracy).toFixed(1)}%`);
+    const line = cli('score', naep.pkg, naep.run, '--quiet')
+      .split('\n')
+      .find((l) => l.startsWith(`${HELD}: rank `))!;
+
+    const w = await watchedPage(chrome.browser, naep.server.url);
+    await openRoute(w.page, naep.server.url, '#/score');
+    await w.page.setInputFiles('#score-file', { name: 'run41.jsonl', mimeType: 'application/json', buffer: readFileSync(naep.run) });
+    await w.page.waitForSelector('#scored tbody tr', { timeout: 60_000 });
+    const row = await w.page.$eval('#scored tbody tr', (tr) => ({
+      theta: Number(tr.getAttribute('data-theta')),
+      text: tr.textContent ?? '',
+      rank: tr.querySelector('td.rank')?.textContent ?? '',
+      accuracy: tr.querySelector('td.accuracy')?.textContent ?? '',
+    }));
+    expect(Math.abs(row.theta - expected.theta)).toBeLessThan(1e-6);
+    expect(row.rank).toMatch(new RegExp(`^\\d+ \\(${expected.rankInterval[0]}–${expected.rankInterval[1]}\\) of 18$`));
+    expect(row.accuracy).toBe(`${pctInterval(pred)}predicted`);
+    expect(row.text).not.toContain(subset);
+    expect(await w.page.textContent('pre.cli-line')).toBe(line);
+    await w.page.screenshot({ path: join(shots, 'score-tiny-run-naep.png'), fullPage: true });
+    await w.page.click('#see-board');
+    await w.page.waitForSelector('body[data-ready="#/"]');
+    const mine = await w.page.$eval('#board tbody tr.mine', (tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? ''));
+    // The board's rank cell: "r (lo–hi)", or the rank alone where the interval is one rank.
+    const [lo, hi] = expected.rankInterval;
+    expect(mine[0]).toMatch(lo === hi ? new RegExp(`^${lo}$`) : new RegExp(`^\\d+ \\(${lo}–${hi}\\)$`));
+    expect(mine[5]).toMatch(new RegExp(`^${(100 * pred.accuracy).toFixed(1).replace('.', '\\.')}% \\[`));
+    expect(mine[8]).toBe('–');
+    await w.page.screenshot({ path: join(shots, 'leaderboard-with-tiny-run-naep.png'), fullPage: true });
     expect(w.problems).toEqual([]);
     await w.page.close();
   });
