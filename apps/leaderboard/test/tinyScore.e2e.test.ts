@@ -200,7 +200,7 @@ describe('score page on a site with a tiny package (simulated fleet, headless Ch
       };
     });
     expect(mine.rank).toContain(`(${expected.rankInterval[0]}–${expected.rankInterval[1]})`);
-    expect(mine.accuracy).toBe(`${(100 * pred.accuracy).toFixed(1)}% [${(100 * pred.low).toFixed(1)}%, ${(100 * pred.high).toFixed(1)}%]predicted`);
+    expect(mine.accuracy).toBe(`${pctInterval(pred)}predicted`);
     expect(mine.accuracy).not.toContain(subset);
     expect(mine.bias).toBe('–');
     expect(mine.sparkline).toBe(false);
@@ -307,7 +307,7 @@ describe('score page on a site with a tiny package (real NAEP fixture, headless 
     // The board's rank cell: "r (lo–hi)", or the rank alone where the interval is one rank.
     const [lo, hi] = expected.rankInterval;
     expect(mine[0]).toMatch(lo === hi ? new RegExp(`^${lo}$`) : new RegExp(`^\\d+ \\(${lo}–${hi}\\)$`));
-    expect(mine[5]).toMatch(new RegExp(`^${(100 * pred.accuracy).toFixed(1).replace('.', '\\.')}% \\[`));
+    expect(mine[5]).toBe(`${pctInterval(pred)}predicted`);
     expect(mine[8]).toBe('–');
     await w.page.screenshot({ path: join(shots, 'leaderboard-with-tiny-run-naep.png'), fullPage: true });
     expect(w.problems).toEqual([]);

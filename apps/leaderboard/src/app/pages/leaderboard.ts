@@ -51,7 +51,7 @@ function accuracyCell(r: BoardRow, acc: number | null, benchmark: string): HTMLE
     'td',
     { class: 'num predicted', title: label },
     pct(p.accuracy),
-    h('span', { class: 'muted' }, ` [${pct(p.low)}, ${pct(p.high)}]`),
+    h('span', { class: 'muted' }, ` [${(100 * p.low).toFixed(1)}, ${(100 * p.high).toFixed(1)}]`),
     h('span', { class: 'tag' }, 'predicted'),
   );
 }
