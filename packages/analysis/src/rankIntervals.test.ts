@@ -14,6 +14,26 @@ describe('rankIntervals', () => {
     expect(Array.from(r.group)).toEqual([1, 1, 3, 3, 2]);
   });
 
+  it('gives two LLMs that swap places mirrored intervals, also when they swap in exactly the tail share of the draws', () => {
+    // Over seeds, the swap count of two LLMs ~5% apart lands on 100 of 2,000 draws (the 5% tail) for some:
+    // then both intervals take the swap or neither does.
+    let exact = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const r = rankIntervals([0, -0.52], [0.3, 0.1], { draws: 2000, seed });
+      expect([r.lo[0], r.hi[0]], `seed ${seed}`).toEqual([1, r.lo[1] === 1 ? 2 : 1]);
+      expect(r.hi[1]).toBe(2);
+      const rnd = randomSource(seed);
+      let swaps = 0;
+      for (let d = 0; d < 2000; d++) {
+        const a = 0 + 0.3 * rnd.normal();
+        const b = -0.52 + 0.1 * rnd.normal();
+        if (b > a) swaps++;
+      }
+      if (swaps === 100) exact++;
+    }
+    expect(exact).toBeGreaterThan(0);
+  });
+
   it('is deterministic for a seed, and an interval widens with the SE', () => {
     const theta = Array.from({ length: 30 }, (_, j) => j / 10);
     const small = rankIntervals(

@@ -10,6 +10,26 @@ export interface BoardRow extends LeaderboardRow {
   outOfRange: boolean;
   /** File the added model was scored from. */
   source?: string;
+  /**
+   * An added run of the site's tiny package: `accuracy` (and `benchmarks`) are its predicted
+   * full-bank accuracies, not its accuracy on the package's items; these are their 90% intervals.
+   */
+  predicted?: Record<string, { accuracy: number; low: number; high: number }>;
+  /**
+   * How an added model's nuisances were scored (core's `LlmScore.nuisance`): only 'fit' fits its own
+   * position bias and fallback; otherwise they are the calibrated fleet's means (priors), not the model's.
+   */
+  nuisance?: 'fit' | 'fleet' | 'sharpness';
+}
+
+/** Whether a row's position bias and fallback are its own (fitted), not the fleet's means standing in. */
+export function ownBias(r: Pick<BoardRow, 'added' | 'nuisance'>): boolean {
+  return !r.added || r.nuisance === undefined || r.nuisance === 'fit';
+}
+
+/** Whether a row's sharpness is its own (fitted): 'fleet' holds it at the fleet's mean too. */
+export function ownSharpness(r: Pick<BoardRow, 'added' | 'nuisance'>): boolean {
+  return !r.added || r.nuisance !== 'fleet';
 }
 
 export const added: BoardRow[] = [];

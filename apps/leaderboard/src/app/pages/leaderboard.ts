@@ -1,7 +1,7 @@
 import { printable } from '@llm-nrm/core';
 import { download, fmt, h, howTo, pct, replace, s } from '../dom.js';
 import { leaderboard, manifest } from '../data.js';
-import { board, type BoardRow } from '../state.js';
+import { board, ownBias, ownSharpness, type BoardRow } from '../state.js';
 import type { Manifest } from '@llm-nrm/site/types';
 import { fallbackUnused } from '../fallbackUnused.js';
 
@@ -37,6 +37,25 @@ export function sparkline(values: number[], label: string): SVGElement {
   );
 }
 
+/** Why an added tiny run's row shows no position bias or fallback. */
+const NOT_FITTED =
+  "not fitted: scored from a tiny run's few items, its position bias and fallback are the calibrated fleet's prior means, not this model's (llm-nrm score does the same)";
+
+/** The accuracy cell: a tiny run's predicted full-bank accuracy is marked as predicted, with its 90% interval. */
+function accuracyCell(r: BoardRow, acc: number | null, benchmark: string): HTMLElement {
+  const p = r.predicted?.[benchmark];
+  if (r.predicted === undefined) return h('td', { class: 'num' }, pct(acc));
+  if (p === undefined) return h('td', { class: 'num muted' }, '–');
+  const label = `predicted full-bank accuracy ${pct(p.accuracy)}, 90% interval ${pct(p.low)} to ${pct(p.high)} (from a tiny run: its share right on the package's items is not shown)`;
+  return h(
+    'td',
+    { class: 'num predicted', title: label },
+    pct(p.accuracy),
+    h('span', { class: 'muted' }, ` [${(100 * p.low).toFixed(1)}, ${(100 * p.high).toFixed(1)}]`),
+    h('span', { class: 'tag' }, 'predicted'),
+  );
+}
+
 function intervalBar(r: BoardRow, lo: number, hi: number): SVGElement {
   const W = 130;
   const H = 18;
@@ -63,6 +82,7 @@ function rowsCsv(rows: BoardRow[], m: Manifest): string {
     'theta_lo95',
     'theta_hi95',
     'accuracy',
+    'accuracy_predicted',
     'sharpness',
     'fallback_strength',
     'fallback_use',
@@ -84,10 +104,12 @@ function rowsCsv(rows: BoardRow[], m: Manifest): string {
         r.lo ?? '',
         r.hi ?? '',
         r.accuracy ?? '',
-        r.sharpness,
-        r.fallbackStrength,
+        // A tiny run's accuracy is its predicted full-bank accuracy; nuisances it did not fit are left blank, not the fleet's means.
+        r.predicted !== undefined,
+        ownSharpness(r) ? r.sharpness : '',
+        ownBias(r) ? r.fallbackStrength : '',
         r.fallbackUse ?? '',
-        ...Array.from({ length: k }, (_, t) => r.positionBias[t] ?? ''),
+        ...Array.from({ length: k }, (_, t) => (ownBias(r) ? (r.positionBias[t] ?? '') : '')),
         r.added,
         r.outOfRange,
       ].join(','),
@@ -201,22 +223,26 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
           ),
           h('td', { class: 'num' }, fmt(r.theta), h('span', { class: 'muted' }, r.lo === null ? '' : ` [${fmt(r.lo)}, ${fmt(r.hi)}]`)),
           h('td', null, intervalBar(r, lo - pad, hi + pad)),
-          h('td', { class: 'num' }, pct(acc)),
-          h('td', { class: 'num' }, fmt(r.sharpness)),
-          fallbackUnused(r.fallbackUse)
-            ? h(
-                'td',
-                {
-                  class: 'num muted',
-                  title: `fallback gate shut on its items (mean gate ${r.fallbackUse! < 1e-4 ? 'below 0.01%' : pct(r.fallbackUse!, 2)}): the pattern is the prior's, not the data's`,
-                },
-                'unused',
-              )
-            : h('td', { class: 'num' }, fmt(r.fallbackStrength)),
+          accuracyCell(r, acc, bench >= 0 ? m.benchmarks[bench]!.name : 'overall'),
+          ownSharpness(r)
+            ? h('td', { class: 'num' }, fmt(r.sharpness))
+            : h('td', { class: 'num muted', title: "not fitted from so few items: the calibrated fleet's mean was used" }, '–'),
+          !ownBias(r)
+            ? h('td', { class: 'num muted', title: NOT_FITTED }, '–')
+            : fallbackUnused(r.fallbackUse)
+              ? h(
+                  'td',
+                  {
+                    class: 'num muted',
+                    title: `fallback gate shut on its items (mean gate ${r.fallbackUse! < 1e-4 ? 'below 0.01%' : pct(r.fallbackUse!, 2)}): the pattern is the prior's, not the data's`,
+                  },
+                  'unused',
+                )
+              : h('td', { class: 'num' }, fmt(r.fallbackStrength)),
           h(
             'td',
-            null,
-            r.positionBias.length > 0
+            ownBias(r) ? null : { class: 'muted', title: NOT_FITTED },
+            ownBias(r) && r.positionBias.length > 0
               ? sparkline(r.positionBias, `position bias of ${r.id}: ${r.positionBias.map((v, k) => `${String.fromCharCode(65 + k)} ${fmt(v)}`).join(', ')}`)
               : '–',
           ),
@@ -276,7 +302,7 @@ export async function leaderboardPage(view: HTMLElement): Promise<void> {
       "θ is each model's ability on the scale the items were calibrated on (0 is the fleet's average, 1 is one fleet standard deviation). The bar is its 95% interval, θ ± 1.96 standard errors; two models whose intervals overlap a lot are not reliably ordered.",
       `The rank interval in brackets is the range of ranks it takes in 90% of ${m.rankDraws.toLocaleString('en')} random redraws of every θ within its standard error (so each difference between two models carries both their SEs). Models in one tie group are not separated from the group's top model at 90%.`,
       'Accuracy is the share of items whose most likely option was the key. Sharpness says how peaked its option distributions are (above 1: more confident than the average model). Fallback is how strongly its guesses lean to one displayed position when an item is too hard, and the sparkline shows its bias toward each displayed position (A, B, C...): blue bars above the line favour that position, vermillion bars below avoid it.',
-      'A model you score on the “Score your model” page appears here in yellow, marked “yours”; a flag says when its θ lies outside the range of the calibrated models.',
+      'A model you score on the “Score your model” page appears here in yellow, marked “yours”; a flag says when its θ lies outside the range of the calibrated models. A run of the tiny package shows its predicted full-bank accuracy (marked “predicted”, with its 90% interval) and no position bias or fallback: from so few items those are not its own.',
     ),
     ...(m.warnings.length > unconverged.length
       ? [

@@ -1,14 +1,26 @@
-import { printable } from '@llm-nrm/core';
+import { FLEET_NUISANCE_BELOW, printable } from '@llm-nrm/core';
 import { fmt, h, howTo, pct, replace } from '../dom.js';
 import { leaderboard, manifest } from '../data.js';
 import { added, board } from '../state.js';
-import type { ScoreReply, ScoreRequest } from '../worker.js';
+import type { PredictedAccuracy, ScoreReply, ScoreRequest, ScoredRun } from '../worker.js';
 
 let worker: Worker | null = null;
 
 function getWorker(): Worker {
   worker ??= new Worker(new URL('../worker.ts', import.meta.url), { type: 'module' });
   return worker;
+}
+
+/** A percentage with its interval, as `llm-nrm score <package>` prints it: `39.8% [35.5, 44.0]`. */
+function pctInterval(p: PredictedAccuracy): string {
+  return `${(100 * p.accuracy).toFixed(1)}% [${(100 * p.low).toFixed(1)}, ${(100 * p.high).toFixed(1)}]`;
+}
+
+/** `llm-nrm score <package>`'s line for a run: its rank interval and predicted full-bank accuracies. */
+function packageLine(l: ScoredRun): string {
+  const ri = l.rankInterval;
+  const parts = Object.entries(l.predicted!).map(([b, v]) => `${b} ${pctInterval(v)}`);
+  return `${l.id}: rank ${ri.lo}-${ri.hi} of ${ri.of} (${Math.round(100 * ri.level)}%); predicted full-bank accuracy ${parts.join('; ')}`;
 }
 
 /** Score a file's text in the worker; progress messages go to `onProgress`. */
@@ -31,6 +43,8 @@ function scoreInWorker(req: Omit<ScoreRequest, 'type' | 'bundleUrl'>, onProgress
 
 export async function scorePage(view: HTMLElement): Promise<void> {
   const [m, lb] = await Promise.all([manifest(), leaderboard()]);
+  // A site built with a whole tiny package (`--tiny <package>`) scores that package's runs as `llm-nrm score <package>` does.
+  const tinyUrl = m.tiny?.task !== undefined ? new URL('data/tiny.json', document.baseURI).href : null;
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const results = h('div', { id: 'score-results' });
   const input = h('input', { type: 'file', id: 'score-file', accept: '.jsonl,.json,application/json,application/x-ndjson' });
@@ -70,12 +84,20 @@ export async function scorePage(view: HTMLElement): Promise<void> {
       const text = await file.text();
       const t0 = performance.now();
       const res = await scoreInWorker(
-        { text, fileName: file.name, model: modelId.value.trim() || 'my-model', score: scoring.value as ScoreRequest['score'], skipInvalid: skip.checked },
+        {
+          tinyUrl,
+          text,
+          fileName: file.name,
+          model: modelId.value.trim() || 'my-model',
+          score: scoring.value as ScoreRequest['score'],
+          skipInvalid: skip.checked,
+        },
         (msg) => {
           status.textContent = msg;
         },
       );
       const secs = (performance.now() - t0) / 1000;
+      const asPackage = res.scoredAs.kind === 'package';
       for (const l of res.llms) {
         const i = added.findIndex((a) => a.id === l.id && a.source === file.name);
         if (i >= 0) added.splice(i, 1);
@@ -89,19 +111,22 @@ export async function scorePage(view: HTMLElement): Promise<void> {
           rankLo: 0,
           rankHi: 0,
           group: 0,
-          accuracy: l.accuracy,
+          // A package's run: its predicted full-bank accuracy, the number every other row shows; never its accuracy on the package's items.
+          accuracy: l.predicted ? l.predicted['overall']!.accuracy : l.accuracy,
           cells: l.cells,
           sharpness: l.sharpness,
           fallbackStrength: l.fallback.length > 0 ? Math.max(...l.fallback) - Math.min(...l.fallback) : 0,
           fallbackUse: null,
           positionBias: l.positionBias,
           fallback: l.fallback,
-          benchmarks: null,
+          benchmarks: l.predicted ? m.benchmarks.map((b) => l.predicted![b.name]?.accuracy ?? null) : null,
           warnings: [],
           index: -1,
           added: true,
           outOfRange: false,
           source: file.name,
+          nuisance: l.nuisance,
+          ...(l.predicted ? { predicted: l.predicted } : {}),
         });
       }
       const rows = board(lb.llms, m);
@@ -120,9 +145,21 @@ export async function scorePage(view: HTMLElement): Promise<void> {
               h(
                 'tr',
                 null,
-                ...['Model', 'θ', 'SE', 'Rank', 'Accuracy', 'Items', 'Cells', 'Sharpness'].map((t, i) =>
-                  h('th', { scope: 'col', class: i > 0 ? 'num' : null }, t),
-                ),
+                ...[
+                  ['Model', null],
+                  ['θ', null],
+                  ['SE', null],
+                  ['Rank (90%)', `Rank among the ${m.llms} calibrated models and 90% interval (analysis' runRankInterval, as llm-nrm score prints it)`],
+                  asPackage
+                    ? [
+                        'Predicted full-bank accuracy (90%)',
+                        `Predicted accuracy on the whole bank, with its 90% interval, from the run's θ, sharpness and answers to the package's ${res.scoredAs.items} items (as llm-nrm score <package> prints it)`,
+                      ]
+                    : ['Accuracy (items answered)', "Share of the bank's items it answered whose most likely option was the key"],
+                  ['Items', null],
+                  ['Cells', null],
+                  ['Sharpness', null],
+                ].map(([t, title], i) => h('th', { scope: 'col', class: i > 0 ? 'num' : null, title }, t)),
               ),
             ),
             h(
@@ -136,8 +173,15 @@ export async function scorePage(view: HTMLElement): Promise<void> {
                   h('td', { class: 'model' }, l.id, r.outOfRange ? h('span', { class: 'tag warn' }, 'outside calibrated range') : null),
                   h('td', { class: 'num' }, fmt(l.theta, 4)),
                   h('td', { class: 'num' }, Number.isFinite(l.se) ? `±${fmt(l.se, 4)}` : '–'),
-                  h('td', { class: 'num' }, `${r.rank} (${r.rankLo}–${r.rankHi}) of ${rows.length}`),
-                  h('td', { class: 'num' }, pct(l.accuracy)),
+                  h('td', { class: 'num rank' }, `${l.rankInterval.rank} (${l.rankInterval.lo}–${l.rankInterval.hi}) of ${l.rankInterval.of}`),
+                  l.predicted
+                    ? h(
+                        'td',
+                        { class: 'num accuracy predicted', title: 'predicted full-bank accuracy, 90% interval in brackets' },
+                        pctInterval(l.predicted['overall']!),
+                        h('span', { class: 'tag' }, 'predicted'),
+                      )
+                    : h('td', { class: 'num accuracy' }, pct(l.accuracy)),
                   h('td', { class: 'num' }, l.items.toLocaleString('en')),
                   h('td', { class: 'num' }, l.cells.toLocaleString('en')),
                   h(
@@ -146,8 +190,10 @@ export async function scorePage(view: HTMLElement): Promise<void> {
                       class: 'num',
                       title:
                         l.nuisance === 'fleet'
-                          ? "few items: sharpness, bias and fallback held at the calibrated fleet's means (as llm-nrm score --nuisance auto)"
-                          : null,
+                          ? "sharpness, bias and fallback held at the calibrated fleet's means (llm-nrm score --nuisance fleet)"
+                          : l.nuisance === 'sharpness'
+                            ? "fitted with θ; position bias and fallback not fitted from so few items (the calibrated fleet's spread as priors)"
+                            : null,
                     },
                     l.nuisance === 'fleet' ? 'fleet mean' : fmt(l.sharpness),
                   ),
@@ -156,6 +202,23 @@ export async function scorePage(view: HTMLElement): Promise<void> {
             ),
           ),
         ),
+        res.scoredAs.kind === 'package'
+          ? h(
+              'div',
+              { id: 'package-run' },
+              h(
+                'p',
+                null,
+                `Scored as a run of the tiny package ${res.scoredAs.task} (${res.scoredAs.items} items), as llm-nrm score <package> scores it. The accuracy shown is its predicted accuracy on the whole bank (${m.items.toLocaleString('en')} items), with a 90% interval, not its share right on the package's items: a few items are easier or harder than the bank. Its position bias and fallback are not fitted from so few items, so the leaderboard shows none for it.`,
+              ),
+              h('p', { class: 'muted' }, 'What llm-nrm score <package> prints for it:'),
+              h('pre', { class: 'cli-line' }, res.llms.map(packageLine).join('\n')),
+            )
+          : h(
+              'p',
+              { id: 'bank-run', class: 'muted' },
+              `Scored against the full bank (${res.scoredAs.items.toLocaleString('en')} items). The accuracy shown is its share right on the bank's items it answered (all of them: its full-bank accuracy; fewer: its accuracy on those)${m.tiny?.task !== undefined ? ` (a run of the tiny package ${m.tiny.task} alone is scored as that package scores it, with a predicted full-bank accuracy)` : ''}.`,
+            ),
         res.unknown > 0 ? h('p', { class: 'muted' }, `${res.unknown} responses to items not in the bank were skipped.`) : null,
         res.notes.length > 0 ? h('details', null, h('summary', null, 'Reader notes'), h('ul', null, ...res.notes.map((n) => h('li', null, n)))) : null,
         h('p', null, h('a', { href: '#/', id: 'see-board' }, 'See it on the leaderboard →')),
@@ -194,7 +257,12 @@ export async function scorePage(view: HTMLElement): Promise<void> {
     ),
     howTo(
       "Give the model's per-option scores: a tidy JSON Lines file (one record per model × item, from llm-nrm convert) or an lm-eval-harness samples file written with --log_samples. Only items of this bank count; tick the box to skip the others instead of stopping.",
-      "The scoring fits the model's θ, sharpness, position bias and fallback with every item parameter fixed, exactly as llm-nrm score does, so the numbers match the command line. From fewer than 200 items it fits θ alone and holds the others at the calibrated fleet's means (llm-nrm score --nuisance auto). Its SE says how much the θ rests on: few items give a wide interval.",
+      `The scoring fits the model's θ, sharpness, position bias and fallback with every item parameter fixed, exactly as llm-nrm score does, so the numbers match the command line. From fewer than ${FLEET_NUISANCE_BELOW} items it fits θ and sharpness, with position bias and fallback under the calibrated fleet's spread as priors (llm-nrm score --nuisance auto). Its SE says how much the θ rests on: few items give a wide interval; the rank interval is the central 90% of its rank over redraws of every θ within its SE.`,
+      ...(m.tiny?.task !== undefined
+        ? [
+            `This site carries the tiny package ${m.tiny.task} (${m.tiny.items} items). A run of it (an lm-eval samples file of that task, or tidy records of its items only) is scored as llm-nrm score <package> scores it, and shows its predicted full-bank accuracy with a 90% interval: its share right on so few items is not comparable with the other models' full-bank accuracy.`,
+          ]
+        : []),
     ),
     drop,
     h(
