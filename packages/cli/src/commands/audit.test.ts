@@ -93,7 +93,9 @@ describe('llm-nrm audit', () => {
       const res = await runCli(['fit', keyFree, '--model', model, '-o', output, '-q']);
       // NO_KEY (requireKeys): the model, how many items lack a key, the first, and what fits instead.
       expect(res.code).toBe(1);
-      expect(res.err).toContain(`${model.toUpperCase()} (correctness) needs a key, but the bank has no key for 150 of 150 items (first "sim/0")`);
+      expect(res.err).toContain(
+        `${model.toUpperCase()} (correctness) needs a key, but the bank has no key for 150 of 150 items (first "sim/0", "sim/1", "sim/2", "sim/3", "sim/4")`,
+      );
       expect(res.err).toContain('--model llm-nrm, nrm or nrm-hard');
       expect(() => readFileSync(output)).toThrow();
     }
