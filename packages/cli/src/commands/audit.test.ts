@@ -104,4 +104,31 @@ describe('llm-nrm audit', () => {
     expect(res.code).toBe(1);
     expect(res.err).toContain('--model 2pl fits correctness, which needs a key: with --ignore-key use --model llm-nrm, nrm or nrm-hard');
   });
+
+  it('report: the audit as a section; a key-free bundle leaves the keyed sections out and says so', async () => {
+    const free = join(tmp.dir, 'free.json');
+    if ((await runCli(['fit', keyFree, '-o', free, '-q'])).code !== 0) throw new Error('fit failed');
+    const text = await runCli(['report', free]);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('No key for 150 of 150 items (a key-free fit)');
+    expect(text.out).not.toContain('Item information over binary scoring');
+    expect(text.out).not.toContain('Item-quality flags');
+    expect(text.out).toContain('Key audit (as `llm-nrm audit` prints it)');
+    expect(text.out).toContain('(150 items have no key to check)');
+    const json = JSON.parse((await runCli(['report', free, '--json'])).out);
+    expect(json).toMatchObject({ keyFree: 150, information: null, flags: null, flagged: null });
+    expect(json.audit.keyFree).toBe(150);
+
+    // Fitted with the doubted keys: the report's audit is `llm-nrm audit`'s, row for row.
+    const keyed = join(tmp.dir, 'doubted.json');
+    if ((await runCli(['fit', doubted, '-o', keyed, '-q'])).code !== 0) throw new Error('fit failed');
+    const report = JSON.parse((await runCli(['report', keyed, '--json'])).out);
+    const audit = JSON.parse((await runCli(['audit', keyed, '--json', '-q'])).out);
+    expect(report.keyFree).toBe(0);
+    expect(report.information).not.toBeNull();
+    expect(report.audit.keys).toEqual(audit.keys);
+    expect(report.audit.keys.slice(0, 5).filter((k: { id: string }) => planted.has(k.id)).length).toBeGreaterThanOrEqual(4);
+    const shown = await runCli(['report', keyed, '--flagged', '3']);
+    expect(shown.out).toMatch(new RegExp(`Key audit[^]*\\n\\s*1\\s+${audit.keys[0].id.replace('/', '\\/')}\\s`));
+  });
 });
