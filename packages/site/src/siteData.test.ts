@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bankRecords, fit, simulateFleet, toBundle } from '@llm-nrm/core';
+import { bankRecords, fit, isLlmNrmError, simulateFleet, toBundle } from '@llm-nrm/core';
 import { responsesBank, siteData } from './siteData.js';
 import type { BenchmarkShard, ItemShard, LeaderboardShard, Manifest, ModelShard } from './types.js';
 
@@ -114,5 +114,17 @@ describe('siteData', () => {
           if (e.id === planted.items[0]!.id) expect(e.keyAudit).toMatchObject({ implied: leader, confidence: expect.any(Number) });
         }
     expect(doubted).toBeGreaterThan(0);
+  });
+
+  it('refuses a key-free bundle with NO_KEY naming the items (every page reads the key)', () => {
+    const free = { ...bundle, items: bundle.items.map((it, i) => (i === 2 || i === 7 ? { ...it, keyFree: true as const } : it)) };
+    let err: unknown;
+    try {
+      siteData({ bundle: free });
+    } catch (e) {
+      err = e;
+    }
+    expect(isLlmNrmError(err, 'NO_KEY')).toBe(true);
+    expect((err as Error).message).toContain(`no key for 2 of 120 items ("${bundle.items[2]!.id}", "${bundle.items[7]!.id}")`);
   });
 });

@@ -9,6 +9,7 @@ import {
   getFamily,
   itemCurve,
   optionLevelLayout,
+  requireKeys,
   sigmoid,
   type BundleItem,
   type CalibrationBundle,
@@ -92,6 +93,13 @@ export function benchmarkOf(it: { benchmark?: string }): string {
 /** Build every data file of the site. Pure: no I/O (buildSite writes them). */
 export function siteData(input: SiteInput): SiteFiles {
   const { bundle } = input;
+  // Every page reads the key (the information split, P(key) between neighbours, accuracy, the item
+  // flags): a key-free bundle's keys are only anchors (consensusKeys), never shown as answers.
+  requireKeys(
+    bundle.items,
+    'the leaderboard site (information split, P(key), accuracy, item flags)',
+    'fit the bank with its keys (`llm-nrm audit <bundle> <responses>` checks doubtful ones) and build the site from that bundle',
+  );
   const say = input.onProgress ?? (() => {});
   const shardSize = input.shardSize ?? 200;
   const files: SiteFiles = new Map();
