@@ -87,7 +87,7 @@ describe('llm-nrm audit', () => {
     expect(text.out).toMatch(new RegExp(`\\n\\s*1\\s+${audit.keys[0].id.replace('/', '\\/')}\\s`));
   });
 
-  it('binary models refuse a key-free bank (NO_KEY, naming the items) and write nothing', async () => {
+  it('binary models and evaluate refuse a key-free bank (NO_KEY, naming the items); fit writes nothing', async () => {
     for (const model of ['1pl', '2pl']) {
       const output = join(tmp.dir, `b-${model}.json`);
       const res = await runCli(['fit', keyFree, '--model', model, '-o', output, '-q']);
@@ -99,6 +99,10 @@ describe('llm-nrm audit', () => {
       expect(res.err).toContain('--model llm-nrm, nrm or nrm-hard');
       expect(() => readFileSync(output)).toThrow();
     }
+    // evaluate's studies score correctness against the key.
+    const ev = await runCli(['evaluate', keyFree, '--cv', '2', '--models', 'nrm', '-q']);
+    expect(ev.code).toBe(1);
+    expect(ev.err).toContain(`evaluate (${keyFree}) needs a key, but the bank has no key for 150 of 150 items (first "sim/0"`);
     // --ignore-key with a binary model is refused before the file is read.
     const res = await runCli(['fit', doubted, '--ignore-key', '--model', '2pl', '-o', join(tmp.dir, 'ig.json'), '-q']);
     expect(res.code).toBe(1);
