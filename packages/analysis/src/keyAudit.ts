@@ -6,8 +6,9 @@ export interface KeyAuditOptions {
   /**
    * Ability at which the implied key is read off the option curves (default 4: past every LLM of a
    * fleet on theta's N(0, 1) scale, where the option of largest slope leads unless its intercept
-   * is far behind). In a prototype on three 100 x 2,000 simulated fleets (not yet a recorded bench)
-   * theta 3-4 put more swapped keys in the first 50 flags than 2 (`report`'s possible-wrong-key).
+   * is far behind). On 100 x 2,000 simulated fleets with 5% of keys swapped (bench/keyAudit.mjs,
+   * seeds 1-3) precision at 50 flags is 0.86 at theta 2 (`report`'s possible-wrong-key), 0.91 at 3,
+   * 0.92 at 4 and 0.93 at 6; 4 was chosen before the bench and kept (analysis BENCHMARKS.md).
    */
   highTheta?: number;
   /** A distractor whose probability stays below this over the fleet's abilities is dead (default 0.01). */

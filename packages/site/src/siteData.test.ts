@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bankRecords, fit, simulateFleet, toBundle } from '@llm-nrm/core';
+import { bankRecords, fit, isLlmNrmError, simulateFleet, toBundle } from '@llm-nrm/core';
 import { responsesBank, siteData } from './siteData.js';
 import type { BenchmarkShard, ItemShard, LeaderboardShard, Manifest, ModelShard } from './types.js';
 
@@ -87,5 +87,44 @@ describe('siteData', () => {
     expect(model.paramSe).toBeNull();
     expect(model.neighbours[0]!.items[0]!.observed).toBe(false);
     expect((files.get('items/0/0.json') as ItemShard).items[0]!.preferred).toBeNull();
+  });
+
+  it("carries the key audit's verdict on the item rows: a planted wrong key is doubted, agreeing keys are not", () => {
+    // Item 0 keyed to the option least likely at theta 4 instead of its fitted curves' leader there.
+    const at4 = (it: (typeof bundle.items)[number]) => it.a.map((a, k) => a * 4 + it.c[k]!);
+    const z = at4(bundle.items[0]!);
+    const leader = z.indexOf(Math.max(...z));
+    const wrong = z.indexOf(Math.min(...z));
+    const planted = { ...bundle, items: bundle.items.map((it, i) => (i === 0 ? { ...it, key: wrong } : it)) };
+    const files = siteData({ bundle: planted });
+    const m = files.get('manifest.json') as Manifest;
+    let doubted = 0;
+    for (const b of m.benchmarks)
+      for (let s = 0; s < b.shards; s++)
+        for (const e of (files.get(`items/${b.id}/${s}.json`) as ItemShard).items) {
+          const zi = at4(planted.items.find((it) => it.id === e.id)!);
+          const top = zi.indexOf(Math.max(...zi));
+          if (top === e.key) expect(e.keyAudit).toBeNull();
+          else {
+            doubted++;
+            expect(e.keyAudit!.implied).toBe(top);
+            expect(e.keyAudit!.highTheta).toBe(4);
+            expect(e.keyAudit!.margin).toBeCloseTo(zi[top]! - zi[e.key]!, 5);
+          }
+          if (e.id === planted.items[0]!.id) expect(e.keyAudit).toMatchObject({ implied: leader, confidence: expect.any(Number) });
+        }
+    expect(doubted).toBeGreaterThan(0);
+  });
+
+  it('refuses a key-free bundle with NO_KEY naming the items (every page reads the key)', () => {
+    const free = { ...bundle, items: bundle.items.map((it, i) => (i === 2 || i === 7 ? { ...it, keyFree: true as const } : it)) };
+    let err: unknown;
+    try {
+      siteData({ bundle: free });
+    } catch (e) {
+      err = e;
+    }
+    expect(isLlmNrmError(err, 'NO_KEY')).toBe(true);
+    expect((err as Error).message).toContain(`no key for 2 of 120 items ("${bundle.items[2]!.id}", "${bundle.items[7]!.id}")`);
   });
 });

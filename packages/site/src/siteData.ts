@@ -8,13 +8,24 @@ import {
   bundleParameters,
   getFamily,
   itemCurve,
+  optionLevelLayout,
+  requireKeys,
   sigmoid,
   type BundleItem,
   type CalibrationBundle,
   type ResponseBank,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { informativeDistractors, itemInformation, itemQuality, llmParameterErrors, RANK_LEVEL, rankIntervals, testInformation } from '@llm-nrm/analysis';
+import {
+  informativeDistractors,
+  itemInformation,
+  itemQuality,
+  keyAudit,
+  llmParameterErrors,
+  RANK_LEVEL,
+  rankIntervals,
+  testInformation,
+} from '@llm-nrm/analysis';
 import type { BenchmarkShard, ItemRow, ItemShard, LeaderboardRow, LeaderboardShard, Manifest, ModelShard, SeparatingItem, TinyScoringShard } from './types.js';
 
 /** Version of the shard layout (bumped when a page could not read an older site's data). */
@@ -82,6 +93,13 @@ export function benchmarkOf(it: { benchmark?: string }): string {
 /** Build every data file of the site. Pure: no I/O (buildSite writes them). */
 export function siteData(input: SiteInput): SiteFiles {
   const { bundle } = input;
+  // Every page reads the key (the information split, P(key) between neighbours, accuracy, the item
+  // flags): a key-free bundle's keys are only anchors (consensusKeys), never shown as answers.
+  requireKeys(
+    bundle.items,
+    'the leaderboard site (information split, P(key), accuracy, item flags)',
+    'fit the bank with its keys (`llm-nrm audit <bundle> <responses>` checks doubtful ones) and build the site from that bundle',
+  );
   const say = input.onProgress ?? (() => {});
   const shardSize = input.shardSize ?? 200;
   const files: SiteFiles = new Map();
@@ -127,6 +145,9 @@ export function siteData(input: SiteInput): SiteFiles {
   const prior = itemInformation(itemBank, iLayout, ix);
   const quality = itemQuality(itemBank, iLayout, ix);
   const informative = informativeDistractors(itemBank, iLayout, ix);
+  // The key audit's verdict per item (analysis keyAudit, `llm-nrm audit`): keys the curves disagree with at its high theta.
+  const audit = optionLevelLayout(iLayout) ? keyAudit(itemBank, iLayout, ix) : null;
+  const doubted = new Map((audit?.keys ?? []).map((k) => [k.id, k]));
 
   // Responses: preferred option and mean q on the key per (LLM, item); accuracy per benchmark.
   const bank = input.bank;
@@ -253,6 +274,7 @@ export function siteData(input: SiteInput): SiteFiles {
       for (const i of list.slice(s0, s0 + shardSize)) {
         const it = bundle.items[i]!;
         const q = qualityById.get(it.id);
+        const d = doubted.get(it.id);
         const entry: ItemShard['items'][number] = {
           id: it.id,
           key: it.key,
@@ -266,6 +288,7 @@ export function siteData(input: SiteInput): SiteFiles {
           quality: q
             ? { topAtHigh: q.topAtHigh, keySlope: round(q.keySlope), spread: round(q.spread), dominant: q.dominant, dominantMass: round(q.dominantMass) }
             : null,
+          keyAudit: d ? { highTheta: audit!.highTheta, implied: d.implied, margin: round(d.margin), confidence: round(d.confidence, 4) } : null,
           informative: informative[i]!,
           information: { total: round(prior.total[i]!), binary: round(prior.binary[i]!), wrong: round(prior.wrong[i]!) },
           preferred: pref ? Array.from({ length: J }, (_, r) => pref![r * I + i]!) : null,

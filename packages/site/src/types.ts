@@ -107,6 +107,11 @@ export interface ItemEntry {
   irt: { discrimination: number; intercept: number; guess: number; upper: number } | null;
   flags: string[];
   quality: { topAtHigh: number; keySlope: number; spread: number; dominant: number; dominantMass: number } | null;
+  /**
+   * The key audit's verdict (analysis keyAudit): set when the option the curves favour at highTheta is
+   * not the key, with logit(implied) - logit(key) there and sigmoid of it; null when they agree.
+   */
+  keyAudit: { highTheta: number; implied: number; margin: number; confidence: number } | null;
   informative: number[];
   /** Information averaged over N(0, 1) abilities, split. */
   information: { total: number; binary: number; wrong: number };

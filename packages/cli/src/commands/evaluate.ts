@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, MODEL_NAMES, bankFromRecords, fitConvergence, type FitOptions, type ModelName } from '@llm-nrm/core';
+import { LlmNrmError, MODEL_NAMES, bankFromRecords, fitConvergence, requireKeys, type FitOptions, type ModelName } from '@llm-nrm/core';
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import {
   calibrationCurve,
@@ -189,6 +189,13 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
     // readAnyResponses' records are parseResponseRecord's own (checked: not checked twice).
     const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid: argv['skip-invalid'], checked: true });
     if (stats.skipped > 0) info(argv.quiet, `skipped ${stats.skipped} invalid records when building the bank; the first: ${stats.skippedReasons[0]}`);
+    // Every study here scores correctness against the key (Table 1's correct columns, the binary
+    // models, ability from correctness): a key-free record's key would be only the fleet's anchor.
+    requireKeys(
+      bank.items,
+      `evaluate (${argv.responses})`,
+      'give every record its key (the studies compare option-level prediction with correctness), or audit doubtful keys with `llm-nrm audit`',
+    );
     info(argv.quiet, `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells)`);
     const none = argv.cv === undefined && argv['by-llm'] === undefined && argv.compression === undefined && argv.calibration === undefined;
     const out: Record<string, unknown> = {};

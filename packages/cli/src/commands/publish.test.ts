@@ -674,3 +674,22 @@ describe('a package from the winogrande fixture (multiple-input) round-trips', (
     expect(full.items.find((x) => x.id === it0.id)!.a).toEqual(it0.a);
   });
 });
+
+describe('llm-nrm publish on a key-free bundle', () => {
+  it('refuses with NO_KEY naming the items (the harness files would carry anchors as gold answers) and writes nothing', async () => {
+    const free = write(
+      'calibration-key-free.jsonl',
+      records.filter((r) => r.model !== heldOut).map(({ key: _key, ...r }) => r),
+    );
+    const freeBundle = join(tmp.dir, 'bundle-key-free.json');
+    expect((await runCli(['fit', free, '-o', freeBundle, '-q'])).code).toBe(0);
+    const out = join(tmp.dir, 'tiny-key-free');
+    const res = await runCli(['publish', freeBundle, '--responses', free, '--items', '10', '-o', out, '-q']);
+    expect(res.code).toBe(1);
+    expect(res.err).toContain(
+      `${freeBundle}: a tiny package (each harness's gold answer, the accuracy prediction) needs a key, but the bank has no key for 120 of 120 items (first "sim/0", "sim/1", "sim/2", "sim/3", "sim/4")`,
+    );
+    expect(res.err).toContain('llm-nrm audit');
+    expect(existsSync(out)).toBe(false);
+  });
+});

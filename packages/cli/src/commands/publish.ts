@@ -7,6 +7,7 @@ import {
   argmaxAccuracies,
   getFamily,
   itemContentSha256,
+  requireKeys,
   restrictBundle,
   type BundleItem,
   type CalibrationBundle,
@@ -294,6 +295,13 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         `${argv.bundle}: a ${bundle.model} bundle; tiny benchmarks score option-level models (llm-nrm, nrm): fit one with --model llm-nrm`,
       );
     }
+    // Every harness file carries each item's gold answer, and the package predicts accuracy: a key-free
+    // bundle's keys are only its anchors (consensusKeys), never to be published as answers.
+    requireKeys(
+      bundle.items,
+      `${argv.bundle}: a tiny package (each harness's gold answer, the accuracy prediction)`,
+      'fit the bank with its keys (`llm-nrm audit <bundle> <responses>` checks doubtful ones) and publish that bundle',
+    );
     const name = (
       argv.name ??
       argv.output

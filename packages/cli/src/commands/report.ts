@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, familyOfLayout } from '@llm-nrm/core';
+import { LlmNrmError, familyOfLayout, keyFreeCount } from '@llm-nrm/core';
 import {
   informationSummary,
   informativeDistractors,
   itemInformation,
   itemQuality,
+  keyAudit,
   parseRanking,
   rankAgreement,
   type InformationSummaryRow,
@@ -14,6 +15,7 @@ import { readBundle } from '@llm-nrm/adapters';
 import { bundleBank } from '../bundle-bank.js';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
+import { formatAudit } from './audit.js';
 
 interface ReportArgs {
   bundle: string;
@@ -48,14 +50,22 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
   handler: async (argv) => {
     const bundle = await readBundle(argv.bundle);
     const { bank, layout, x } = bundleBank(bundle);
-    const prior = informationSummary(bank, itemInformation(bank, layout, x));
-    const fitted = informationSummary(bank, itemInformation(bank, layout, x, { abilities: 'fitted' }));
-    const quality = itemQuality(bank, layout, x);
+    const optionLevel = familyOfLayout(layout).kind === 'option-level';
+    // A key-free bundle's keys are only its anchors (consensusKeys): every keyed section (the
+    // information split into binary and distractor parts, the item flags read against the key,
+    // distractors) would report the anchor as the answer, so they are left out and said to be.
+    const keyFree = keyFreeCount(bundle.items);
+    const keyed = keyFree === 0;
+    const prior = keyed ? informationSummary(bank, itemInformation(bank, layout, x)) : null;
+    const fitted = keyed ? informationSummary(bank, itemInformation(bank, layout, x, { abilities: 'fitted' })) : null;
+    const quality = keyed ? itemQuality(bank, layout, x) : [];
     const flagged = quality.filter((q) => q.flags.length > 0);
     const flagCounts: Record<string, number> = {};
     for (const q of flagged) for (const f of q.flags) flagCounts[f] = (flagCounts[f] ?? 0) + 1;
-    const distractors = informativeDistractors(bank, layout, x);
+    const distractors = keyed ? informativeDistractors(bank, layout, x) : [];
     const withInformative = distractors.filter((d) => d.length > 0).length;
+    // The key audit (analysis keyAudit, as `llm-nrm audit` prints it): option-level bundles only.
+    const audit = optionLevel ? keyAudit(bank, layout, x) : null;
     const llms = [...bundle.llms].sort((a, b) => b.theta - a.theta);
     // A bundle from an unconverged fit is said first (stdout's first line, JSON's first key).
     const unsettled = unconvergedLine(bundle, argv.bundle);
@@ -63,17 +73,24 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       calibration: calibrationJson(bundle),
       model: bundle.model,
       llms: llms.map((l) => ({ id: l.id, theta: l.theta, se: l.se, sharpness: l.sharpness, accuracy: l.accuracy ?? null })),
-      information: { prior, fitted },
-      flags: flagCounts,
-      flagged,
-      itemsWithInformativeDistractor: withInformative,
+      keyFree,
+      information: keyed ? { prior, fitted } : null,
+      flags: keyed ? flagCounts : null,
+      flagged: keyed ? flagged : null,
+      itemsWithInformativeDistractor: keyed ? withInformative : null,
+      audit,
     };
     let text = `${unsettled ?? ''}${bundle.model} bank: ${bundle.llms.length} LLMs, ${bundle.items.length} items\n\n`;
     text += formatTable(
       ['rank', 'llm', 'theta', 'se', 'sharpness', 'accuracy'],
       llms.map((l, r) => [r + 1, l.id, l.theta, l.se ?? NaN, l.sharpness, l.accuracy ?? NaN]),
     );
-    if (familyOfLayout(layout).kind === 'option-level') {
+    if (optionLevel && !keyed)
+      text +=
+        `\nNo key for ${keyFree} of ${bundle.items.length} items (a key-free fit): the information split over binary scoring, ` +
+        'the item-quality flags and the informative distractors need the key and are left out. `llm-nrm audit <bundle> <responses>` ' +
+        'checks the keys a responses file gives.\n';
+    if (optionLevel && prior !== null && fitted !== null) {
       text += '\n' + infoTable('Item information over binary scoring, averaged over N(0,1)', prior);
       text += '\n' + infoTable('... and over the fitted abilities', fitted);
       text += `\nItems with an informative distractor: ${withInformative} / ${bank.items.length}\n`;
@@ -89,6 +106,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         );
       }
     }
+    if (audit !== null) text += `\nKey audit (as \`llm-nrm audit\` prints it)\n${formatAudit(audit, argv.flagged)}`;
     if (argv.external !== undefined) {
       let csv: string;
       try {

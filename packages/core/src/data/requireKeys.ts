@@ -2,23 +2,21 @@ import { LlmNrmError } from '../errors.js';
 
 /**
  * Throws NO_KEY when any of `items` has no key (key-free fitting: its `key` is only the fleet's
- * anchor, consensusKeys.ts), naming how many, the first, and `instead` (what to use instead). Every
+ * anchor, consensusKeys.ts), naming how many, the first five, and `instead` (what to use instead). Every
  * keyed computation (binary models, accuracy, the information split, wrong-answers ability, keyed
  * item flags) calls it rather than reading an anchor as a key.
  */
 export function requireKeys(items: readonly { id: string; keyFree?: true }[], what: string, instead: string): void {
   let n = 0;
-  let first: string | undefined;
+  const named: string[] = [];
   for (const it of items) {
     if (it.keyFree !== true) continue;
     n++;
-    first ??= it.id;
+    if (named.length < 5) named.push(JSON.stringify(it.id));
   }
   if (n === 0) return;
-  throw new LlmNrmError(
-    'NO_KEY',
-    `${what} needs a key, but the bank has no key for ${n} of ${items.length} items (first ${JSON.stringify(first)}): ${instead}`,
-  );
+  const which = n === 1 ? named[0]! : `${n > named.length ? 'first ' : ''}${named.join(', ')}`;
+  throw new LlmNrmError('NO_KEY', `${what} needs a key, but the bank has no key for ${n} of ${items.length} items (${which}): ${instead}`);
 }
 
 /** Number of items without a key. */

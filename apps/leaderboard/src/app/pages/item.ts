@@ -225,6 +225,17 @@ export async function itemPage(view: HTMLElement, args: string[]): Promise<void>
     ...(it.quality && it.flags.includes('possible-wrong-key')
       ? [h('p', null, `At θ = 2 the most likely option is ${optionLabel(it.quality.topAtHigh)}: “${text(it.quality.topAtHigh)}”.`)]
       : []),
+    // The key audit's verdict (analysis keyAudit, `llm-nrm audit`); older site data have no field.
+    ...(it.keyAudit
+      ? [
+          h(
+            'p',
+            { class: 'key-audit' },
+            h('strong', null, 'Key audit'),
+            `: at θ = ${fmt(it.keyAudit.highTheta)} the fleet's curves favour ${optionLabel(it.keyAudit.implied)} (“${text(it.keyAudit.implied)}”) over the key by ${fmt(it.keyAudit.margin)} logits (confidence ${fmt(it.keyAudit.confidence, 3)}): the key may be wrong.`,
+          ),
+        ]
+      : []),
     h(
       'p',
       { class: 'muted' },
