@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, familyOfLayout, keyFreeCount } from '@llm-nrm/core';
+import { LlmNrmError, familyOfLayout } from '@llm-nrm/core';
 import {
   informationSummary,
   informativeDistractors,
@@ -54,7 +54,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     // A key-free bundle's keys are only its anchors (consensusKeys): every keyed section (the
     // information split into binary and distractor parts, the item flags read against the key,
     // distractors) would report the anchor as the answer, so they are left out and said to be.
-    const keyFree = keyFreeCount(bundle.items);
+    const keyFree = bundle.items.filter((it) => it.keyFree === true).length;
     const keyed = keyFree === 0;
     const prior = keyed ? informationSummary(bank, itemInformation(bank, layout, x)) : null;
     const fitted = keyed ? informationSummary(bank, itemInformation(bank, layout, x, { abilities: 'fitted' })) : null;

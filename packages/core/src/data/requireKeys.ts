@@ -18,10 +18,3 @@ export function requireKeys(items: readonly { id: string; keyFree?: true }[], wh
   const which = n === 1 ? named[0]! : `${n > named.length ? 'first ' : ''}${named.join(', ')}`;
   throw new LlmNrmError('NO_KEY', `${what} needs a key, but the bank has no key for ${n} of ${items.length} items (${which}): ${instead}`);
 }
-
-/** Number of items without a key. */
-export function keyFreeCount(items: readonly { keyFree?: true }[]): number {
-  let n = 0;
-  for (const it of items) if (it.keyFree === true) n++;
-  return n;
-}
