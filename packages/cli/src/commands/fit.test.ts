@@ -110,8 +110,9 @@ describe('llm-nrm fit', () => {
     expect(code).toBe(0);
     expect(err).toContain('guessing fallback left out');
     const bundle = parseBundle(readFileSync(output, 'utf8'), output);
-    expect((bundle.warnings ?? []).map((w) => w.code)).toEqual(expect.arrayContaining(['SHARPNESS_FIXED', 'FALLBACK_OFF']));
+    expect((bundle.warnings ?? []).map((w) => w.code)).toEqual(expect.arrayContaining(['SHARPNESS_FIXED', 'FALLBACK_OFF', 'ITEM_PRIOR_HARD']));
     expect(bundle.llms.every((l) => l.sharpness === 1)).toBe(true);
+    expect(bundle.priors?.itemSd).toBe(2);
     expect(bundle.fit.converged).toBe(true);
     // A family without a fallback (NRM) on the same bank has nothing left out to say.
     const nrmOut = join(tmp.dir, 'hard-nrm.json');

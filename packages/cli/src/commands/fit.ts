@@ -309,6 +309,14 @@ export const fitCommand: CommandModule<object, FitArgs> = {
       warnings.push({ code: 'FALLBACK_OFF', message });
       info(argv.quiet, `note: ${message}`);
     }
+    // The item prior core tightened for an all-hard bank (core's identifiedPriors): said here and in the bundle.
+    if (options.priors?.itemSd === undefined && result.priors.itemSd !== undefined) {
+      const message =
+        `item prior SD ${result.priors.itemSd} instead of 10: every answer in this bank is hard, and from one-hot answers of ${bank.models.length} LLMs ` +
+        "an item's option logits meet separation (an option chosen by exactly the stronger LLMs has no finite slope); the tighter prior keeps items from fitting the fleet's draws";
+      warnings.push({ code: 'ITEM_PRIOR_HARD', message });
+      info(argv.quiet, `note: ${message}`);
+    }
     const bundle = toBundle(result, {
       version: toolVersion(),
       inputs: hashing === undefined ? [] : await hashing.done,

@@ -3,7 +3,7 @@ import { resolveEngine, type Engine } from '../engines.js';
 import { LlmNrmError } from '../errors.js';
 import type { ModelFamily } from '../model/family.js';
 import type { Layout } from '../model/layout.js';
-import { identifiedParts } from '../model/llmNrm/hardOnlyModels.js';
+import { identifiedParts, identifiedPriors } from '../model/llmNrm/hardOnlyModels.js';
 import { getFamily } from '../model/registry.js';
 import { DEFAULT_PRIORS, type Objective, type Priors } from '../model/objective.js';
 import type { LlmNrmParts, ModelName } from '../model/types.js';
@@ -96,11 +96,13 @@ export interface FitProblem {
 /** Build and identify a fit's objective (FitOptions.identification; paper.md, "Fitting"). */
 export function identify(bank: ResponseBank, options: IdentifyOptions): FitProblem {
   const model = options.model ?? 'llm-nrm';
-  const priors = options.priors ?? {};
   const engine = resolveEngine(options.engine);
-  // A fresh fit drops what its bank cannot identify (an all-hard bank: the gate); a warm start
-  // (scoring, extending) keeps the parts of the calibration it starts from.
-  const parts = options.init === undefined ? identifiedParts(bank, getFamily(model, options.parts).parts) : options.parts;
+  // A fresh fit drops what its bank cannot identify (an all-hard bank: the gate) and tightens the
+  // item prior there; a warm start (scoring, extending) keeps the calibration's parts and priors.
+  const requested = getFamily(model, options.parts);
+  const fresh = options.init === undefined;
+  const parts = fresh ? identifiedParts(bank, requested.parts) : options.parts;
+  const priors = fresh ? identifiedPriors(bank, requested.kind === 'option-level', options.priors ?? {}) : (options.priors ?? {});
   const built = modelObjective(bank, model, parts, priors, engine);
   const { bank: fitBank, family } = built;
   const fixItems = options.fixItems === true;

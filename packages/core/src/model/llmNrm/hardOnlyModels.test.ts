@@ -7,7 +7,7 @@ import { softplus } from '../layout.js';
 import { bankRecords, simulateFleet } from '../../simulate/simulate.js';
 import type { ResponseRecord } from '../types.js';
 import { getFamily } from '../registry.js';
-import { hardOnlyModels, identifiedParts } from './hardOnlyModels.js';
+import { HARD_ITEM_SD, hardOnlyModels, identifiedParts, identifiedPriors } from './hardOnlyModels.js';
 
 /** The fleet's records with the LLMs in `hard` answering by their modal option (a parsed choice). */
 function records(hard: (j: number) => boolean): ResponseRecord[] {
@@ -48,6 +48,19 @@ describe('hardOnlyModels', () => {
     const r = fit(hard, { init, fixItems: true, parts: all, standardErrors: false });
     expect(r.parts.fallback).toBe(true);
     expect(r.layout.kind === 'llm-nrm' && r.layout.parts.fallback).toBe(true);
+  });
+
+  it('identifiedPriors: an all-hard bank gets the tighter item prior in an option-level fresh fit, unless an item SD is given', () => {
+    const hard = bankFromRecords(records(() => true)).bank;
+    const mixed = bankFromRecords(records((j) => j < 11)).bank;
+    expect(identifiedPriors(hard, true, {})).toEqual({ itemSd: HARD_ITEM_SD });
+    expect(identifiedPriors(hard, true, { itemSd: 7, llmSd: 1 })).toEqual({ itemSd: 7, llmSd: 1 });
+    expect(identifiedPriors(hard, false, {})).toEqual({});
+    expect(identifiedPriors(mixed, true, {})).toEqual({});
+    // Through fit: the prior used is the one reported (and so the one a bundle records).
+    expect(fit(hard, { standardErrors: false }).priors.itemSd).toBe(HARD_ITEM_SD);
+    expect(fit(mixed, { standardErrors: false }).priors.itemSd).toBeUndefined();
+    expect(fit(hard, { model: '2pl', standardErrors: false }).priors.itemSd).toBeUndefined();
   });
 
   it('a mixed bank stays one fit: the soft LLMs keep their own sharpness', () => {
