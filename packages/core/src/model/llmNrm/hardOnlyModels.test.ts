@@ -57,6 +57,12 @@ describe('hardOnlyModels', () => {
     expect(identifiedPriors(hard, true, { itemSd: 7, llmSd: 1 })).toEqual({ itemSd: 7, llmSd: 1 });
     expect(identifiedPriors(hard, false, {})).toEqual({});
     expect(identifiedPriors(mixed, true, {})).toEqual({});
+    // LLMs held out by a mask (cross-validation, the compression study) do not make a hard bank soft.
+    const heldOut = new Uint8Array(hard.observed.length).fill(1);
+    heldOut.fill(0, 0, hard.colItem.length);
+    const masked = { ...hard, observed: heldOut };
+    expect(identifiedPriors(masked, true, {})).toEqual({ itemSd: HARD_ITEM_SD });
+    expect(identifiedParts(masked, { sharpness: true, position: true, fallback: true }).fallback).toBe(false);
     // Through fit: the prior used is the one reported (and so the one a bundle records).
     expect(fit(hard, { standardErrors: false }).priors.itemSd).toBe(HARD_ITEM_SD);
     expect(fit(mixed, { standardErrors: false }).priors.itemSd).toBeUndefined();

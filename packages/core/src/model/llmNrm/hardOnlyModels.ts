@@ -45,8 +45,7 @@ function hardOnlyModels(bank: ResponseBank): number[] {
  * w0 and kappa.
  */
 function identifiedParts(bank: ResponseBank, parts: LlmNrmParts): LlmNrmParts {
-  if (!parts.fallback || bank.models.length === 0) return parts;
-  return hardOnlyModels(bank).length === bank.models.length ? { ...parts, fallback: false } : parts;
+  return parts.fallback && everyAnswerHard(bank) ? { ...parts, fallback: false } : parts;
 }
 
 /**
@@ -66,6 +65,24 @@ const HARD_ITEM_SD = 2;
  * below random at 41 items with SD 10, above with SD 2: packages/core/BENCHMARKS.md).
  */
 function identifiedPriors(bank: ResponseBank, optionLevel: boolean, priors: Priors): Priors {
-  if (!optionLevel || priors.itemSd !== undefined || bank.models.length === 0) return priors;
-  return hardOnlyModels(bank).length === bank.models.length ? { ...priors, itemSd: HARD_ITEM_SD } : priors;
+  return optionLevel && priors.itemSd === undefined && everyAnswerHard(bank) ? { ...priors, itemSd: HARD_ITEM_SD } : priors;
+}
+
+/**
+ * Whether the bank has answers and every one is hard. LLMs with no observed cell (held out by a
+ * mask, as cross-validation and the compression study fit) say nothing either way.
+ */
+function everyAnswerHard(bank: ResponseBank): boolean {
+  const J = bank.models.length;
+  const nC = bank.colItem.length;
+  let answering = 0;
+  for (let j = 0; j < J; j++) {
+    for (let c = 0; c < nC; c++) {
+      if (bank.observed[j * nC + c]) {
+        answering++;
+        break;
+      }
+    }
+  }
+  return answering > 0 && hardOnlyModels(bank).length === answering;
 }
