@@ -10,6 +10,7 @@ import { parseSamplesName } from './lmeval/samplesName.js';
 import { parseJsonLine } from './tidy/parseJsonLine.js';
 
 export { newReport, parseSamplesName, type OptionScoring, type ReadReport };
+export { packageRunRecord } from './export/packageRunRecord.js';
 
 /** Records parsed from a text, each with its file name and 1-based line. */
 export interface ParsedText {

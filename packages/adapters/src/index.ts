@@ -73,4 +73,5 @@ export { NRM_LMEVAL_PY } from './export/nrmLmEvalPy.js';
 export { tinyItemsJsonl, type TinyAccuracy, type TinyBank, type TinyItem, type TinyPackage } from './export/tinyPackage.js';
 export { tinyPackage, writeTinyPackage, type WriteTinyPackageOptions, type WriteTinyPackageResult } from './export/writeTinyPackage.js';
 export { readTinyBankFile, readTinyPackage, tinyScoringBundle, type ReadTinyPackage } from './export/readTinyPackage.js';
+export { packageRunRecord } from './export/packageRunRecord.js';
 export { readBundle } from './readBundle.js';

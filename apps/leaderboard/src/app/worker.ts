@@ -4,7 +4,7 @@
 // the site's own data/bundle.json and, where the site carries a tiny package, data/tiny.json.
 import { LlmNrmError, argmaxAccuracies, scoreResponses, type CalibrationBundle, type LlmScore, type ResponseRecord } from '@llm-nrm/core';
 import { predictPackageAccuracy, runRankInterval, type RunRank } from '@llm-nrm/analysis';
-import { parseLmEvalSamplesText, parseTidyJsonlText, sniffResponsesText, type OptionScoring } from '@llm-nrm/adapters/browser';
+import { packageRunRecord, parseLmEvalSamplesText, parseTidyJsonlText, sniffResponsesText, type OptionScoring } from '@llm-nrm/adapters/browser';
 import type { TinyScoringShard } from '@llm-nrm/site/types';
 
 export interface ScoreRequest {
@@ -114,15 +114,8 @@ async function run(req: ScoreRequest): Promise<void> {
   const asPackage = pkg !== null && isPackageRun(records, pkg);
   const b = asPackage ? pkg!.bundle : full;
   if (asPackage) {
-    // As `llm-nrm score <package>`: only lm-eval runs the package's exact text, so only its records keep the prompt checked against it.
-    records = records.map((r) => {
-      if (r.source?.harness === 'lm-eval') return r;
-      const out = { ...r };
-      delete out.prompt;
-      delete out.continuations;
-      delete out.contexts;
-      return out;
-    });
+    // As `llm-nrm score <package>`: only lm-eval records keep the prompt checked against the package's text.
+    records = records.map(packageRunRecord);
   }
   // As `llm-nrm score`: responses to items the bundle lacks stop the scoring unless skipped.
   const known = new Set(b.items.map((it) => it.id));

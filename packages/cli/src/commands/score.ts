@@ -16,7 +16,7 @@ import {
   type RecordSource,
   type ResponseRecord,
 } from '@llm-nrm/core';
-import { assertOutputIsNotInput, isToolOutput, readBundle, readTinyPackage, tinyScoringBundle, writeFileOutput } from '@llm-nrm/adapters';
+import { assertOutputIsNotInput, isToolOutput, packageRunRecord, readBundle, readTinyPackage, tinyScoringBundle, writeFileOutput } from '@llm-nrm/adapters';
 import { RANK_LEVEL, predictPackageAccuracy, runRankInterval } from '@llm-nrm/analysis';
 import { formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
@@ -196,14 +196,7 @@ export const scoreCommand: CommandModule<object, ScoreArgs> = {
       records = records.map((r) => {
         const rest = manifest && r.item.startsWith(`${evalName}/`) ? r.item.slice(evalName.length + 1).replace(/^test\./, '') : '';
         const m = /^\d+$/.test(rest) ? [rest, rest] : null;
-        const out: ResponseRecord = m && manifest![Number(m[1])] !== undefined ? { ...r, item: manifest![Number(m[1])]! } : { ...r };
-        // Inspect and OpenAI evals render their own prompt around the item's: only lm-eval runs the exact text.
-        if (out.source?.harness !== 'lm-eval') {
-          delete out.prompt;
-          delete out.continuations;
-          delete out.contexts;
-        }
-        return out;
+        return packageRunRecord(m && manifest![Number(m[1])] !== undefined ? { ...r, item: manifest![Number(m[1])]! } : r);
       });
     }
     const known = new Set(bundle.items.map((it) => it.id));
