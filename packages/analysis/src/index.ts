@@ -40,6 +40,10 @@ export { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve, type Ac
 export { fitTinyAccuracyEstimator, predictTinyAccuracy, type TinyAccuracyEstimator, type TinyRunRow } from './tinyAccuracyEstimator.js';
 export { STUDY_METHODS, selectionStudy, type SelectionStudy, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod } from './selectionStudy.js';
 export { calibratedLlmFolds, heldOutThetas, type CalibratedLlmFold, type CalibratedLlmFoldsOptions } from './calibratedLlmFolds.js';
+export { poolFromBundle, poolFromLayout, type AdaptivePool } from './adaptivePool.js';
+export { adaptiveInformation, mulberry32, nextAdaptiveItems, roundRandom, type NextItemsOptions } from './nextAdaptiveItems.js';
+export { ADAPTIVE_DEFAULTS, adaptiveStep, type AdaptiveOptions, type AdaptiveState, type AdaptiveStop } from './adaptiveStep.js';
+export { adaptiveStudy, type AdaptivePoint, type AdaptiveSePoint, type AdaptiveStudy, type AdaptiveStudyOptions } from './adaptiveStudy.js';
 export { compression, type Compression, type CompressionOptions, type CompressionPoint, type CompressionScoring } from './compression.js';
 export {
   fitRunAccuracy,

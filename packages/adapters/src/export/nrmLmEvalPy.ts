@@ -159,14 +159,21 @@ def _minimise(f):
 
 
 def _minimise_sharpness(f):
-    """Golden section over u = log sharpness (grid -2..2 step 0.25, then to 1e-6), theta by _minimise at each u."""
+    """Golden section over u = log sharpness (grid -2..2 step 0.25, then to 1e-6), theta by _minimise at each u; the profile SE of theta (core's minimiseThetaSharpness)."""
     def val(u):
         th, _ = _minimise(lambda t: f(t, u))
         return f(th, u)
 
     u = _grid_golden(val, -2.0, 2.0, 0.25, 1e-6)
-    theta, se = _minimise(lambda t: f(t, u))
-    return theta, se, u
+    theta, _ = _minimise(lambda t: f(t, u))
+    # The profile SE (sharpness estimated with theta): H_tt - H_tu^2 / H_uu by central differences.
+    h = 1e-3
+    f0 = f(theta, u)
+    htt = (f(theta + h, u) - 2 * f0 + f(theta - h, u)) / (h * h)
+    huu = (f(theta, u + h) - 2 * f0 + f(theta, u - h)) / (h * h)
+    htu = (f(theta + h, u + h) - f(theta + h, u - h) - f(theta - h, u + h) + f(theta - h, u - h)) / (4 * h * h)
+    prof = htt - htu * htu / huu if huu > 0 else htt
+    return theta, (1 / math.sqrt(prof) if prof > 0 else math.inf), u
 
 
 def _minimise_tiny_run(f, parts):
