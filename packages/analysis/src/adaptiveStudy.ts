@@ -49,6 +49,9 @@ export interface AdaptivePoint {
   meanItems: number;
   /** Share of held-out LLMs whose full-bank theta lies in the adaptive run's 95% interval (theta +/- 1.96 SE). */
   coverage95: number;
+  /** Per LLM (bank order): the adaptive run's theta and SE at this length. */
+  thetas: Float64Array;
+  ses: Float64Array;
 }
 
 /** The SE-stopped runs: stop at SE <= `se` after `minItems`, or at `maxItems`. */
@@ -221,6 +224,8 @@ export function adaptiveStudy(bank: ResponseBank, options: AdaptiveStudyOptions 
       thetaRmseRandom: randoms[t]!.reduce((s, r) => s + rmse(r, full), 0) / draws,
       meanItems: counted > 0 ? sumItems / counted : NaN,
       coverage95: counted > 0 ? cover / counted : NaN,
+      thetas: theta,
+      ses: se,
     };
   });
   const runs = seRuns.filter((r, j) => Number.isFinite(r.theta) && Number.isFinite(full[j]!));

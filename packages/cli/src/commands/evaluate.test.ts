@@ -105,6 +105,67 @@ describe('llm-nrm evaluate', () => {
     expect(res.compression.points[1].kendall).toBeGreaterThan(0.6);
   });
 
+  it('--adaptive replays adaptive runs of each length and an SE-stopped run, as a table and as JSON', async () => {
+    const args = [
+      'evaluate',
+      file,
+      '--adaptive',
+      '5,10',
+      '--se',
+      '0.5',
+      '--min-items',
+      '5',
+      '--max-items',
+      '15',
+      '--batch',
+      '3',
+      '--max-iterations',
+      '60',
+      '-q',
+    ];
+    const json = await run([...args, '--json']);
+    expect(json.code).toBe(0);
+    const res = JSON.parse(json.out).adaptive as {
+      batch: number;
+      points: { budget: number; meanItems: number; kendall: number; kendallStatic: number; kendallRandom: number; coverage95: number; thetas?: unknown }[];
+      seStop: { se: number; minItems: number; maxItems: number; meanItems: number; items: [number, number] };
+    };
+    expect(res.batch).toBe(3);
+    expect(res.points.map((p) => [p.budget, p.meanItems])).toEqual([
+      [5, 5],
+      [10, 10],
+    ]);
+    for (const p of res.points) {
+      for (const v of [p.kendall, p.kendallStatic, p.kendallRandom]) expect(Math.abs(v)).toBeLessThanOrEqual(1);
+      expect(p.thetas).toBeUndefined();
+    }
+    expect(res.seStop).toMatchObject({ se: 0.5, minItems: 5, maxItems: 15 });
+    expect(res.seStop.items[0]).toBeGreaterThanOrEqual(5);
+    expect(res.seStop.items[1]).toBeLessThanOrEqual(15);
+    const text = await run([
+      'evaluate',
+      file,
+      '--adaptive',
+      '3',
+      '--se',
+      '0.5',
+      '--min-items',
+      '3',
+      '--max-items',
+      '4',
+      '--batch',
+      '2',
+      '--max-iterations',
+      '60',
+      '-q',
+    ]);
+    expect(text.out).toMatch(/Adaptive tests, 5-fold over LLMs \(llm-nrm, rounds of 2 items\)/);
+    expect(text.out).toMatch(/Stopping at SE <= 0\.5 \(at least 3, at most 4 items\): [\d.]+ items on average/);
+    const bad = await run(['evaluate', file, '--adaptive', '5', '--batch', '0']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('invalid --batch value: 0');
+  });
+
   it('rejects an unknown model with one clear line', async () => {
     const { code, err } = await run(['evaluate', file, '--models', 'llm-nrm,5pl']);
     expect(code).toBe(1);

@@ -2,9 +2,12 @@ import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, MODEL_NAMES, bankFromRecords, fitConvergence, requireKeys, type FitOptions, type ModelName } from '@llm-nrm/core';
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import {
+  ADAPTIVE_DEFAULTS,
+  adaptiveStudy,
   calibrationCurve,
   compression,
   llmCrossValidate,
+  type AdaptiveStudy,
   type CalibrationCurve,
   type Compression,
   type CrossValidation,
@@ -20,6 +23,12 @@ interface EvaluateArgs extends ResponsesInputArgs {
   cv?: number;
   'by-llm'?: number;
   compression?: string;
+  adaptive?: string;
+  se: number;
+  'min-items': number;
+  'max-items': number;
+  batch: number;
+  randomesque: number;
   scoring: 'tiny-run' | 'fixed-items' | 'theta-only';
   calibration?: string;
   models: string;
@@ -123,6 +132,21 @@ export function compressionTable(res: Compression): string {
   );
 }
 
+export function adaptiveTable(res: AdaptiveStudy): string {
+  const s = res.seStop;
+  const pct = (v: number) => `${(100 * v).toFixed(1)}%`;
+  return (
+    `Adaptive tests, ${res.folds}-fold over LLMs (llm-nrm, rounds of ${res.batch} items): Kendall tau and RMSE of held-out thetas against their full-bank thetas, ` +
+    `beside the static tiny benchmark of the same length and random items\n` +
+    formatTable(
+      ['items', 'kendall (adaptive)', 'kendall (static tiny)', 'kendall (random)', 'theta RMSE (adaptive)', 'RMSE (static)', 'RMSE (random)', '95% coverage'],
+      res.points.map((p) => [p.budget, p.kendall, p.kendallStatic, p.kendallRandom, p.thetaRmse, p.thetaRmseStatic, p.thetaRmseRandom, pct(p.coverage95)]),
+    ) +
+    `\nStopping at SE <= ${s.se} (at least ${s.minItems}, at most ${s.maxItems} items): ${s.meanItems.toFixed(1)} items on average (${s.items[0]}-${s.items[1]}), ` +
+    `${pct(s.stoppedBySe)} stopped by the SE; kendall ${s.kendall.toFixed(4)}, theta RMSE ${s.thetaRmse.toFixed(4)}, 95% coverage ${pct(s.coverage95)}\n`
+  );
+}
+
 export function calibrationTable(res: CalibrationCurve): string {
   return (
     `Calibration with fewer LLMs: held-out correctness log-loss (${res.heldOut} held-out LLMs, ${res.repeats} repeats)\n` +
@@ -150,6 +174,25 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
         type: 'string',
         requiresArg: true,
       })
+      .option('adaptive', {
+        describe:
+          'Lengths of adaptive tests, e.g. 10,20,41: each held-out LLM (5 LLM folds) answers, from its recorded responses, the items an adaptive run asks (option-level information at its current estimate, rounds of --batch items), scored as a tiny run; Kendall tau, theta RMSE and 95% coverage against its full-bank theta, beside the static tiny benchmark and random items of the same length; and runs stopped at --se',
+        type: 'string',
+        requiresArg: true,
+      })
+      .option('se', { describe: 'With --adaptive: the SE at which a run stops', type: 'number', default: ADAPTIVE_DEFAULTS.se })
+      .option('min-items', { describe: 'With --adaptive: fewest items before the SE may stop a run', type: 'number', default: ADAPTIVE_DEFAULTS.minItems })
+      .option('max-items', { describe: 'With --adaptive: most items of an SE-stopped run', type: 'number', default: ADAPTIVE_DEFAULTS.maxItems })
+      .option('batch', {
+        describe: 'With --adaptive: items per round (a harness scores a round in one batch)',
+        type: 'number',
+        default: ADAPTIVE_DEFAULTS.batch,
+      })
+      .option('randomesque', {
+        describe: 'With --adaptive: each item drawn at random from the n most informative (exposure control; 1: always the most informative)',
+        type: 'number',
+        default: ADAPTIVE_DEFAULTS.randomesque,
+      })
       .option('scoring', {
         describe:
           'How --compression scores held-out LLMs from the selected items: tiny-run (default: as `llm-nrm score` scores a tiny package run: one presentation per item, theta and sharpness fitted, bias and fallback under the training fleet spread as priors); study options: fixed-items (every per-LLM parameter fitted; collapses on selected items) and theta-only (every nuisance at the fleet means; loses on hard answers)',
@@ -175,7 +218,8 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       .example('$0 evaluate responses.jsonl --cv 5 --ablations', 'Table 1 with every model and the ablation rows')
       .example('$0 evaluate responses.jsonl --cv 5 --workers 1', 'the same table, every fit in one thread')
       .example('$0 evaluate responses.jsonl --by-llm 5', 'Table 3: ability from errors alone')
-      .example('$0 evaluate responses.jsonl --compression 10,41,100 --calibration 5,10', 'Fig. 3a and 3b'),
+      .example('$0 evaluate responses.jsonl --compression 10,41,100 --calibration 5,10', 'Fig. 3a and 3b')
+      .example('$0 evaluate responses.jsonl --adaptive 10,20,41 --se 0.3 --json', 'adaptive tests replayed on held-out LLMs'),
   handler: async (argv) => {
     const tick = progress(argv.quiet);
     if (argv.workers !== undefined && !(Number.isInteger(argv.workers) && argv.workers >= 1)) {
@@ -197,7 +241,8 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       'give every record its key (the studies compare option-level prediction with correctness), or audit doubtful keys with `llm-nrm audit`',
     );
     info(argv.quiet, `loaded ${bank.models.length} LLMs x ${bank.items.length} items (${bank.colItem.length} presentations, ${stats.cells} cells)`);
-    const none = argv.cv === undefined && argv['by-llm'] === undefined && argv.compression === undefined && argv.calibration === undefined;
+    const none =
+      argv.cv === undefined && argv['by-llm'] === undefined && argv.compression === undefined && argv.adaptive === undefined && argv.calibration === undefined;
     const out: Record<string, unknown> = {};
     const text: string[] = [];
     const cvK = argv.cv ?? (none ? 5 : undefined);
@@ -235,6 +280,32 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       const res = compression(bank, { budgets: parseInts('--compression', argv.compression), scoring: argv.scoring, seed, fitOptions, onProgress: tick });
       out['compression'] = { ...res, full: Array.from(res.full), thetas: res.thetas.map((t) => Array.from(t)) };
       text.push(compressionTable(res));
+    }
+    if (argv.adaptive !== undefined) {
+      for (const flag of ['min-items', 'max-items', 'batch', 'randomesque'] as const) {
+        const v = argv[flag];
+        if (!Number.isInteger(v) || v < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --${flag} value: ${JSON.stringify(v)} (a positive integer)`);
+      }
+      if (!(argv.se > 0)) throw new LlmNrmError('INVALID_OPTION', `invalid --se value: ${JSON.stringify(argv.se)} (a positive number)`);
+      const res = adaptiveStudy(bank, {
+        budgets: parseInts('--adaptive', argv.adaptive),
+        se: argv.se,
+        minItems: argv['min-items'],
+        maxItems: argv['max-items'],
+        batch: argv.batch,
+        randomesque: argv.randomesque,
+        seed,
+        fitOptions,
+        onProgress: tick,
+      });
+      out['adaptive'] = {
+        folds: res.folds,
+        seed: res.seed,
+        batch: res.batch,
+        points: res.points.map(({ thetas: _t, ses: _s, ...p }) => p),
+        seStop: res.seStop,
+      };
+      text.push(adaptiveTable(res));
     }
     if (argv.calibration !== undefined) {
       const res = calibrationCurve(bank, { sizes: parseInts('--calibration', argv.calibration), models, seed, fitOptions, onProgress: tick });

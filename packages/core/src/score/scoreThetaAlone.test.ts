@@ -4,7 +4,7 @@ import { bankFromRecords } from '../data/bank.js';
 import { fit } from '../fit/fit.js';
 import { toBundle } from '../data/bundle.js';
 import { FLEET_NUISANCE_BELOW, scoreResponses } from './score.js';
-import { minimiseTheta } from './minimiseTheta.js';
+import { minimiseTheta, minimiseThetaSharpness } from './minimiseTheta.js';
 import { fleetNuisance } from './scoreThetaAlone.js';
 import { tsEngine, type Engine } from '../engines.js';
 
@@ -21,6 +21,22 @@ describe('scoring with the nuisance parameters held at the fleet', () => {
     const r = minimiseTheta((t) => ((t - 1.234) * (t - 1.234)) / (2 * 0.3 * 0.3));
     expect(r.theta).toBeCloseTo(1.234, 7);
     expect(r.se).toBeCloseTo(0.3, 5);
+  });
+
+  it('minimiseThetaSharpness gives the profile SE of theta: sqrt of (H^-1)_tt, sharpness estimated with it', () => {
+    // f = 1/2 z' H z, z = (theta - 0.7, u - 0.2), with theta and u correlated.
+    const [htt, htu, huu] = [20, 6, 4];
+    const r = minimiseThetaSharpness((t, u) => {
+      const a = t - 0.7;
+      const b = u - 0.2;
+      return 0.5 * (htt * a * a + 2 * htu * a * b + huu * b * b);
+    });
+    expect(r.theta).toBeCloseTo(0.7, 6);
+    expect(r.u).toBeCloseTo(0.2, 5);
+    const det = htt * huu - htu * htu;
+    expect(r.se).toBeCloseTo(Math.sqrt(huu / det), 5);
+    // Larger than the conditional SE (sharpness taken as known).
+    expect(r.se).toBeGreaterThan(1 / Math.sqrt(htt) + 0.01);
   });
 
   it("'fleet' keeps bias, fallback and sharpness at the fleet's; 'sharpness' fits sharpness; 'auto' picks by item count", () => {

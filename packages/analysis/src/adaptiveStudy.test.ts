@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { simulateFleet } from '@llm-nrm/core';
+import { adaptiveStudy } from './adaptiveStudy.js';
+
+describe('adaptiveStudy', () => {
+  // A small soft fleet: 24 LLMs x 150 items, 4 LLM folds.
+  const { bank } = simulateFleet({ models: 24, items: 150, seed: 3 });
+  const J = bank.models.length;
+  const res = adaptiveStudy(bank, { budgets: [8, 16], folds: 4, seed: 2, batch: 4, se: 0.4, maxItems: 20, randomDraws: 2 });
+
+  it('replays every held-out LLM: one point per budget with its length, and an SE-stopped run each', () => {
+    expect(res.points.map((p) => p.budget)).toEqual([8, 16]);
+    expect(res.points.map((p) => p.meanItems)).toEqual([8, 16]);
+    expect(res.full.every((t) => Number.isFinite(t))).toBe(true);
+    for (const r of res.seRuns) {
+      expect(Number.isFinite(r.theta)).toBe(true);
+      expect(r.items).toBeGreaterThanOrEqual(10);
+      expect(r.items).toBeLessThanOrEqual(20);
+      if (r.stop === 'se') expect(r.se).toBeLessThanOrEqual(0.4);
+    }
+    const s = res.seStop;
+    expect(s.meanItems).toBeCloseTo(res.seRuns.reduce((a, r) => a + r.items, 0) / J, 9);
+    expect(s.coverage95).toBeGreaterThan(0);
+    expect(s.coverage95).toBeLessThanOrEqual(1);
+  });
+
+  it('adaptive runs rank held-out LLMs ahead of random items of the same length', () => {
+    for (const p of res.points) expect(p.kendall).toBeGreaterThan(p.kendallRandom);
+  });
+
+  it("a point's coverage is the share of LLMs whose full-bank theta is in theta +/- 1.96 SE", () => {
+    for (const p of res.points) {
+      let inside = 0;
+      for (let j = 0; j < J; j++) if (Math.abs(p.thetas[j]! - res.full[j]!) <= 1.96 * p.ses[j]!) inside++;
+      expect(p.coverage95).toBe(inside / J);
+    }
+  });
+});
