@@ -106,23 +106,7 @@ describe('llm-nrm evaluate', () => {
   });
 
   it('--adaptive replays adaptive runs of each length and an SE-stopped run, as a table and as JSON', async () => {
-    const args = [
-      'evaluate',
-      file,
-      '--adaptive',
-      '5,10',
-      '--se',
-      '0.5',
-      '--min-items',
-      '5',
-      '--max-items',
-      '15',
-      '--batch',
-      '3',
-      '--max-iterations',
-      '60',
-      '-q',
-    ];
+    const args = ['evaluate', file, '--adaptive', '4,6', '--se', '0.5', '--min-items', '4', '--max-items', '8', '--batch', '3', '--max-iterations', '60', '-q'];
     const json = await run([...args, '--json']);
     expect(json.code).toBe(0);
     const res = JSON.parse(json.out).adaptive as {
@@ -132,16 +116,16 @@ describe('llm-nrm evaluate', () => {
     };
     expect(res.batch).toBe(3);
     expect(res.points.map((p) => [p.budget, p.meanItems])).toEqual([
-      [5, 5],
-      [10, 10],
+      [4, 4],
+      [6, 6],
     ]);
     for (const p of res.points) {
       for (const v of [p.kendall, p.kendallStatic, p.kendallRandom]) expect(Math.abs(v)).toBeLessThanOrEqual(1);
       expect(p.thetas).toBeUndefined();
     }
-    expect(res.seStop).toMatchObject({ se: 0.5, minItems: 5, maxItems: 15 });
-    expect(res.seStop.items[0]).toBeGreaterThanOrEqual(5);
-    expect(res.seStop.items[1]).toBeLessThanOrEqual(15);
+    expect(res.seStop).toMatchObject({ se: 0.5, minItems: 4, maxItems: 8 });
+    expect(res.seStop.items[0]).toBeGreaterThanOrEqual(4);
+    expect(res.seStop.items[1]).toBeLessThanOrEqual(8);
     const text = await run([
       'evaluate',
       file,
