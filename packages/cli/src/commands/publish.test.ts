@@ -399,6 +399,72 @@ describe('llm-nrm publish', () => {
     }
   });
 
+  it('--adaptive exports the whole pool (every prompted item, flagged ones left out), the settings in bank.json and nrm_adaptive.py', async () => {
+    const dir = join(tmp.dir, 'adaptive-toy');
+    const res = await runCli([
+      'publish',
+      bundlePath,
+      '--responses',
+      calibration,
+      '--adaptive',
+      '--se',
+      '0.25',
+      '--randomesque',
+      '2',
+      '--name',
+      'toy',
+      '-o',
+      dir,
+    ]);
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toContain(`python ${join(dir, 'lm-eval', 'nrm_adaptive.py')} --model <model>`);
+    const bank = readJson(join(dir, 'bank.json'));
+    expect(bank.adaptive).toEqual({ batch: 4, se: 0.25, minItems: 10, maxItems: 60, randomesque: 2, seed: 1, balance: true });
+    const report = JSON.parse((await runCli(['report', bundlePath, '--json'])).out);
+    const suspect = new Set(
+      (report.flagged as { id: string; flags: string[] }[])
+        .filter((q) => q.flags.includes('possible-wrong-key') || q.flags.includes('dominant-distractor'))
+        .map((q) => q.id),
+    );
+    // The pool: every calibrated item but the flagged ones, in bundle order, each with its recorded prompt.
+    const calibrated = parseBundle(readFileSync(bundlePath, 'utf8'), bundlePath).items.map((it) => it.id);
+    const pool = calibrated.filter((id) => !suspect.has(id));
+    expect(bank.bundle.items.map((it: { id: string }) => it.id)).toEqual(pool);
+    expect((bank.leftOut ?? []).map((l: { id: string }) => l.id).sort()).toEqual([...suspect].sort());
+    const rows = readFileSync(join(dir, 'items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((r: { item_id: string }) => r.item_id)).toEqual(pool);
+    for (const r of rows) expect(r.prompt).toBe(`Question about ${r.item_id}?\nAnswer:`);
+    const py = readFileSync(join(dir, 'lm-eval', 'nrm_adaptive.py'), 'utf8');
+    expect(py).toMatch(/^def run\(lm, output_path, model_name, se=None, max_items=None, batch=None/m);
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain(
+      'python lm-eval/nrm_adaptive.py --model hf --model_args pretrained=<model> --output_path out/',
+    );
+    // A tiny package has no adaptive runner and no adaptive block.
+    expect(existsSync(join(pkg, 'lm-eval', 'nrm_adaptive.py'))).toBe(false);
+    expect(readJson(join(pkg, 'bank.json')).adaptive).toBeUndefined();
+  });
+
+  it('--adaptive settings: refused without --adaptive, with --forms, or out of range; nothing written', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--se', '0.3'], /--se sets the adaptive runner: add --adaptive/],
+      [['--adaptive', '--forms', '2'], /--adaptive publishes one pool: leave out --forms/],
+      [['--adaptive', '--se', '0'], /invalid --se: 0/],
+      [['--adaptive', '--batch', '1.5'], /invalid --batch: 1.5/],
+      [['--adaptive', '--min-items', '20', '--max-items', '10'], /--min-items 20 exceeds --max-items 10/],
+      [['--adaptive', '--seed', '-1'], /invalid --seed: -1/],
+    ];
+    for (const [args, message] of cases) {
+      const dir = join(tmp.dir, 'adaptive-refused');
+      const res = await runCli(['publish', bundlePath, '--responses', calibration, ...args, '-o', dir, '-q']);
+      expect(res.code, args.join(' ')).not.toBe(0);
+      expect(res.err).toMatch(message);
+      expect(existsSync(dir)).toBe(false);
+    }
+  });
+
   it('bad input: an edited items.jsonl, the output of another task, answers to half of the items', async () => {
     const run = join(tmp.dir, 'lmeval-run');
     // Edited items: the package is refused before anything is scored.
