@@ -231,6 +231,9 @@ describe('the Python selection is the TypeScript engine', () => {
         expect(Math.abs(p.se - s.se)).toBeLessThan(1e-6);
         expect(Math.abs(p.sharpness - s.sharpness)).toBeLessThan(1e-6);
       });
+      // Randomesque draws do change the items (the random path was taken, and taken alike).
+      if ((opts.randomesque ?? 1) > 1)
+        expect(ts.flatMap((s) => s.next)).not.toEqual(tsReplay(bank.bundle as CalibrationBundle, bank.adaptive).flatMap((s) => s.next));
       // Both benchmarks asked, and the run long enough to have made choices.
       expect(new Set(ts.flatMap((s) => s.next).map((id) => (Number(id.replace(/\D/g, '')) % 2 ? 'odd' : 'even'))).size).toBe(2);
       expect(ts.length).toBeGreaterThan(3);
