@@ -2,6 +2,7 @@
 // Inspect and OpenAI evals list the options themselves, so each must show them exactly once.
 import { describe, expect, it } from 'vitest';
 import { inspectExporter } from './inspectExporter.js';
+import { NRM_LMEVAL_PY } from './nrmLmEvalPy.js';
 import { lmEvalExporter } from './lmEvalExporter.js';
 import { NRM_ADAPTIVE_PY } from './nrmAdaptivePy.js';
 import { openAIEvalsExporter } from './openaiEvalsExporter.js';
@@ -67,6 +68,21 @@ describe('the lm-eval exporter of an adaptive package', () => {
     const readme = lmEvalExporter.readme(adaptive);
     expect(readme).toContain('python lm-eval/nrm_adaptive.py --model hf --model_args pretrained=<model> --output_path out/');
     expect(readme).toContain('at most 0.3 after at least 10 items, at 60 items');
+  });
+
+  it('Inspect: a SampleSource task beside the selection and scoring modules, only for adaptive banks', () => {
+    const plain = pkgOf(item('Q?\nAnswer:'));
+    expect(inspectExporter.files(plain).map((f) => f.path)).toEqual(['inspect/tiny_x.py', 'inspect/items.jsonl']);
+    const adaptive = { ...plain, bank: { ...plain.bank, adaptive: settings } as TinyBank };
+    const files = inspectExporter.files(adaptive);
+    expect(file(files, 'nrm_adaptive.py')).toBe(NRM_ADAPTIVE_PY);
+    expect(file(files, 'nrm_lmeval.py')).toBe(NRM_LMEVAL_PY);
+    const task = file(files, 'tiny_x_adaptive.py');
+    expect(task).toMatch(/^class AdaptiveSource\(SampleSource\):/m);
+    expect(task).toMatch(/^def tiny_x_adaptive\(se=None, max_items=None/m);
+    expect(task).toContain('config=GenerateConfig(logprobs=True, top_logprobs=20)');
+    expect(task).toContain(`BANK_SHA256 = "${'2'.repeat(64)}"`);
+    expect(inspectExporter.readme(adaptive)).toContain('inspect eval inspect/tiny_x_adaptive.py --model <provider/model> --log-dir logs/');
   });
 
   it('the runner imports nothing beyond the standard library, its sibling nrm_lmeval and lm_eval', () => {

@@ -95,7 +95,7 @@ beforeAll(async () => {
     '--name',
     'toy',
     '--harness',
-    'lm-eval',
+    'lm-eval,inspect',
     '-o',
     pkg,
     '-q',
@@ -239,4 +239,91 @@ describe('the Python selection is the TypeScript engine', () => {
       expect(ts.length).toBeGreaterThan(3);
     }, 600_000);
   }
+});
+
+// Inspect cannot be installed here: a stand-in inspect_ai with the names the runner imports (their
+// signatures as in inspect_ai's source, src/inspect_ai/_eval/task/sample_source.py, 0.3.250 on), and
+// samples completed as Inspect logs them (ANSWER: <letter>, the letter's top logprobs), out of order.
+const STUB: Record<string, string> = {
+  '__init__.py': [
+    'class SampleSource:',
+    '    def initial_samples(self):',
+    '        return []',
+    '    async def next_samples(self):',
+    '        return None',
+    '    async def sample_complete(self, sample):',
+    '        return None',
+    'class Task:',
+    '    def __init__(self, dataset=None, solver=None, scorer=None, config=None, metadata=None):',
+    '        self.dataset, self.solver, self.scorer, self.config, self.metadata = dataset, solver, scorer, config, metadata',
+    'def task(f):',
+    '    return f',
+    '',
+  ].join('\n'),
+  'dataset.py': 'class Sample:\n    def __init__(self, **kw):\n        self.__dict__.update(kw)\n',
+  'model.py': 'class GenerateConfig:\n    def __init__(self, **kw):\n        self.__dict__.update(kw)\n',
+  'scorer.py': 'def choice():\n    return "choice"\n',
+  'solver.py': 'def multiple_choice(**kw):\n    return "multiple_choice"\n',
+};
+
+describe('the Inspect runner (a SampleSource task) asks what the TypeScript engine asks', () => {
+  it("rounds returned by sample_complete, answers read from the answer letter's top logprobs: the same items and estimates (1e-6)", async () => {
+    const stub = join(tmp.dir, 'inspect-stub', 'inspect_ai');
+    spawnSync('mkdir', ['-p', stub]);
+    for (const [f, text] of Object.entries(STUB)) writeFileSync(join(stub, f), text);
+    const runner = join(pkg, 'inspect', 'tiny_toy_adaptive.py');
+    expect(existsSync(runner)).toBe(true);
+    const script = [
+      'import asyncio, importlib.util, json, math, sys',
+      `sys.path.insert(0, ${JSON.stringify(join(tmp.dir, 'inspect-stub'))})`,
+      `spec = importlib.util.spec_from_file_location("runner", ${JSON.stringify(runner)})`,
+      'mod = importlib.util.module_from_spec(spec)',
+      'spec.loader.exec_module(mod)',
+      'recorded = {}',
+      `for line in open(${JSON.stringify(recorded)}):`,
+      '    r = json.loads(line)',
+      '    recorded[r["item_id"]] = r["probs"]',
+      'class O:',
+      '    def __init__(self, **kw):',
+      '        self.__dict__.update(kw)',
+      'def logged(s):',
+      '    p = recorded[s.metadata["item_id"]]',
+      '    best = max(range(len(p)), key=lambda k: p[k])',
+      '    top = [O(token=" " + chr(65 + k), logprob=math.log(p[k])) for k in range(len(p))]',
+      '    content = [O(token="ANSWER", logprob=0.0, top_logprobs=[]), O(token=":", logprob=0.0, top_logprobs=[]),',
+      '               O(token=" " + chr(65 + best), logprob=math.log(p[best]), top_logprobs=top)]',
+      '    return O(id=s.id, epoch=1, choices=s.choices, metadata=s.metadata, error=None, scores={"choice": O(answer=chr(65 + best))},',
+      '             output=O(choices=[O(logprobs=O(content=content))], completion="ANSWER: " + chr(65 + best)))',
+      't = mod.tiny_toy_adaptive(randomesque="3", seed=7, batch=5)',
+      'src = t.dataset',
+      'assert t.config.logprobs and t.config.top_logprobs == 20',
+      'queue = list(src.initial_samples())',
+      'async def drive():',
+      '    while queue:',
+      '        done = queue[:]',
+      '        queue.clear()',
+      '        for s in reversed(done):',
+      '            more = await src.sample_complete(logged(s))',
+      '            if more:',
+      '                queue.extend(more)',
+      '    return await src.next_samples()',
+      'end = asyncio.run(drive())',
+      'print(json.dumps({"end": end, "steps": src.steps, "adaptive": t.metadata["adaptive"]}))',
+    ].join('\n');
+    const run = JSON.parse((await py(['-c', script])).trim().split('\n').pop()!);
+    expect(run.end).toBeNull();
+    expect(run.adaptive).toMatchObject({ randomesque: 3, seed: 7, batch: 5, se: 0.3 });
+    const bank = readJson(join(pkg, 'bank.json'));
+    const ts = tsReplay(bank.bundle as CalibrationBundle, { ...bank.adaptive, randomesque: 3, seed: 7, batch: 5 });
+    expect(run.steps).toHaveLength(ts.length);
+    ts.forEach((s, n) => {
+      const p = run.steps[n];
+      expect(p.next).toEqual(s.next);
+      expect(p.stop).toBe(s.stop);
+      expect(Math.abs(p.theta - s.theta)).toBeLessThan(1e-6);
+      expect(Math.abs(p.se - s.se)).toBeLessThan(1e-6);
+    });
+    // Several rounds, each chosen after the last sample of the one before completed.
+    expect(ts.length).toBeGreaterThan(3);
+  }, 600_000);
 });
