@@ -274,14 +274,26 @@ def _sha(s):
     return hashlib.sha256(s.encode("utf-8")).hexdigest()
 
 
-def _write_new(path, text):
-    """Write a new file whole (temporary file, then rename); an existing file is never replaced."""
-    if os.path.exists(path):
-        raise FileExistsError(path + " exists: nothing was written; choose another --output_path")
-    tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + "." + str(os.getpid()) + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+def _write_new(files):
+    """Write new files whole: every one to a hidden temporary file first, then each renamed into place; an existing file is
+    never replaced, and a failed write leaves no partial output."""
+    for path, _ in files:
+        if os.path.exists(path):
+            raise FileExistsError(path + " exists: nothing was written; choose another --output_path")
+    tmps = []
+    try:
+        for path, text in files:
+            tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + "." + str(os.getpid()) + ".tmp")
+            tmps.append(tmp)
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    except BaseException:
+        for tmp in tmps:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        raise
+    for (path, _), tmp in zip(files, tmps):
+        os.replace(tmp, path)
 
 
 def run(lm, output_path, model_name, se=None, max_items=None, batch=None, min_items=None, randomesque=None, seed=None, model_args=""):
@@ -397,8 +409,12 @@ def run(lm, output_path, model_name, se=None, max_items=None, batch=None, min_it
         "date": datetime.datetime.now().timestamp(),
         "task_hashes": {task: _sha("".join(s["doc_hash"] + s["prompt_hash"] + s["target_hash"] for s in samples))},
     }
-    _write_new(samples_path, "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples))
-    _write_new(results_path, json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    _write_new(
+        [
+            (samples_path, "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples)),
+            (results_path, json.dumps(results, indent=2, ensure_ascii=False) + "\n"),
+        ]
+    )
     return {
         "theta": last["theta"],
         "se": last["se"],

@@ -327,3 +327,50 @@ describe('the Inspect runner (a SampleSource task) asks what the TypeScript engi
     expect(ts.length).toBeGreaterThan(3);
   }, 600_000);
 });
+
+describe('an adaptive package of multiple-input items (the winogrande fixture)', () => {
+  it("asks lm_eval's own requests of the exported task (per-option contexts, one continuation); llm-nrm score agrees with a --model dummy run (1e-4)", async () => {
+    const { fixture } = await import('@llm-nrm/tooling/test');
+    const { readLmEvalHarness } = await import('@llm-nrm/adapters');
+    const all: ResponseRecord[] = [];
+    for await (const r of readLmEvalHarness(fixture('lm-eval-harness/lm-eval-pr1567-slurmevals'))) all.push(r);
+    const calib = write(
+      'wino-calib.jsonl',
+      all.filter((r) => r.model !== 'mistral'),
+    );
+    const bundle = join(tmp.dir, 'wino-bundle.json');
+    expect((await runCli(['fit', calib, '-o', bundle, '-q'])).code).toBe(0);
+    const dir = join(tmp.dir, 'adaptive-wino');
+    const pub = await runCli(['publish', bundle, '--responses', calib, '--adaptive', '--name', 'wino', '--harness', 'lm-eval', '-o', dir, '-q']);
+    expect(pub.code, pub.err).toBe(0);
+    const lmEvalDir = join(dir, 'lm-eval');
+    const script = [
+      'import json, sys',
+      `sys.path.insert(0, ${JSON.stringify(lmEvalDir)})`,
+      'import nrm_adaptive, nrm_lmeval',
+      'from lm_eval.tasks import TaskManager',
+      `task = TaskManager(include_path=${JSON.stringify(lmEvalDir)}).load_task_or_group(["tiny_wino"])["tiny_wino"]`,
+      'task.build_all_requests(rank=0, world_size=1)',
+      'built = {}',
+      'for inst in task.instances:',
+      '    built.setdefault(inst.doc["item_id"], []).append((inst.idx, list(inst.arguments)))',
+      'docs = nrm_lmeval._docs()',
+      'ours = {d["item_id"]: [list(a) for a in nrm_adaptive.requests(d)] for d in docs}',
+      'print(json.dumps({"multiple_input": all(d.get("contexts") is not None for d in docs), "items": len(ours),',
+      '                  "same": len(built) == len(ours) and all([a for _, a in sorted(built[i])] == ours[i] for i in ours)}))',
+    ].join('\n');
+    const check = JSON.parse((await py(['-c', script])).trim().split('\n').pop()!);
+    expect(check.multiple_input).toBe(true);
+    expect(check.items).toBeGreaterThan(100);
+    expect(check.same).toBe(true);
+    const out = join(tmp.dir, 'wino-dummy-out');
+    const stdout = await py([join(lmEvalDir, 'nrm_adaptive.py'), '--model', 'dummy', '--max-items', '12', '--output_path', out]);
+    expect(stdout).toMatch(/from 12 items, stopped by max-items/);
+    const [results] = findFiles(out, /^results_.*\.json$/);
+    const r = readJson(results!).results.tiny_wino;
+    const l = await scoreJson(dir, out);
+    expect(l.items).toBe(12);
+    expect(Math.abs(l.theta - r['nrm_theta,none'])).toBeLessThan(1e-4);
+    expect(Math.abs(l.se - r['nrm_theta_se,none'])).toBeLessThan(1e-4);
+  }, 600_000);
+});
