@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankRecords, itemContentSha256, parseBundle, simulateFleet, type ResponseRecord } from '@llm-nrm/core';
 import { writeLmEvalHarness } from '@llm-nrm/adapters';
-import { fitRunAccuracy, predictRunAccuracy } from '@llm-nrm/analysis';
+import { adaptiveStep, fitRunAccuracy, predictRunAccuracy } from '@llm-nrm/analysis';
 import { repoRoot, tempDir } from '@llm-nrm/tooling/test';
 import { runCli } from '../../test/runCli.js';
 
@@ -445,6 +445,35 @@ describe('llm-nrm publish', () => {
     // A tiny package has no adaptive runner and no adaptive block.
     expect(existsSync(join(pkg, 'lm-eval', 'nrm_adaptive.py'))).toBe(false);
     expect(readJson(join(pkg, 'bank.json')).adaptive).toBeUndefined();
+  });
+
+  it("--adaptive: the package's Python selection replays the held-out LLM's answers to the TypeScript engine's items and estimates (1e-6)", () => {
+    // The package --adaptive wrote above (randomesque 2: the random path too); a short run keeps the pure-Python scoring quick.
+    const dir = join(tmp.dir, 'adaptive-toy');
+    expect(existsSync(join(dir, 'bank.json')), 'the adaptive package the test above publishes').toBe(true);
+    const bank = readJson(join(dir, 'bank.json'));
+    const answersFile = write(
+      'adaptive-held.jsonl',
+      held.map((r) => ({ item_id: r.item, probs: r.probs })),
+    );
+    const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
+    const r = spawnSync(python, [join(dir, 'lm-eval', 'nrm_adaptive.py'), '--replay', answersFile, '--max-items', '12'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const py = JSON.parse(r.stdout);
+    const answers: ResponseRecord[] = [];
+    const byItem = new Map(held.map((h) => [h.item, h]));
+    for (let n = 0; ; n++) {
+      const st = adaptiveStep(bank.bundle, answers, { ...bank.adaptive, maxItems: 12 });
+      const p = py.steps[n];
+      expect(p.next).toEqual(st.next);
+      expect(p.stop).toBe(st.stop);
+      expect(Math.abs(p.theta - st.theta)).toBeLessThan(1e-6);
+      expect(Math.abs(p.se - st.se)).toBeLessThan(1e-6);
+      if (st.stop !== null) break;
+      for (const id of st.next) answers.push(byItem.get(id)!);
+    }
+    expect(py.items).toHaveLength(12);
+    expect(py.stop).toBe('max-items');
   });
 
   it('--adaptive settings: refused without --adaptive, with --forms, or out of range; nothing written', async () => {
