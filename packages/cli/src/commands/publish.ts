@@ -422,6 +422,8 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
               forms: argv.forms,
               ...(eligible ? { eligible } : {}),
             });
+    if (adaptive !== null && argv['item-list'] === undefined && prompted !== undefined && nExact < bundle.items.length)
+      info(argv.quiet, `the pool leaves out ${bundle.items.length - nExact} items without a recorded prompt (--render-prompt renders one for them)`);
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.
     const acc = accuracies(records, bundle);
     const thetas = bundle.llms.map((l) => l.theta);

@@ -211,9 +211,9 @@ describe('the Python selection is the TypeScript engine', () => {
   const cases: [string, string[], AdaptiveOptions][] = [
     ['the package defaults', [], {}],
     [
-      'randomesque 3, seed 7, rounds of 5, two benchmarks balanced, SE 0.25',
-      ['--randomesque', '3', '--seed', '7', '--batch', '5', '--se', '0.25'],
-      { randomesque: 3, seed: 7, batch: 5, se: 0.25 },
+      'randomesque 3, seed 7, rounds of 5, two benchmarks balanced, SE 0.35',
+      ['--randomesque', '3', '--seed', '7', '--batch', '5', '--se', '0.35'],
+      { randomesque: 3, seed: 7, batch: 5, se: 0.35 },
     ],
   ];
   for (const [name, args, opts] of cases) {
