@@ -70,7 +70,8 @@ export type { ExportedFile, HarnessExporter } from './export/harnessExporter.js'
 export { lmEvalTaskYaml } from './export/lmEvalExporter.js';
 export { openAIEvalName } from './export/openaiEvalsExporter.js';
 export { NRM_LMEVAL_PY } from './export/nrmLmEvalPy.js';
-export { tinyItemsJsonl, type TinyAccuracy, type TinyBank, type TinyItem, type TinyPackage } from './export/tinyPackage.js';
+export { NRM_ADAPTIVE_PY } from './export/nrmAdaptivePy.js';
+export { tinyItemsJsonl, type AdaptiveSettings, type TinyAccuracy, type TinyBank, type TinyItem, type TinyPackage } from './export/tinyPackage.js';
 export { tinyPackage, writeTinyPackage, type WriteTinyPackageOptions, type WriteTinyPackageResult } from './export/writeTinyPackage.js';
 export { readTinyBankFile, readTinyPackage, tinyScoringBundle, type ReadTinyPackage } from './export/readTinyPackage.js';
 export { packageRunRecord } from './export/packageRunRecord.js';

@@ -2,6 +2,9 @@
 // Inspect and OpenAI evals list the options themselves, so each must show them exactly once.
 import { describe, expect, it } from 'vitest';
 import { inspectExporter } from './inspectExporter.js';
+import { NRM_LMEVAL_PY } from './nrmLmEvalPy.js';
+import { lmEvalExporter } from './lmEvalExporter.js';
+import { NRM_ADAPTIVE_PY } from './nrmAdaptivePy.js';
 import { openAIEvalsExporter } from './openaiEvalsExporter.js';
 import type { TinyBank, TinyItem, TinyPackage } from './tinyPackage.js';
 
@@ -48,5 +51,44 @@ describe('exporters show each option once', () => {
     const py = file(inspectExporter.files(pkgOf(item(listed))), 'tiny_x.py');
     expect(py).toContain('inspect eval inspect/tiny_x.py');
     expect(py).not.toContain('tiny_task.py');
+  });
+});
+
+describe('the lm-eval exporter of an adaptive package', () => {
+  const settings = { batch: 4, se: 0.3, minItems: 10, maxItems: 60, randomesque: 1, seed: 1, balance: true };
+
+  it('writes nrm_adaptive.py (the runner) beside the task only when the bank has an adaptive block, and says how to run it', () => {
+    const plain = pkgOf(item('Q?\nAnswer:'));
+    expect(lmEvalExporter.files(plain).map((f) => f.path)).not.toContain('lm-eval/nrm_adaptive.py');
+    const adaptive = { ...plain, bank: { ...plain.bank, adaptive: settings } as TinyBank };
+    const files = lmEvalExporter.files(adaptive);
+    expect(file(files, 'nrm_adaptive.py')).toBe(NRM_ADAPTIVE_PY);
+    // The plain task is still there: llm-nrm score reads either run.
+    expect(files.map((f) => f.path)).toContain('lm-eval/tiny_x.yaml');
+    const readme = lmEvalExporter.readme(adaptive);
+    expect(readme).toContain('python lm-eval/nrm_adaptive.py --model hf --model_args pretrained=<model> --output_path out/');
+    expect(readme).toContain('at most 0.3 after at least 10 items, at 60 items');
+  });
+
+  it('Inspect: a SampleSource task beside the selection and scoring modules, only for adaptive banks', () => {
+    const plain = pkgOf(item('Q?\nAnswer:'));
+    expect(inspectExporter.files(plain).map((f) => f.path)).toEqual(['inspect/tiny_x.py', 'inspect/items.jsonl']);
+    const adaptive = { ...plain, bank: { ...plain.bank, adaptive: settings } as TinyBank };
+    const files = inspectExporter.files(adaptive);
+    expect(file(files, 'nrm_adaptive.py')).toBe(NRM_ADAPTIVE_PY);
+    expect(file(files, 'nrm_lmeval.py')).toBe(NRM_LMEVAL_PY);
+    const task = file(files, 'tiny_x_adaptive.py');
+    expect(task).toMatch(/^class AdaptiveSource\(SampleSource\):/m);
+    expect(task).toMatch(/^def tiny_x_adaptive\(se=None, max_items=None/m);
+    expect(task).toContain('config=GenerateConfig(logprobs=True, top_logprobs=20)');
+    expect(task).toContain(`BANK_SHA256 = "${'2'.repeat(64)}"`);
+    expect(inspectExporter.readme(adaptive)).toContain('inspect eval inspect/tiny_x_adaptive.py --model <provider/model> --log-dir logs/');
+  });
+
+  it('the runner imports nothing beyond the standard library, its sibling nrm_lmeval and lm_eval', () => {
+    const imports = [...NRM_ADAPTIVE_PY.matchAll(/^\s*(?:import (\w+)|from ([\w.]+) import)/gm)].map((m) => (m[1] ?? m[2]!).split('.')[0]!);
+    const std = new Set(['argparse', 'datetime', 'hashlib', 'json', 'math', 'os', 'random', 're', 'sys']);
+    for (const m of imports) expect(std.has(m) || m === 'nrm_lmeval' || m === 'lm_eval', m).toBe(true);
+    expect(imports).toContain('lm_eval');
   });
 });

@@ -1,4 +1,7 @@
 import type { ExportedFile, HarnessExporter } from './harnessExporter.js';
+import { inspectAdaptiveTaskName, inspectAdaptiveTaskPy } from './inspectAdaptivePy.js';
+import { NRM_ADAPTIVE_PY } from './nrmAdaptivePy.js';
+import { NRM_LMEVAL_PY } from './nrmLmEvalPy.js';
 import { questionStem } from './questionStem.js';
 import { multipleInputItems, type TinyPackage } from './tinyPackage.js';
 
@@ -68,6 +71,14 @@ export const inspectExporter: HarnessExporter = {
     return [
       { path: `inspect/${pkg.bank.task}.py`, content: taskPy(pkg) },
       { path: 'inspect/items.jsonl', content: inspectItems(pkg) },
+      // An adaptive package's runner (a SampleSource task) and the Python selection and scoring it calls (bank.json one folder up).
+      ...(pkg.bank.adaptive !== undefined
+        ? [
+            { path: `inspect/${inspectAdaptiveTaskName(pkg.bank.task)}.py`, content: inspectAdaptiveTaskPy(pkg) },
+            { path: 'inspect/nrm_adaptive.py', content: NRM_ADAPTIVE_PY },
+            { path: 'inspect/nrm_lmeval.py', content: NRM_LMEVAL_PY },
+          ]
+        : []),
     ];
   },
   unsupported(pkg: TinyPackage): string | null {
@@ -90,6 +101,18 @@ export const inspectExporter: HarnessExporter = {
       "this is not the calibration's prompt; llm-nrm reads the answer letter's top-20 logprobs (hard answers where a provider gives none).",
       'Each sample keeps `item_id` in its metadata.',
       '',
+      ...(pkg.bank.adaptive !== undefined
+        ? [
+            "Adaptive (Inspect 0.3.250 or later): the task's dataset is a `SampleSource` that asks the items most informative at the",
+            "model's current estimate, a round at a time, until the SE target (`-T se=0.25 -T max_items=40` change the settings):",
+            '',
+            '```',
+            `inspect eval inspect/${inspectAdaptiveTaskName(pkg.bank.task)}.py --model <provider/model> --log-dir logs/`,
+            'llm-nrm score . logs/',
+            '```',
+            '',
+          ]
+        : []),
     ].join('\n');
   },
 };

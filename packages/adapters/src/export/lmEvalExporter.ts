@@ -1,4 +1,6 @@
 import type { ExportedFile, HarnessExporter } from './harnessExporter.js';
+import type { AdaptiveSettings } from './tinyPackage.js';
+import { NRM_ADAPTIVE_PY } from './nrmAdaptivePy.js';
 import { NRM_LMEVAL_PY } from './nrmLmEvalPy.js';
 import { multipleInputItems, type TinyPackage } from './tinyPackage.js';
 
@@ -79,10 +81,14 @@ export const lmEvalExporter: HarnessExporter = {
       // A copy of bank.json: lm-eval/ copied alone into a tasks folder still runs (nrm_lmeval.py
       // reads the bank beside it first); byte-identical, so the task's bank_sha256 holds for both.
       { path: 'lm-eval/bank.json', content: pkg.bankJson },
+      // An adaptive package's runner: asks the pool's items round by round instead of all at once.
+      ...(pkg.bank.adaptive !== undefined ? [{ path: 'lm-eval/nrm_adaptive.py', content: NRM_ADAPTIVE_PY }] : []),
     ];
   },
   readme(pkg: TinyPackage): string {
     const t = pkg.bank.task;
+    const ad = pkg.bank.adaptive;
+    if (ad !== undefined) return adaptiveReadme(pkg, ad);
     return [
       '### lm-evaluation-harness (0.4.9 or later; tested with 0.4.13)',
       '',
@@ -105,3 +111,29 @@ export const lmEvalExporter: HarnessExporter = {
     ].join('\n');
   },
 };
+
+/** README section of an adaptive package: the runner first, the plain task (every item) second. */
+function adaptiveReadme(pkg: TinyPackage, ad: AdaptiveSettings): string {
+  const t = pkg.bank.task;
+  return [
+    '### lm-evaluation-harness, adaptive (lm_eval 0.4.9 or later; tested with 0.4.13)',
+    '',
+    '```',
+    'python lm-eval/nrm_adaptive.py --model hf --model_args pretrained=<model> --output_path out/',
+    'llm-nrm score . out/',
+    '```',
+    '',
+    `\`nrm_adaptive.py\` loads the model once through lm_eval's registry and asks it rounds of ${ad.batch} items, each round the items`,
+    `most informative at its current ability estimate (option-level information; content balanced across benchmarks${ad.randomesque > 1 ? `; each item one of the ${ad.randomesque} most informative at random, seed ${ad.seed}` : ''}),`,
+    'as one batched `loglikelihood` call built exactly as the task YAML builds its requests. It stops once the standard error of',
+    `theta is at most ${ad.se} after at least ${ad.minItems} items, at ${ad.maxItems} items, or when the ${pkg.items.length} items of the pool run out`,
+    '(`--se`, `--min-items`, `--max-items`, `--batch`, `--randomesque`, `--seed` change them). It writes `samples_' + t + '_<date>.jsonl` and',
+    '`results_<date>.json` under `out/<model>/` as lm-eval does: theta, its SE, the predicted full-bank accuracy and the items asked',
+    '(`nrm_adaptive` in the results). In Python, `run(lm, output_path, model_name, se=..., max_items=..., batch=...)` does the same with any',
+    'lm_eval `LM` object and returns `{theta, se, items}`.',
+    '',
+    `The plain task (\`lm_eval --tasks ${t} --include_path lm-eval --log_samples --output_path out/\`) asks every item of the pool;`,
+    '`llm-nrm score . out/` scores either run.',
+    '',
+  ].join('\n');
+}

@@ -49,6 +49,14 @@ def _bank():
 
 def load_items(**kwargs):
     """custom_dataset: the package's items as lm-eval's test split (kwargs: the task metadata)."""
+    docs = _docs(**kwargs)
+    import datasets  # lm-eval's own dependency
+
+    return {"test": datasets.Dataset.from_list(docs)}
+
+
+def _docs(**kwargs):
+    """The documents of items.jsonl, checked against bank.json (what load_items gives lm-eval; nrm_adaptive.py asks them too)."""
     bank, _ = _bank()
     path = os.path.join(HERE, "items.jsonl")
     with open(path, "rb") as fh:
@@ -85,9 +93,7 @@ def load_items(**kwargs):
             doc["contexts"] = list(r["contexts"])
             doc["continuation"] = conts[0]
         docs.append(doc)
-    import datasets  # lm-eval's own dependency
-
-    return {"test": datasets.Dataset.from_list(docs)}
+    return docs
 
 
 def process_results(doc, results):

@@ -65,6 +65,24 @@ export interface TinyAccuracy {
   tiny?: { accuracy: number[]; beta: number; residualSd: number };
 }
 
+/** The stopping rule and selection of an adaptive package's runner (analysis' `AdaptiveOptions`, names alike). */
+export interface AdaptiveSettings {
+  /** Items per round (one batched harness call). */
+  batch: number;
+  /** Stop once theta's standard error is at most this ... */
+  se: number;
+  /** ... and at least this many items were answered. */
+  minItems: number;
+  /** Stop at this many items whatever the SE. */
+  maxItems: number;
+  /** Randomesque exposure control: each slot takes one of this many most informative items at random (1: the most informative). */
+  randomesque: number;
+  /** Seed of the randomesque draws. */
+  seed: number;
+  /** Content balancing across benchmarks. */
+  balance: boolean;
+}
+
 /** bank.json of a tiny package. */
 export interface TinyBank {
   format: 'llm-nrm-tiny';
@@ -101,6 +119,12 @@ export interface TinyBank {
   accuracy: { grid: number[]; overall: TinyAccuracy; benchmarks: Record<string, TinyAccuracy> };
   /** The calibration bundle restricted to the selected items (all calibrated LLMs kept). */
   bundle: CalibrationBundle;
+  /**
+   * An adaptive package (`llm-nrm publish --adaptive`): the items are the whole calibrated pool and
+   * lm-eval/nrm_adaptive.py asks each model the items most informative at its estimate (analysis'
+   * `adaptiveStep`), with these settings as its defaults; absent: a tiny package (every item asked).
+   */
+  adaptive?: AdaptiveSettings;
   /** Which parallel form this is (A, B, ...) of how many, when several were made (they share no item). */
   form?: { name: string; of: number };
   provenance: { createdAt: string; command?: string; bundle?: { path: string; sha256: string }; responses?: { path: string; sha256: string } };

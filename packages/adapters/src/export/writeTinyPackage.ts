@@ -39,7 +39,9 @@ function readme(pkg: TinyPackage, harnesses: string[]): string {
   const benches = Object.keys(b.accuracy.benchmarks);
   const placeholders = b.placeholderPrompts ?? 0;
   const lines = [
-    `# ${b.task}: a tiny benchmark of ${pkg.items.length} items`,
+    b.adaptive !== undefined
+      ? `# ${b.task}: an adaptive test over a pool of ${pkg.items.length} items`
+      : `# ${b.task}: a tiny benchmark of ${pkg.items.length} items`,
     '',
     // Said before anything else: such a package measures little, whatever its numbers look like.
     ...(placeholders > 0
@@ -52,7 +54,9 @@ function readme(pkg: TinyPackage, harnesses: string[]): string {
       : []),
     `Made by \`llm-nrm publish\` (llm-nrm ${b.tool.version}) from a calibration of ${b.bundle.llms.length} LLMs with the ${b.bundle.model} model` +
       (benches.length > 0 ? ` over ${benches.length} benchmark(s): ${benches.join(', ')}.` : '.'),
-    `The items were chosen to measure the whole ability range of those LLMs${b.form ? ` (form ${b.form.name} of ${b.form.of} parallel forms with no shared item)` : ''}.`,
+    b.adaptive !== undefined
+      ? 'The pool is every calibrated item with a prompt; an adaptive run asks each model only the items most informative at its own estimate.'
+      : `The items were chosen to measure the whole ability range of those LLMs${b.form ? ` (form ${b.form.name} of ${b.form.of} parallel forms with no shared item)` : ''}.`,
     'A run in your harness places a new model on the same scale as the calibrated LLMs, with a standard error, and predicts its',
     'accuracy on the full bank.',
     '',

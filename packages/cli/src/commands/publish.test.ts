@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankRecords, itemContentSha256, parseBundle, simulateFleet, type ResponseRecord } from '@llm-nrm/core';
 import { writeLmEvalHarness } from '@llm-nrm/adapters';
-import { fitRunAccuracy, predictRunAccuracy } from '@llm-nrm/analysis';
+import { adaptiveStep, fitRunAccuracy, predictRunAccuracy } from '@llm-nrm/analysis';
 import { repoRoot, tempDir } from '@llm-nrm/tooling/test';
 import { runCli } from '../../test/runCli.js';
 
@@ -396,6 +396,101 @@ describe('llm-nrm publish', () => {
     if (left.length > 0) {
       expect(readme).toMatch(/Left out of selection: \d+ item\(s\)/);
       for (const l of left) expect(readme).toContain(`\`${l.id}\`: ${l.flags.join(', ')}`);
+    }
+  });
+
+  it('--adaptive exports the whole pool (every prompted item, flagged ones left out), the settings in bank.json and nrm_adaptive.py', async () => {
+    const dir = join(tmp.dir, 'adaptive-toy');
+    const res = await runCli([
+      'publish',
+      bundlePath,
+      '--responses',
+      calibration,
+      '--adaptive',
+      '--se',
+      '0.25',
+      '--randomesque',
+      '2',
+      '--name',
+      'toy',
+      '-o',
+      dir,
+    ]);
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toContain(`python ${join(dir, 'lm-eval', 'nrm_adaptive.py')} --model <model>`);
+    const bank = readJson(join(dir, 'bank.json'));
+    expect(bank.adaptive).toEqual({ batch: 4, se: 0.25, minItems: 10, maxItems: 60, randomesque: 2, seed: 1, balance: true });
+    const report = JSON.parse((await runCli(['report', bundlePath, '--json'])).out);
+    const suspect = new Set(
+      (report.flagged as { id: string; flags: string[] }[])
+        .filter((q) => q.flags.includes('possible-wrong-key') || q.flags.includes('dominant-distractor'))
+        .map((q) => q.id),
+    );
+    // The pool: every calibrated item but the flagged ones, in bundle order, each with its recorded prompt.
+    const calibrated = parseBundle(readFileSync(bundlePath, 'utf8'), bundlePath).items.map((it) => it.id);
+    const pool = calibrated.filter((id) => !suspect.has(id));
+    expect(bank.bundle.items.map((it: { id: string }) => it.id)).toEqual(pool);
+    expect((bank.leftOut ?? []).map((l: { id: string }) => l.id).sort()).toEqual([...suspect].sort());
+    const rows = readFileSync(join(dir, 'items.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((r: { item_id: string }) => r.item_id)).toEqual(pool);
+    for (const r of rows) expect(r.prompt).toBe(`Question about ${r.item_id}?\nAnswer:`);
+    const py = readFileSync(join(dir, 'lm-eval', 'nrm_adaptive.py'), 'utf8');
+    expect(py).toMatch(/^def run\(lm, output_path, model_name, se=None, max_items=None, batch=None/m);
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain(
+      'python lm-eval/nrm_adaptive.py --model hf --model_args pretrained=<model> --output_path out/',
+    );
+    // A tiny package has no adaptive runner and no adaptive block.
+    expect(existsSync(join(pkg, 'lm-eval', 'nrm_adaptive.py'))).toBe(false);
+    expect(readJson(join(pkg, 'bank.json')).adaptive).toBeUndefined();
+  });
+
+  it("--adaptive: the package's Python selection replays the held-out LLM's answers to the TypeScript engine's items and estimates (1e-6)", () => {
+    // The package --adaptive wrote above (randomesque 2: the random path too); a short run keeps the pure-Python scoring quick.
+    const dir = join(tmp.dir, 'adaptive-toy');
+    expect(existsSync(join(dir, 'bank.json')), 'the adaptive package the test above publishes').toBe(true);
+    const bank = readJson(join(dir, 'bank.json'));
+    const answersFile = write(
+      'adaptive-held.jsonl',
+      held.map((r) => ({ item_id: r.item, probs: r.probs })),
+    );
+    const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
+    const r = spawnSync(python, [join(dir, 'lm-eval', 'nrm_adaptive.py'), '--replay', answersFile, '--max-items', '12'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const py = JSON.parse(r.stdout);
+    const answers: ResponseRecord[] = [];
+    const byItem = new Map(held.map((h) => [h.item, h]));
+    for (let n = 0; ; n++) {
+      const st = adaptiveStep(bank.bundle, answers, { ...bank.adaptive, maxItems: 12 });
+      const p = py.steps[n];
+      expect(p.next).toEqual(st.next);
+      expect(p.stop).toBe(st.stop);
+      expect(Math.abs(p.theta - st.theta)).toBeLessThan(1e-6);
+      expect(Math.abs(p.se - st.se)).toBeLessThan(1e-6);
+      if (st.stop !== null) break;
+      for (const id of st.next) answers.push(byItem.get(id)!);
+    }
+    expect(py.items).toHaveLength(12);
+    expect(py.stop).toBe('max-items');
+  });
+
+  it('--adaptive settings: refused without --adaptive, with --forms, or out of range; nothing written', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--se', '0.3'], /--se sets the adaptive runner: add --adaptive/],
+      [['--adaptive', '--forms', '2'], /--adaptive publishes one pool: leave out --forms/],
+      [['--adaptive', '--se', '0'], /invalid --se: 0/],
+      [['--adaptive', '--batch', '1.5'], /invalid --batch: 1.5/],
+      [['--adaptive', '--min-items', '20', '--max-items', '10'], /--min-items 20 exceeds --max-items 10/],
+      [['--adaptive', '--seed', '-1'], /invalid --seed: -1/],
+    ];
+    for (const [args, message] of cases) {
+      const dir = join(tmp.dir, 'adaptive-refused');
+      const res = await runCli(['publish', bundlePath, '--responses', calibration, ...args, '-o', dir, '-q']);
+      expect(res.code, args.join(' ')).not.toBe(0);
+      expect(res.err).toMatch(message);
+      expect(existsSync(dir)).toBe(false);
     }
   });
 

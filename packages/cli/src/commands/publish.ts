@@ -20,11 +20,13 @@ import {
   readBundle,
   tinyPackage,
   writeTinyPackage,
+  type AdaptiveSettings,
   type TinyAccuracy,
   type TinyBank,
   type TinyItem,
 } from '@llm-nrm/adapters';
 import {
+  ADAPTIVE_DEFAULTS,
   TINY_NUISANCE,
   accuracyCurve,
   crossFitCalibrations,
@@ -56,6 +58,13 @@ interface PublishArgs extends ResponsesInputArgs {
   'include-flagged': boolean;
   'item-list'?: string;
   'cross-fit'?: number;
+  adaptive: boolean;
+  se?: number;
+  'min-items'?: number;
+  'max-items'?: number;
+  batch?: number;
+  randomesque?: number;
+  seed?: number;
   output: string;
   force: boolean;
   json: boolean;
@@ -195,6 +204,41 @@ async function checkFormsFolder(dir: string): Promise<void> {
   }
 }
 
+/**
+ * `--adaptive` and its settings (analysis' ADAPTIVE_DEFAULTS where not given), checked; null without
+ * --adaptive, where the settings are refused (they would do nothing).
+ */
+function adaptiveSettings(argv: PublishArgs): AdaptiveSettings | null {
+  const given = (['se', 'min-items', 'max-items', 'batch', 'randomesque', 'seed'] as const).filter((k) => argv[k] !== undefined);
+  if (!argv.adaptive) {
+    if (given.length > 0) throw new LlmNrmError('INVALID_OPTION', `--${given[0]} sets the adaptive runner: add --adaptive`);
+    return null;
+  }
+  if (argv.forms !== 1) throw new LlmNrmError('INVALID_OPTION', '--adaptive publishes one pool: leave out --forms');
+  const int = (k: 'min-items' | 'max-items' | 'batch' | 'randomesque', min: number, fallback: number): number => {
+    const v = argv[k] ?? fallback;
+    if (!Number.isInteger(v) || v < min) throw new LlmNrmError('INVALID_OPTION', `invalid --${k}: ${v} (an integer, at least ${min})`);
+    return v;
+  };
+  const se = argv.se ?? ADAPTIVE_DEFAULTS.se;
+  if (!(Number.isFinite(se) && se > 0)) throw new LlmNrmError('INVALID_OPTION', `invalid --se: ${se} (a positive number)`);
+  const seed = argv.seed ?? ADAPTIVE_DEFAULTS.seed;
+  // The Python runner repeats the 32-bit generator: an integer seed in its range.
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    throw new LlmNrmError('INVALID_OPTION', `invalid --seed: ${seed} (an integer, 0 to 4294967295)`);
+  const out: AdaptiveSettings = {
+    batch: int('batch', 1, ADAPTIVE_DEFAULTS.batch),
+    se,
+    minItems: int('min-items', 0, ADAPTIVE_DEFAULTS.minItems),
+    maxItems: int('max-items', 1, ADAPTIVE_DEFAULTS.maxItems),
+    randomesque: int('randomesque', 1, ADAPTIVE_DEFAULTS.randomesque),
+    seed,
+    balance: true,
+  };
+  if (out.minItems > out.maxItems) throw new LlmNrmError('INVALID_OPTION', `--min-items ${out.minItems} exceeds --max-items ${out.maxItems}`);
+  return out;
+}
+
 export const publishCommand: CommandModule<object, PublishArgs> = {
   command: 'publish <bundle>',
   describe: 'Publish a tiny benchmark: select items that measure the whole ability range and export them as tasks your harness runs',
@@ -245,6 +289,35 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         type: 'number',
         requiresArg: true,
       })
+      .option('adaptive', {
+        describe:
+          'Publish an adaptive test: the whole calibrated pool (every item with a prompt, flagged items left out) and lm-eval/nrm_adaptive.py, ' +
+          'which asks each model the items most informative at its estimate, round by round, until the SE target (--items, --forms, --per-benchmark do not apply)',
+        type: 'boolean',
+        default: false,
+      })
+      .option('se', { describe: `With --adaptive: stop once theta's SE is at most this (default ${ADAPTIVE_DEFAULTS.se})`, type: 'number', requiresArg: true })
+      .option('min-items', {
+        describe: `With --adaptive: ... and at least this many items were answered (default ${ADAPTIVE_DEFAULTS.minItems})`,
+        type: 'number',
+        requiresArg: true,
+      })
+      .option('max-items', {
+        describe: `With --adaptive: stop at this many items whatever the SE (default ${ADAPTIVE_DEFAULTS.maxItems})`,
+        type: 'number',
+        requiresArg: true,
+      })
+      .option('batch', {
+        describe: `With --adaptive: items per round, one batched harness call (default ${ADAPTIVE_DEFAULTS.batch})`,
+        type: 'number',
+        requiresArg: true,
+      })
+      .option('randomesque', {
+        describe: `With --adaptive: exposure control, each slot takes one of this many most informative items at random (default ${ADAPTIVE_DEFAULTS.randomesque})`,
+        type: 'number',
+        requiresArg: true,
+      })
+      .option('seed', { describe: `With --adaptive: seed of the randomesque draws (default ${ADAPTIVE_DEFAULTS.seed})`, type: 'number', requiresArg: true })
       .option('output', {
         alias: 'o',
         describe: 'Package folder to write (atomically): absent, empty, or one llm-nrm wrote with --force',
@@ -268,6 +341,10 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         '$0 publish bundle.json --responses calib.jsonl --items 100 --per-benchmark --forms 2 --harness lm-eval -o tiny/',
         'two parallel 100-item forms, benchmark shares kept',
       )
+      .example(
+        '$0 publish bundle.json --responses calib.jsonl --adaptive --se 0.3 --max-items 60 -o adaptive-mmlu/',
+        'an adaptive test: python adaptive-mmlu/lm-eval/nrm_adaptive.py --model hf --model_args pretrained=<model> --output_path out/',
+      )
       .epilogue(
         "Items are chosen greedily to maximise the expected log test information over the calibrated LLMs' abilities, so the " +
           'tiny test measures the whole range (the top-information items pile up at one ability level). Run the package in your ' +
@@ -275,6 +352,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       ) as unknown as Argv<PublishArgs>,
   handler: async (argv) => {
     if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
+    const adaptive = adaptiveSettings(argv);
     if (!Number.isInteger(argv.forms) || argv.forms < 1 || argv.forms > 26) throw new LlmNrmError('INVALID_OPTION', `invalid --forms: ${argv.forms} (1 to 26)`);
     const harnesses = argv.harness
       .split(',')
@@ -318,7 +396,8 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     // Items with a recorded prompt can be published as they were calibrated; others only rendered.
     const exact = Uint8Array.from(bundle.items, (it) => (content.get(it.id)?.continuations?.length === it.nOptions ? 1 : 0));
     const nExact = exact.reduce((s, v) => s + v, 0);
-    const need = argv.items * argv.forms;
+    // An adaptive package's pool is every item with a prompt: one is enough to publish it.
+    const need = adaptive ? 1 : argv.items * argv.forms;
     if (!argv['render-prompt'] && nExact < need && argv['item-list'] === undefined) {
       throw new LlmNrmError(
         'INVALID_OPTION',
@@ -333,14 +412,18 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     const eligible = 'eligible' in flagged ? Uint8Array.from(flagged.eligible, (v, i) => (v && (prompted === undefined || prompted[i]) ? 1 : 0)) : prompted;
     if (flagged.leftOut.length > 0) info(argv.quiet, `left out ${flagged.leftOut.length} flagged items (listed in the README; --include-flagged keeps them)`);
     const sel =
-      argv['item-list'] !== undefined
-        ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)] }
-        : selectForRange(bank, layout, x, argv.items, {
-            abilities: bundle.llms.map((l) => l.theta),
-            perBenchmark: argv['per-benchmark'],
-            forms: argv.forms,
-            ...(eligible ? { eligible } : {}),
-          });
+      adaptive !== null && argv['item-list'] === undefined
+        ? { ids: [bundle.items.filter((_, i) => eligible === undefined || eligible[i] === 1).map((it) => it.id)] }
+        : argv['item-list'] !== undefined
+          ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)] }
+          : selectForRange(bank, layout, x, argv.items, {
+              abilities: bundle.llms.map((l) => l.theta),
+              perBenchmark: argv['per-benchmark'],
+              forms: argv.forms,
+              ...(eligible ? { eligible } : {}),
+            });
+    if (adaptive !== null && argv['item-list'] === undefined && prompted !== undefined && nExact < bundle.items.length)
+      info(argv.quiet, `the pool leaves out ${bundle.items.length - nExact} items without a recorded prompt (--render-prompt renders one for them)`);
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.
     const acc = accuracies(records, bundle);
     const thetas = bundle.llms.map((l) => l.theta);
@@ -494,6 +577,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         renderedPrompts: rendered,
         ...(placeheld > 0 ? { placeholderPrompts: placeheld } : {}),
         ...(flagged.leftOut.length > 0 ? { leftOut: flagged.leftOut } : {}),
+        ...(adaptive !== null ? { adaptive } : {}),
         scoring: {
           nuisance: TINY_NUISANCE,
           thetaSd: 3,
@@ -549,6 +633,12 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
           Object.entries(s.benchmarks as Record<string, number>).map(([b, n]) => [b || '(none)', n]),
         ),
       );
+    }
+    if (adaptive !== null) {
+      printText(
+        `run: python ${join(String(summaries[0]!.dir), 'lm-eval', 'nrm_adaptive.py')} --model <model> --model_args <args> --output_path out/\nthen: llm-nrm score ${summaries[0]!.dir} out/\n`,
+      );
+      return;
     }
     printText(
       `run: lm_eval --model <model> --model_args <args> --tasks ${summaries[0]!.task} --include_path ${join(String(summaries[0]!.dir), 'lm-eval')} --log_samples --output_path out/\nthen: llm-nrm score ${summaries[0]!.dir} out/\n`,
