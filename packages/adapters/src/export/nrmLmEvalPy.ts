@@ -358,11 +358,11 @@ def _predict_run(m, grid, acc, theta, u, a):
 
 def _pred_acc(items):
     """(accuracy, low, high): the package's run-accuracy model (bank.json accuracy.overall.run), or
-    for older packages its linear estimator (no interval) or the curve F(theta)."""
+    for older packages its linear estimator (no interval), else (adaptive packages) the curve F(theta) with theta's SE."""
     bank, by_id = _bank()
     grid = bank["accuracy"]["grid"]
     curve = bank["accuracy"]["overall"]
-    theta, _, u = _score(items)
+    theta, se, u = _score(items)
     right = n = 0
     for item_id, probs in items:
         it = by_id.get(item_id)
@@ -381,10 +381,15 @@ def _pred_acc(items):
     if est is not None and n > 0:
         b = est["coef"]
         pred = b[0] + b[1] * _interp(grid, curve["accuracy"], theta) + b[2] * (right / n) + b[3] * u
-    else:
-        pred = _interp(grid, curve["accuracy"], theta)
-    p = min(1.0, max(0.0, pred))
-    return p, p, p
+        p = min(1.0, max(0.0, pred))
+        return p, p, p
+    # The curve at theta with theta's SE (analysis' predictAccuracy): adaptive packages, whose runs
+    # answer items aimed at their own level, and packages with no run model.
+    mid = _interp(grid, curve["accuracy"], theta)
+    s = se if math.isfinite(se) else 4.0
+    spread = (_interp(grid, curve["accuracy"], theta + s) - _interp(grid, curve["accuracy"], theta - s)) / 2.0
+    half = 1.6449 * math.sqrt(spread * spread + curve["residualSd"] * curve["residualSd"])
+    return mid, max(0.0, mid - half), min(1.0, mid + half)
 
 
 def agg_pred_acc(items):

@@ -47,7 +47,8 @@ export interface TinyAccuracy {
    * The run-accuracy model (analysis' `RunAccuracyModel`, `predictRunAccuracy`): the run's accuracy on
    * these items moved onto the bank by a logit shift of its chance-corrected share, blended with
    * F(theta) by `curveWeight` inside the calibrated LLMs' range of tiny accuracy and sharpness, kept in
-   * the run's own 99% range; the 90% interval from `residualSd`. Written from issue 30 on, in place of `estimator`.
+   * the run's own 99% range; the 90% interval from `residualSd`. Written from issue 30 on, in place of `estimator`;
+   * not for adaptive packages, whose runs answer items aimed at their level (the curve at theta with its SE serves).
    */
   run?: {
     chanceTiny: number;

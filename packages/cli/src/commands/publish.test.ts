@@ -420,6 +420,11 @@ describe('llm-nrm publish', () => {
     expect(res.out).toContain(`python ${join(dir, 'lm-eval', 'nrm_adaptive.py')} --model <model>`);
     const bank = readJson(join(dir, 'bank.json'));
     expect(bank.adaptive).toEqual({ batch: 4, se: 0.25, minItems: 10, maxItems: 60, randomesque: 2, seed: 1, balance: true });
+    // No run-accuracy model: an adaptive run's accuracy is on items aimed at its level, so the
+    // prediction is the accuracy curve at theta with theta's SE.
+    expect(bank.accuracy.overall.run).toBeUndefined();
+    expect(bank.accuracy.overall.accuracy.length).toBe(bank.accuracy.grid.length);
+    for (const c of Object.values(bank.accuracy.benchmarks) as { run?: unknown }[]) expect(c.run).toBeUndefined();
     const report = JSON.parse((await runCli(['report', bundlePath, '--json'])).out);
     const suspect = new Set(
       (report.flagged as { id: string; flags: string[] }[])

@@ -467,7 +467,10 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       const usable = rows.filter(
         (r) => Number.isFinite(r.theta) && Number.isFinite(r.logSharpness) && Number.isFinite(r.tinyAccuracy) && Number.isFinite(r.fullAccuracy),
       );
-      if (usable.length >= 2 && chanceTiny > 0 && chanceTiny < 1 && chanceFull > 0 && chanceFull < 1 && items > 0) {
+      // Not for an adaptive package: its runs answer items aimed at their own level (about half right
+      // whatever the LLM's accuracy), so their accuracy on them says little of the bank's; the
+      // prediction is then the curve at theta with theta's SE (analysis' predictPackageCurve).
+      if (adaptive === null && usable.length >= 2 && chanceTiny > 0 && chanceTiny < 1 && chanceFull > 0 && chanceFull < 1 && items > 0) {
         const { curve: _curve, ...model } = fitRunAccuracy(rows, { chanceTiny, chanceFull, items });
         out.run = { ...model, ...(cross ? { crossFitFolds: cross.length } : {}) };
       }
