@@ -26,7 +26,12 @@ function seChart(v: AdaptiveRunView): HTMLElement {
       y: { label: 'SE of θ', domain: [0, Math.max(target * 1.2, ...v.points.map((p) => p.se))], grid: true, nice: true },
       marks: [
         Plot.ruleY([target], { stroke: WARN, strokeDasharray: '6 4', strokeWidth: 1.5 }),
-        // Labelled at the left, where the SE is still far above the target and the curve leaves room.
+        ...(v.settings.minItems > 0 ? [Plot.ruleX([v.settings.minItems], { stroke: MUTED, strokeDasharray: '2 3' })] : []),
+        Plot.line(v.points, { x: 'answered', y: 'se', stroke: ACCENT, strokeWidth: 2 }),
+        Plot.dot(v.points, { x: 'answered', y: 'se', fill: ACCENT, r: 3.5, title }),
+        ...(last ? [Plot.dot([last], { x: 'answered', y: 'se', stroke: WARN, fill: 'white', strokeWidth: 2, r: 6, title })] : []),
+        // Labels last, with a white halo over the rules they cross: the stopping SE at the left, where the SE is still far above
+        // it; the minimum length at the top of its rule, right of the first steep rounds.
         Plot.text([target], {
           y: (d: number) => d,
           x: 0,
@@ -35,12 +40,24 @@ function seChart(v: AdaptiveRunView): HTMLElement {
           dx: 4,
           dy: -7,
           fill: WARN,
+          stroke: 'white',
           fontSize: 11,
         }),
-        ...(v.settings.minItems > 0 ? [Plot.ruleX([v.settings.minItems], { stroke: MUTED, strokeDasharray: '2 3' })] : []),
-        Plot.line(v.points, { x: 'answered', y: 'se', stroke: ACCENT, strokeWidth: 2 }),
-        Plot.dot(v.points, { x: 'answered', y: 'se', fill: ACCENT, r: 3.5, title }),
-        ...(last ? [Plot.dot([last], { x: 'answered', y: 'se', stroke: WARN, fill: 'white', strokeWidth: 2, r: 6, title })] : []),
+        ...(v.settings.minItems > 0
+          ? [
+              Plot.text([v.settings.minItems], {
+                x: (d: number) => d,
+                frameAnchor: 'top',
+                text: () => `min. ${v.settings.minItems} items`,
+                textAnchor: 'start',
+                dx: 4,
+                dy: 6,
+                fill: MUTED,
+                stroke: 'white',
+                fontSize: 11,
+              }),
+            ]
+          : []),
       ],
     },
     { title: 'How the SE fell', description: desc },
