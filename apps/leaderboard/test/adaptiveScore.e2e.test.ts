@@ -37,6 +37,7 @@ interface CliScore {
 /** The `nrm_adaptive` block nrm_adaptive.py writes into its results file (the fields this test reads). */
 interface AdaptiveLog {
   stop: string;
+  theta: number;
   se: number;
   items: string[];
   settings: { se: number; minItems: number; batch: number };
@@ -46,6 +47,8 @@ interface AdaptiveLog {
 let tmp: ReturnType<typeof tempDir>;
 let chrome: Launched;
 let server: ServedSite;
+/** The same calibration without the package (`llm-nrm leaderboard bundle.json --responses ...`): runs are scored against the full bank. */
+let bankServer: ServedSite;
 let pkg: string;
 let out: string;
 let samples: string;
@@ -140,6 +143,8 @@ beforeAll(async () => {
     { assets },
   );
   server = await serveSite(join(tmp.dir, 'site'));
+  await buildSite({ bundle, bank: responsesBank(bundle, rest).bank }, join(tmp.dir, 'bank-site'), { assets });
+  bankServer = await serveSite(join(tmp.dir, 'bank-site'));
 
   // The live adaptive run: nrm_adaptive.run with an lm_eval LM that answers from the held-out LLM's probabilities.
   out = join(tmp.dir, 'run');
@@ -180,6 +185,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await chrome?.close();
   await server?.close();
+  await bankServer?.close();
   tmp?.cleanup();
 });
 
@@ -213,6 +219,13 @@ describe('score page with an adaptive run (nrm_adaptive.py in the real lm_eval, 
     expect(Math.abs(l.se - log.se)).toBeLessThan(1e-4);
     expect(await w.page.textContent('#adaptive-stop')).toBe(
       `Stopped by the SE rule: SE ${log.se.toFixed(3)} ≤ ${log.settings.se} after ${log.items.length} items (at least ${log.settings.minItems} asked first).`,
+    );
+
+    expect(await w.page.textContent('#adaptive-own')).toBe(
+      `The runner's own estimate (its results file): θ ${log.theta.toFixed(4)}, SE ${log.se.toFixed(4)}, the θ and SE above.`,
+    );
+    expect(await w.page.textContent('#package-run')).toContain(
+      `Scored as a run of the adaptive package ${TASK} (${log.items.length} of its ${POOL} items asked)`,
     );
 
     // The items asked, in the order asked, with the round that asked each and whether the held-out LLM's answer was right.
@@ -267,6 +280,27 @@ describe('score page with an adaptive run (nrm_adaptive.py in the real lm_eval, 
     expect(layout.wrapRight).toBeLessThanOrEqual(layout.inner);
     await w.page.locator('#adaptive-run').screenshot({ path: join(shots, 'score-adaptive-run.png') });
     await w.page.screenshot({ path: join(shots, 'score-adaptive-page.png'), fullPage: true });
+    expect(w.problems).toEqual([]);
+    await w.page.close();
+  });
+
+  it("on a site without the run's package: scored against the full bank, the same items and SE shown, the runner's own estimate said to differ where it does", async () => {
+    const w = await watchedPage(chrome.browser, bankServer.url);
+    await openRoute(w.page, bankServer.url, '#/score');
+    await w.page.setInputFiles('#score-file', [asFile(samples), asFile(results)]);
+    await w.page.waitForSelector('#adaptive-run', { timeout: 60_000 });
+    expect(await w.page.textContent('#bank-run')).toContain(`Scored against the full bank (${POOL} items)`);
+    const row = await w.page.$eval('#scored tbody tr', (tr) => ({ model: tr.getAttribute('data-model'), theta: Number(tr.getAttribute('data-theta')) }));
+    expect(row.model).toBe(RUN);
+    expect(await w.page.$$eval('#adaptive-items tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-item')))).toEqual(log.items);
+    expect(await w.page.$$eval('#adaptive-se svg circle', (c) => c.length)).toBe(log.rounds.filter((r) => r.answered > 0).length + 1);
+    const own = (await w.page.textContent('#adaptive-own'))!;
+    expect(own).toMatch(new RegExp(`^The runner's own estimate \\(its results file\\): θ ${log.theta.toFixed(4)}, SE ${log.se.toFixed(4)}`));
+    // Said to differ exactly where the page's score is not the runner's (1e-4), and why.
+    const scoredSe = Number(await w.page.getAttribute('#scored tbody tr', 'data-se'));
+    const differs = Math.abs(row.theta - log.theta) > 1e-4 || Math.abs(scoredSe - log.se) > 1e-4;
+    expect(own.includes('this site does not carry the package the run asked from')).toBe(differs);
+    await w.page.locator('#adaptive-run').screenshot({ path: join(shots, 'score-adaptive-run-bank-site.png') });
     expect(w.problems).toEqual([]);
     await w.page.close();
   });

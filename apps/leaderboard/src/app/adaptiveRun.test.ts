@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResponseRecord } from '@llm-nrm/core';
 import type { AdaptiveRunLog } from '@llm-nrm/adapters/browser';
-import { adaptiveRunView, stopReason } from './adaptiveRun.js';
+import { RUNNER_AGREEMENT, adaptiveRunView, runnerAgrees, stopReason } from './adaptiveRun.js';
 
 const files = { results: 'results_2026.json', samples: 'samples_tiny_toy_2026.jsonl' };
 const items = [
@@ -63,5 +63,12 @@ describe('adaptiveRunView', () => {
     expect(stopReason(v)).toBe('Stopped by the SE rule: SE 0.280 ≤ 0.3 after 3 items (at least 2 asked first).');
     expect(stopReason({ ...v, stop: 'max-items', se: 0.41 })).toBe('Stopped at the item cap: 3 items (max 60), SE 0.410, short of the target 0.3.');
     expect(stopReason({ ...v, stop: 'pool', se: 0.35 })).toBe('Stopped when the pool ran out: all 4 items asked, SE 0.350 (target 0.3).');
+  });
+
+  it("tells whether the page's score is the runner's own estimate (1e-4 on theta and SE)", () => {
+    const v = { theta: 0.41, se: 0.28 };
+    expect(runnerAgrees(v, { theta: 0.41 + 0.9 * RUNNER_AGREEMENT, se: 0.28 - 0.9 * RUNNER_AGREEMENT })).toBe(true);
+    expect(runnerAgrees(v, { theta: 0.41 + 2 * RUNNER_AGREEMENT, se: 0.28 })).toBe(false);
+    expect(runnerAgrees(v, { theta: 0.41, se: 0.28 + 2 * RUNNER_AGREEMENT })).toBe(false);
   });
 });

@@ -96,3 +96,15 @@ export function stopReason(v: Pick<AdaptiveRunView, 'stop' | 'settings' | 'pool'
   if (v.stop === 'max-items') return `Stopped at the item cap: ${n} items (max ${v.settings.maxItems}), SE ${se}, short of the target ${v.settings.se}.`;
   return `Stopped when the pool ran out: all ${v.pool} items asked, SE ${se} (target ${v.settings.se}).`;
 }
+
+/** How closely the page's scoring must give the runner's own θ and SE to call them the same (issue 29's 1e-4 agreement). */
+export const RUNNER_AGREEMENT = 1e-4;
+
+/**
+ * Whether the page's score of the run is the runner's own estimate (its results file): so when the
+ * site scores it against the package the runner asked from; a site without that package scores it
+ * against the full bank, whose estimate may differ.
+ */
+export function runnerAgrees(v: Pick<AdaptiveRunView, 'theta' | 'se'>, scored: { theta: number; se: number }): boolean {
+  return Math.abs(v.theta - scored.theta) <= RUNNER_AGREEMENT && Math.abs(v.se - scored.se) <= RUNNER_AGREEMENT;
+}

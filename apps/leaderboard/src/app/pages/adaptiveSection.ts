@@ -4,7 +4,7 @@
 import { chart, Plot } from '../charts.js';
 import { fmt, h } from '../dom.js';
 import { ACCENT, MUTED, WARN } from '../palette.js';
-import { stopReason, type AdaptivePoint, type AdaptiveRunView } from '../adaptiveRun.js';
+import { runnerAgrees, stopReason, type AdaptivePoint, type AdaptiveRunView } from '../adaptiveRun.js';
 
 function seChart(v: AdaptiveRunView): HTMLElement {
   const target = v.settings.se;
@@ -110,8 +110,12 @@ function itemsTable(v: AdaptiveRunView): HTMLElement {
   );
 }
 
-/** The adaptive run's section: why it stopped, the SE chart and the items asked. */
-export function adaptiveSection(v: AdaptiveRunView): HTMLElement {
+/**
+ * The adaptive run's section: why it stopped, the runner's own estimate beside the page's score of
+ * the run (`scored`: the same where the site carries the run's package), the SE chart and the items asked.
+ */
+export function adaptiveSection(v: AdaptiveRunView, scored: { theta: number; se: number; asPackage: boolean }): HTMLElement {
+  const own = `The runner's own estimate (its results file): θ ${fmt(v.theta, 4)}, SE ${fmt(v.se, 4)}`;
   return h(
     'section',
     { id: 'adaptive-run' },
@@ -121,6 +125,17 @@ export function adaptiveSection(v: AdaptiveRunView): HTMLElement {
       null,
       `Each round asked the ${v.settings.batch} items most informative at the run's estimate so far (from ${v.file}). `,
       h('strong', { id: 'adaptive-stop' }, stopReason(v)),
+    ),
+    h(
+      'p',
+      { id: 'adaptive-own', class: 'muted' },
+      runnerAgrees(v, scored)
+        ? `${own}, the θ and SE above.`
+        : `${own}; the θ and SE above differ: ${
+            scored.asPackage
+              ? 'this site scored the run against its package as llm-nrm score <package> does, and the runner disagrees with that'
+              : "this site does not carry the package the run asked from, so it scored the run against the full bank (llm-nrm score <package> gives the runner's)"
+          }.`,
     ),
     h('div', { class: 'grid2' }, seChart(v), itemsTable(v)),
   );

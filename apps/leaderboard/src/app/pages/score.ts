@@ -175,7 +175,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
                 const r = rows.find((x) => x.added && x.id === l.id && x.source === res.file)!;
                 return h(
                   'tr',
-                  { 'data-model': l.id, 'data-theta': String(l.theta) },
+                  { 'data-model': l.id, 'data-theta': String(l.theta), 'data-se': String(l.se) },
                   h('td', { class: 'model' }, l.id, r.outOfRange ? h('span', { class: 'tag warn' }, 'outside calibrated range') : null),
                   h('td', { class: 'num' }, fmt(l.theta, 4)),
                   h('td', { class: 'num' }, Number.isFinite(l.se) ? `±${fmt(l.se, 4)}` : '–'),
@@ -225,7 +225,9 @@ export async function scorePage(view: HTMLElement): Promise<void> {
               { id: 'bank-run', class: 'muted' },
               `Scored against the full bank (${res.scoredAs.items.toLocaleString('en')} items). The accuracy shown is its share right on the bank's items it answered (all of them: its full-bank accuracy; fewer: its accuracy on those)${m.tiny?.task !== undefined ? ` (a run of the tiny package ${m.tiny.task} alone is scored as that package scores it, with a predicted full-bank accuracy)` : ''}.`,
             ),
-        res.adaptive ? adaptiveSection(res.adaptive) : null,
+        res.adaptive && res.llms.length === 1
+          ? adaptiveSection(res.adaptive, { theta: res.llms[0]!.theta, se: res.llms[0]!.se, asPackage: res.scoredAs.kind === 'package' })
+          : null,
         res.unknown > 0 ? h('p', { class: 'muted' }, `${res.unknown} responses to items not in the bank were skipped.`) : null,
         res.notes.length > 0 ? h('details', null, h('summary', null, 'Reader notes'), h('ul', null, ...res.notes.map((n) => h('li', null, n)))) : null,
         h('p', null, h('a', { href: '#/', id: 'see-board' }, 'See it on the leaderboard →')),
