@@ -61,9 +61,12 @@ describe('parseLmEvalResultsText', () => {
 
   it('tells a results file from samples and tidy records', () => {
     expect(isLmEvalResultsText(text(adaptiveResults()))).toBe(true);
+    expect(isLmEvalResultsText(`\n\n${text(adaptiveResults())}`)).toBe(true);
+    expect(isLmEvalResultsText(JSON.stringify(adaptiveResults()))).toBe(true);
     expect(isLmEvalResultsText('{"doc_id": 0, "arguments": {}}\n{"doc_id": 1}\n')).toBe(false);
     expect(isLmEvalResultsText('{"model": "m", "item": "i", "key": 0, "probs": [1, 0]}\n')).toBe(false);
     expect(isLmEvalResultsText('[{"doc_id": 0}]')).toBe(false);
+    expect(isLmEvalResultsText('{"model": "m", "item": "i", "key": 0, "results": {}}\n{"model": "m", "item": "j", "key": 0}\n')).toBe(false);
   });
 
   it('names the file and the field of a malformed log', () => {

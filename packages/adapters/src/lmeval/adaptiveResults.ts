@@ -51,6 +51,8 @@ function isObj(v: unknown): v is Record<string, unknown> {
 export function isLmEvalResultsText(text: string): boolean {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (!/^\s*\{/.test(body) || /^\s*\{[^\n]*"doc_id"/.test(body)) return false;
+  // JSON Lines (a second object at the start of a line) is never one object: decided without parsing a large file whole.
+  if (/\n\{/.test(body.trimStart())) return false;
   try {
     const v = parseJsonLenient(body);
     return isObj(v) && isObj(v.results);
