@@ -11,6 +11,14 @@ import { parseJsonLine } from './tidy/parseJsonLine.js';
 
 export { newReport, parseSamplesName, type OptionScoring, type ReadReport };
 export { packageRunRecord } from './export/packageRunRecord.js';
+export {
+  isLmEvalResultsText,
+  parseLmEvalResultsText,
+  type AdaptiveRound,
+  type AdaptiveRunLog,
+  type AdaptiveStop,
+  type LmEvalResultsText,
+} from './lmeval/adaptiveResults.js';
 
 /** Records parsed from a text, each with its file name and 1-based line. */
 export interface ParsedText {

@@ -29,6 +29,14 @@ export {
 export { readLmEvalHarness, readLmEvalStream, LFS_POINTER_REASON, type LmEvalReadOptions } from './lmeval/readLmEvalHarness.js';
 export { lmEvalFileMeta, type LmEvalFileMeta } from './lmeval/lmEvalFileMeta.js';
 export { parseSamplesName } from './lmeval/samplesName.js';
+export {
+  isLmEvalResultsText,
+  parseLmEvalResultsText,
+  type AdaptiveRound,
+  type AdaptiveRunLog,
+  type AdaptiveStop,
+  type LmEvalResultsText,
+} from './lmeval/adaptiveResults.js';
 export { writeLmEvalHarness, lmEvalDateStamp, sanitizeModelName, type WriteLmEvalOptions, type WriteLmEvalResult } from './lmeval/writeLmEvalHarness.js';
 export { readNaepRotations, NAEP_BASELINES, type NaepReadOptions } from './naep/readNaepRotations.js';
 export {

@@ -3,6 +3,7 @@ import { fmt, h, howTo, pct, replace } from '../dom.js';
 import { leaderboard, manifest } from '../data.js';
 import { added, board } from '../state.js';
 import type { PredictedAccuracy, ScoreReply, ScoreRequest, ScoredRun } from '../worker.js';
+import { adaptiveSection } from './adaptiveSection.js';
 
 let worker: Worker | null = null;
 
@@ -47,7 +48,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
   const tinyUrl = m.tiny?.task !== undefined ? new URL('data/tiny.json', document.baseURI).href : null;
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const results = h('div', { id: 'score-results' });
-  const input = h('input', { type: 'file', id: 'score-file', accept: '.jsonl,.json,application/json,application/x-ndjson' });
+  const input = h('input', { type: 'file', id: 'score-file', multiple: true, accept: '.jsonl,.json,application/json,application/x-ndjson' });
   const modelId = h('input', { type: 'text', id: 'score-model', value: 'my-model', size: 28, 'aria-describedby': 'model-help' });
   const scoring = h(
     'select',
@@ -63,7 +64,11 @@ export async function scorePage(view: HTMLElement): Promise<void> {
     input,
     h('strong', null, 'Drop a responses file here, or press Enter to choose one'),
     h('br'),
-    h('span', { class: 'muted' }, 'tidy JSON Lines (llm-nrm convert) or an lm-eval-harness samples_<task>_<date>.jsonl'),
+    h(
+      'span',
+      { class: 'muted' },
+      'tidy JSON Lines (llm-nrm convert) or an lm-eval-harness samples_<task>_<date>.jsonl, with its results_<date>.json (both at once) for an adaptive run',
+    ),
   );
   drop.tabIndex = 0;
   drop.addEventListener('keydown', (e) => {
@@ -74,20 +79,21 @@ export async function scorePage(view: HTMLElement): Promise<void> {
   });
 
   let busy = false;
-  async function handle(file: File): Promise<void> {
-    if (busy) return;
+  async function handle(dropped: File[]): Promise<void> {
+    if (busy || dropped.length === 0) return;
     busy = true;
     status.classList.remove('error');
-    status.textContent = `reading ${file.name} (${(file.size / 1e6).toFixed(1)} MB) in this browser…`;
+    status.textContent = `reading ${dropped.map((f) => `${f.name} (${(f.size / 1e6).toFixed(1)} MB)`).join(' and ')} in this browser…`;
     try {
-      if (/\.gz$/i.test(file.name)) throw new Error('gzipped files are not read here: gunzip it first (or use llm-nrm score)');
-      const text = await file.text();
+      const gz = dropped.find((f) => /\.gz$/i.test(f.name));
+      if (gz) throw new Error(`${gz.name}: gzipped files are not read here: gunzip it first (or use llm-nrm score)`);
+      if (dropped.length > 2) throw new Error(`drop one responses file, with its results file for an lm-eval run (${dropped.length} files were dropped)`);
+      const files = await Promise.all(dropped.map(async (f) => ({ name: f.name, text: await f.text() })));
       const t0 = performance.now();
       const res = await scoreInWorker(
         {
           tinyUrl,
-          text,
-          fileName: file.name,
+          files,
           model: modelId.value.trim() || 'my-model',
           score: scoring.value as ScoreRequest['score'],
           skipInvalid: skip.checked,
@@ -99,7 +105,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
       const secs = (performance.now() - t0) / 1000;
       const asPackage = res.scoredAs.kind === 'package';
       for (const l of res.llms) {
-        const i = added.findIndex((a) => a.id === l.id && a.source === file.name);
+        const i = added.findIndex((a) => a.id === l.id && a.source === res.file);
         if (i >= 0) added.splice(i, 1);
         added.push({
           id: l.id,
@@ -124,7 +130,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
           index: -1,
           added: true,
           outOfRange: false,
-          source: file.name,
+          source: res.file,
           nuisance: l.nuisance,
           ...(l.predicted ? { predicted: l.predicted } : {}),
         });
@@ -166,10 +172,10 @@ export async function scorePage(view: HTMLElement): Promise<void> {
               'tbody',
               null,
               ...res.llms.map((l) => {
-                const r = rows.find((x) => x.added && x.id === l.id && x.source === file.name)!;
+                const r = rows.find((x) => x.added && x.id === l.id && x.source === res.file)!;
                 return h(
                   'tr',
-                  { 'data-model': l.id, 'data-theta': String(l.theta) },
+                  { 'data-model': l.id, 'data-theta': String(l.theta), 'data-se': String(l.se) },
                   h('td', { class: 'model' }, l.id, r.outOfRange ? h('span', { class: 'tag warn' }, 'outside calibrated range') : null),
                   h('td', { class: 'num' }, fmt(l.theta, 4)),
                   h('td', { class: 'num' }, Number.isFinite(l.se) ? `±${fmt(l.se, 4)}` : '–'),
@@ -209,7 +215,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
               h(
                 'p',
                 null,
-                `Scored as a run of the tiny package ${res.scoredAs.task} (${res.scoredAs.items} items), as llm-nrm score <package> scores it. The accuracy shown is its predicted accuracy on the whole bank (${m.items.toLocaleString('en')} items), with a 90% interval, not its share right on the package's items: a few items are easier or harder than the bank. Its position bias and fallback are not fitted from so few items, so the leaderboard shows none for it.`,
+                `Scored as a run of the ${res.adaptive ? `adaptive package ${res.scoredAs.task} (${res.adaptive.items.length} of its ${res.scoredAs.items} items asked)` : `tiny package ${res.scoredAs.task} (${res.scoredAs.items} items)`}, as llm-nrm score <package> scores it. The accuracy shown is its predicted accuracy on the whole bank (${m.items.toLocaleString('en')} items), with a 90% interval, not its share right on the package's items: a few items are easier or harder than the bank. Its position bias and fallback are not fitted from so few items, so the leaderboard shows none for it.`,
               ),
               h('p', { class: 'muted' }, 'What llm-nrm score <package> prints for it:'),
               h('pre', { class: 'cli-line' }, res.llms.map(packageLine).join('\n')),
@@ -219,6 +225,9 @@ export async function scorePage(view: HTMLElement): Promise<void> {
               { id: 'bank-run', class: 'muted' },
               `Scored against the full bank (${res.scoredAs.items.toLocaleString('en')} items). The accuracy shown is its share right on the bank's items it answered (all of them: its full-bank accuracy; fewer: its accuracy on those)${m.tiny?.task !== undefined ? ` (a run of the tiny package ${m.tiny.task} alone is scored as that package scores it, with a predicted full-bank accuracy)` : ''}.`,
             ),
+        res.adaptive && res.llms.length === 1
+          ? adaptiveSection(res.adaptive, { theta: res.llms[0]!.theta, se: res.llms[0]!.se, asPackage: res.scoredAs.kind === 'package' })
+          : null,
         res.unknown > 0 ? h('p', { class: 'muted' }, `${res.unknown} responses to items not in the bank were skipped.`) : null,
         res.notes.length > 0 ? h('details', null, h('summary', null, 'Reader notes'), h('ul', null, ...res.notes.map((n) => h('li', null, n)))) : null,
         h('p', null, h('a', { href: '#/', id: 'see-board' }, 'See it on the leaderboard →')),
@@ -233,8 +242,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
   }
 
   input.addEventListener('change', () => {
-    const f = input.files?.[0];
-    if (f) void handle(f);
+    void handle(Array.from(input.files ?? []));
   });
   drop.addEventListener('dragover', (e) => {
     e.preventDefault();
@@ -244,8 +252,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
   drop.addEventListener('drop', (e) => {
     e.preventDefault();
     drop.classList.remove('over');
-    const f = e.dataTransfer?.files?.[0];
-    if (f) void handle(f);
+    void handle(Array.from(e.dataTransfer?.files ?? []));
   });
 
   view.append(
@@ -263,6 +270,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
             `This site carries the tiny package ${m.tiny.task} (${m.tiny.items} items). A run of it (an lm-eval samples file of that task, or tidy records of its items only) is scored as llm-nrm score <package> scores it, and shows its predicted full-bank accuracy with a 90% interval: its share right on so few items is not comparable with the other models' full-bank accuracy.`,
           ]
         : []),
+      'An adaptive run (a package published with llm-nrm publish --adaptive, run with its lm-eval/nrm_adaptive.py) asks each model the items most informative at its estimate so far and stops once the SE reaches its target. Drop its samples_<task>_<date>.jsonl and results_<date>.json together: the run is scored from the samples as above, and the results file adds the items it asked in order and how its SE fell round by round.',
     ),
     drop,
     h(
@@ -272,7 +280,11 @@ export async function scorePage(view: HTMLElement): Promise<void> {
       h('label', { for: 'score-scoring' }, 'lm-eval option scoring', scoring),
       h('label', null, h('span', null, skip, ' skip responses to items not in the bank')),
     ),
-    h('p', { id: 'model-help', class: 'muted' }, 'A tidy file names its models itself; an lm-eval samples file does not, so give the id here.'),
+    h(
+      'p',
+      { id: 'model-help', class: 'muted' },
+      'A tidy file names its models itself; an lm-eval samples file does not, so give the id here (a results file dropped with it names the model, and that name is used).',
+    ),
     status,
     results,
   );
