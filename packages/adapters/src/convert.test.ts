@@ -87,6 +87,34 @@ describe('convertPaths', () => {
     expect(summary.byModelBenchmark).toEqual([{ model: 'm', benchmark: 'b', items: 1, hard: 0, soft: 1, missing: 0, meanLeakage: null }]);
   });
 
+  it('counts the distinct items of each (model, benchmark), over hundreds of items, repeats and interleaved models', async () => {
+    const path = join(tmp.dir, 'tallies.jsonl');
+    const lines: string[] = [];
+    // Model m1 answers items 0-299 of benchmark a (item 7 three times), m2 every third of them and
+    // 5 of b, the two models' rows interleaved.
+    for (let i = 0; i < 300; i++) {
+      for (let rep = 0; rep < (i === 7 ? 3 : 1); rep++) lines.push(JSON.stringify({ model: 'm1', item: `a/${i}`, key: 0, probs: [0.6, 0.4] }));
+      if (i % 3 === 0) lines.push(JSON.stringify({ model: 'm2', item: `a/${i}`, key: 0, choice: 1 }));
+      if (i < 5) lines.push(JSON.stringify({ model: 'm2', item: `b/${i}`, key: 0, choice: null, nOptions: 2 }));
+    }
+    writeFileSync(path, lines.join('\n') + '\n');
+    const { records, summary } = convertPaths([path]);
+    const got = await all(records);
+    // The counts a Set of ids per (model, benchmark) gives.
+    const sets = new Map<string, Set<string>>();
+    for (const r of got) {
+      const k = `${r.model} ${r.item.split('/')[0]}`;
+      sets.set(k, (sets.get(k) ?? new Set()).add(r.item));
+    }
+    expect(summary.byModelBenchmark.map((r) => [r.model, r.benchmark, r.items])).toEqual([
+      ['m1', 'a', 300],
+      ['m2', 'a', 100],
+      ['m2', 'b', 5],
+    ]);
+    expect(summary.byModelBenchmark.map((r) => r.items)).toEqual([...sets.values()].map((s) => s.size).sort((a, b) => b - a));
+    expect(summary.byModelBenchmark.map((r) => r.hard + r.soft + r.missing)).toEqual([302, 100, 5]);
+  });
+
   it('checks what a reader yields: a bad record stops the run or is listed under skipInvalid', async () => {
     const saved = READERS.tidy;
     async function* fake(): AsyncGenerator<ResponseRecord> {

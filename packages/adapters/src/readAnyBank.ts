@@ -4,6 +4,7 @@ import { duplicateRowCounter, singleContentCheck } from '@llm-nrm/core/record';
 import { convertSourcedBatches } from './convert.js';
 import { isStdinPath } from './internal/stdin.js';
 import { readAnyResponses, type AnyResponses, type ReadAnyOptions } from './readAnyResponses.js';
+import { reclaimMemory, reclaimWhenGrown } from './reclaimMemory.js';
 import { isToolOutput } from './walk.js';
 
 /** Options of `readAnyBank`: the reading of `readAnyResponses` and the building of `bankFromRecords`. */
@@ -56,6 +57,8 @@ export async function readAnyBank(paths: string | readonly string[], options: Re
     const duplicates = duplicateRowCounter();
     const oneContent = singleContentCheck();
     let versions = false;
+    // Dead rows and batches bounded as the read goes (reclaimMemory.ts).
+    const reclaim = reclaimWhenGrown();
     // Leaving the loop early (a second version, an invalid record) stops the reader: its files and threads.
     read: for await (const batch of batches) {
       for (const { record, source } of batch) {
@@ -66,8 +69,11 @@ export async function readAnyBank(paths: string | readonly string[], options: Re
         duplicates.add(record);
         builder.add(record, source);
       }
+      reclaim();
     }
     if (!versions) {
+      // The rows and the readers' batches are dead: gone before the bank takes its own memory.
+      reclaimMemory();
       const { bank, stats } = builder.finish();
       return { bank, stats, summary, itemVersions: [], droppedVersions: 0, duplicates: duplicates.result(), streamed: true };
     }

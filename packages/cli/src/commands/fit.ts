@@ -22,7 +22,7 @@ import {
   type OptimizeProgress,
   type SeMode,
 } from '@llm-nrm/core';
-import { writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
+import { reclaimMemory, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
 import { fmt, formatTable, info, infoLines, printJson, printText, progress } from '../output.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
@@ -265,6 +265,8 @@ export const fitCommand: CommandModule<object, FitArgs> = {
     const design = checkDesign(bank);
     warnings.push(...design.warnings);
     for (const w of design.warnings) info(argv.quiet, `warning: ${w.message}`);
+    // The bank builder's chunks, dead now, go before the fit takes its working set (adapters' reclaimMemory).
+    reclaimMemory();
     const options: FitOptions = {
       model: argv.model,
       parts: { sharpness: argv.sharpness, position: argv.position, fallback: argv.fallback },

@@ -1,4 +1,5 @@
 import { LlmNrmError } from '../errors.js';
+import { BankCells } from './bankCells.js';
 import { consensusKeys } from './consensusKeys.js';
 import { recordContentSha256 } from './itemContent.js';
 import { MAX_OPTIONS, parseResponseRecord } from '../record/parseResponseRecord.js';
@@ -129,45 +130,6 @@ export interface BankFromRecordsOptions {
   checked?: boolean;
   /** Drop the records' keys: every item is `keyFree` (anchored by `consensusKeys`). Default false. */
   ignoreKey?: boolean;
-}
-
-/** The observed cells in the order read, as parallel typed arrays (no object per cell). */
-class Cells {
-  n = 0;
-  model = new Int32Array(1 << 12);
-  column = new Int32Array(1 << 12);
-  /** The cell's distribution: pool[off .. off + k) of bankFromRecords' pool. */
-  off = new Int32Array(1 << 12);
-  k = new Uint8Array(1 << 12);
-  hard = new Uint8Array(1 << 12);
-  /** NaN where not reported; float32 as the bank's leakage (the same values at half the memory). */
-  leakage = new Float32Array(1 << 12);
-
-  push(model: number, column: number, off: number, k: number, hard: boolean, leakage: number): void {
-    if (this.n === this.model.length) this.grow();
-    const n = this.n++;
-    this.model[n] = model;
-    this.column[n] = column;
-    this.off[n] = off;
-    this.k[n] = k;
-    this.hard[n] = hard ? 1 : 0;
-    this.leakage[n] = leakage;
-  }
-
-  private grow(): void {
-    const size = 2 * this.model.length;
-    const grown = <T extends Int32Array | Uint8Array | Float32Array>(a: T, make: (n: number) => T): T => {
-      const b = make(size);
-      b.set(a);
-      return b;
-    };
-    this.model = grown(this.model, (n) => new Int32Array(n));
-    this.column = grown(this.column, (n) => new Int32Array(n));
-    this.off = grown(this.off, (n) => new Int32Array(n));
-    this.k = grown(this.k, (n) => new Uint8Array(n));
-    this.hard = grown(this.hard, (n) => new Uint8Array(n));
-    this.leakage = grown(this.leakage, (n) => new Float32Array(n));
-  }
 }
 
 /** Normalise one record's response to a distribution over its K options; throws on bad values. */
@@ -312,10 +274,8 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
   const colPosList: (number[] | null)[] = [];
   const colOrderKeys: { sig: string; rep: number }[] = [];
   const replicate = new Map<string, number>();
-  const cells = new Cells();
-  // Every cell's distribution in one growing float32 buffer (the precision of q).
-  let pool = new Float32Array(1 << 16);
-  let poolUsed = 0;
+  // Every cell, and its distribution as float32 (the precision of q), in chunks (bankCells.ts).
+  const cells = new BankCells();
 
   const checked = options.checked === true;
   // Replicate counts and first columns of content-order records by number (no key string per record).
@@ -374,12 +334,8 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
         );
       }
       const sig = r.position !== undefined ? checkPosition(r.position, k) : '';
-      if (poolUsed + k > pool.length) {
-        const grown = new Float32Array(Math.max(2 * pool.length, poolUsed + k));
-        grown.set(pool.subarray(0, poolUsed));
-        pool = grown;
-      }
-      const dist = distributionInto(r, k, pool, poolUsed);
+      const slot = cells.slot(k);
+      const dist = distributionInto(r, k, slot.array, slot.at);
       if (r.leakage !== undefined && (typeof r.leakage !== 'number' || !(r.leakage >= 0 && r.leakage <= 1))) {
         throw new LlmNrmError('INVALID_RECORD', `leakage must be a number in [0, 1], got ${JSON.stringify(r.leakage)}`);
       }
@@ -448,8 +404,7 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
         colPosList.push(sig === '' ? null : r.position!.slice());
         colOrderKeys.push({ sig, rep });
       }
-      cells.push(mi, col, poolUsed, k, dist.hard, r.leakage ?? NaN);
-      poolUsed += k;
+      cells.push(mi, col, k, dist.hard, r.leakage ?? NaN);
       if (dist.hard) stats.hard++;
       else stats.soft++;
     } catch (e) {
@@ -464,7 +419,7 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
   const finish = (): { bank: ResponseBank; stats: BankStats } => {
     if (finished) throw new LlmNrmError('INVALID_OPTION', 'this bank builder has already finished');
     finished = true;
-    return assembleBank(models, items, colItemList, colPosList, colOrderKeys, cells, pool, stats, options.dropEmpty ?? false, fixedItems);
+    return assembleBank(models, items, colItemList, colPosList, colOrderKeys, cells, stats, options.dropEmpty ?? false, fixedItems);
   };
   return { add, finish };
 }
@@ -491,8 +446,7 @@ function assembleBank(
   colItemIn: number[],
   colPosIn: (number[] | null)[],
   colOrderKeys: { sig: string; rep: number }[],
-  cells: Cells,
-  pool: Float32Array,
+  cells: BankCells,
   stats: BankStats,
   dropEmpty: boolean,
   fixedItems: boolean,
@@ -501,9 +455,13 @@ function assembleBank(
   if (nCells === 0) throw new LlmNrmError('EMPTY', 'no observed response: nothing to fit');
   const modelSeen = new Uint8Array(modelsIn.length);
   const itemSeen = new Uint8Array(itemsIn.length);
-  for (let n = 0; n < nCells; n++) {
-    modelSeen[cells.model[n]!] = 1;
-    itemSeen[colItemIn[cells.column[n]!]!] = 1;
+  let anyLeak = false;
+  for (const ch of cells.chunks) {
+    for (let i = 0; i < ch!.n; i++) {
+      modelSeen[ch!.model[i]!] = 1;
+      itemSeen[colItemIn[ch!.column[i]!]!] = 1;
+      if (!anyLeak && !Number.isNaN(ch!.leakage[i]!)) anyLeak = true;
+    }
   }
   const emptyModels = modelsIn.filter((_, i) => !modelSeen[i]);
   // With a fixed item list (scoring), unobserved items are expected and kept.
@@ -544,9 +502,6 @@ function assembleBank(
   colOrder.forEach((c, k) => (colMap[c] = k));
   colItemIn = colOrder.map((c) => colItemIn[c]!);
   colPosIn = colOrder.map((c) => colPosIn[c]!);
-  for (let n = 0; n < nCells; n++) cells.column[n] = colMap[cells.column[n]!]!;
-  let anyLeak = false;
-  for (let n = 0; n < nCells && !anyLeak; n++) anyLeak = !Number.isNaN(cells.leakage[n]!);
   const bank = emptyBank(
     models,
     items,
@@ -557,19 +512,19 @@ function assembleBank(
   const { colOffsets, q, observed, hard, leakage } = bank;
   const nC = colOffsets.length - 1;
   const width = colOffsets[nC]!;
-  for (let n = 0; n < nCells; n++) {
-    const j = modelMap[cells.model[n]!]!;
-    const column = cells.column[n]!;
+  // The cells' last use: each chunk is released once the bank has taken it (BankCells.drain).
+  cells.drain((ch, n, pool, off) => {
+    const j = modelMap[ch.model[n]!]!;
+    const column = colMap[ch.column[n]!]!;
     const cc = j * nC + column;
     if (observed[cc]) throw new LlmNrmError('DUPLICATE', `duplicate cell for model ${JSON.stringify(models[j])}`);
     observed[cc] = 1;
-    hard[cc] = cells.hard[n]!;
-    if (leakage) leakage[cc] = cells.leakage[n]!;
+    hard[cc] = ch.hard[n]!;
+    if (leakage) leakage[cc] = ch.leakage[n]!;
     const base = j * width + colOffsets[column]!;
-    const off = cells.off[n]!;
-    const k = cells.k[n]!;
+    const k = ch.k[n]!;
     for (let t = 0; t < k; t++) q[base + t] = pool[off + t]!;
-  }
+  });
   // Key-free items (fitted from records, not scored against a bundle) take the fleet's anchor.
   if (!fixedItems && items.some((it) => it.keyFree === true)) {
     const anchor = consensusKeys(bank);
