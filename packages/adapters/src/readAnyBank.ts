@@ -28,8 +28,8 @@ export interface AnyBank extends Omit<AnyResponses, 'records' | 'sources'> {
 /**
  * Read responses from any input (as `readAnyResponses`) straight into a bank: each batch of
  * records goes into the bank's typed arrays as it is read and is dropped, so memory follows the
- * option entries, not the parsed records (at 189 x 31,554, 6M records: 3.4 GB resident before,
- * see packages/cli/BENCHMARKS.md). Duplicates are counted on the way. The bank is the one
+ * option entries, not the parsed records (`llm-nrm fit` at 189 x 31,554, 6M records, peaks at
+ * 1.16 GB resident: packages/cli/BENCHMARKS.md, "Paper scale through the CLI"). Duplicates are counted on the way. The bank is the one
  * `bankFromRecords(readAnyResponses(...).records)` builds, bit for bit; two cases take that very
  * path instead: standard input (it cannot be read twice), and an item id found naming different
  * content (`--item-versions` must see every record to choose ids), which restarts the read whole.
