@@ -4,9 +4,8 @@ import { ADAPTIVE_DEFAULTS } from './adaptiveStep.js';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { meanLogSharpness } from './internal/meanLogSharpness.js';
-import { neutralLlms } from './internal/neutralLlms.js';
 import { randomPermutation } from './internal/randomPermutation.js';
-import { fleetNuisancePrior, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
+import { foldTinyRun, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import { nextAdaptiveItems } from './nextAdaptiveItems.js';
 import { selectForRange } from './selectForRange.js';
@@ -80,8 +79,6 @@ export interface AdaptiveStudy {
   seRuns: { theta: number; se: number; items: number; stop: 'se' | 'max-items' | 'pool' }[];
 }
 
-const SHARPNESS_PRIOR_SD = 0.5;
-
 const rmse = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
   let s = 0;
   let n = 0;
@@ -135,10 +132,9 @@ export function adaptiveStudy(bank: ResponseBank, options: AdaptiveStudyOptions 
     const { calib, trainRows, trainList, heldList } = fold;
     const L = calib.layout;
     if (familyOfLayout(L).kind !== 'option-level') throw new LlmNrmError('INVALID_OPTION', 'the adaptive study needs an option-level calibration');
-    const xs = neutralLlms(calib, trainRows);
+    const tiny = foldTinyRun(bank, calib, trainRows, trainList);
     const u0 = meanLogSharpness(calib, trainList);
-    const prior = fleetNuisancePrior(L, calib.x, trainList);
-    const score = (j: number, items: ArrayLike<number>) => thetaSharp(bank, L, xs, j, tinyColumns(bank, items), u0, SHARPNESS_PRIOR_SD, prior);
+    const score = (j: number, items: ArrayLike<number>) => tiny.score(j, tinyColumns(bank, items));
     const fullFold = heldOutThetas(bank, fold, spec, undefined, options.fitOptions, options.fit);
     for (const j of heldList) full[j] = fullFold[j]!;
     const pool = poolFromLayout(bank, L, calib.x);

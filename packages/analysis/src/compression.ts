@@ -2,10 +2,8 @@ import { familyOfLayout, randomSource, type ModelName, type ResponseBank } from 
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { columnsOfItems } from './internal/masks.js';
-import { meanLogSharpness } from './internal/meanLogSharpness.js';
-import { neutralLlms } from './internal/neutralLlms.js';
 import { randomPermutation } from './internal/randomPermutation.js';
-import { fleetNuisancePrior, thetaAlone, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
+import { foldTinyRun, thetaAlone, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import type { ModelSpec } from './modelSpec.js';
 import { selectForRange } from './selectForRange.js';
@@ -86,9 +84,6 @@ export interface CompressionOptions {
  * selected item) from the top-n items only. Kendall tau-b against the held-out LLMs' thetas from all
  * items (the full-bank ranking under the same calibration).
  */
-/** SD of the log-sharpness prior of a tiny run (the calibration's default `sharpnessSd`, as core's scoring). */
-const SHARPNESS_PRIOR_SD = 0.5;
-
 export function compression(bank: ResponseBank, options: CompressionOptions = {}): Compression {
   const budgets = options.budgets ?? [10, 20, 41, 100, 200];
   const k = options.folds ?? 5;
@@ -119,11 +114,10 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
     const family = familyOfLayout(calib.layout);
     // Theta-only and tiny-run scoring hold nuisances at the fleet's: families without any score by refitting.
     const held = mode !== 'fixed-items' && family.kind === 'option-level';
-    const xs = held ? neutralLlms(calib, trainRows) : calib.x;
-    // Tiny-run scoring: the prior of log sharpness centred on the training LLMs' mean.
-    const u0 = meanLogSharpness(calib, trainList);
-    // Tiny-run scoring: bias and fallback under the training LLMs' spread (core's minimiseTinyRun).
-    const prior = fleetNuisancePrior(calib.layout, calib.x, trainList);
+    // Tiny-run scoring: sharpness under a prior centred on the training LLMs' mean, bias and
+    // fallback under their spread (core's minimiseTinyRun); theta-only reads its nuisances.
+    const tiny = held ? foldTinyRun(bank, calib, trainRows, trainList) : null;
+    const xs = tiny?.xs ?? calib.x;
     const allCols = new Uint8Array(bank.colItem.length).fill(1);
     const fixedItems = (cols: Uint8Array, into: Float64Array): void => {
       const t = heldOutThetas(bank, fold, spec, cols, options.fitOptions, options.fit);
@@ -142,7 +136,7 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
         pick.forEach((v, i) => v && items.push(i));
         const cols = tinyColumns(bank, items);
         for (const j of heldList) {
-          into[j] = thetaSharp(bank, calib.layout, xs, j, cols, u0, SHARPNESS_PRIOR_SD, prior).theta;
+          into[j] = tiny!.score(j, cols).theta;
         }
         return;
       }

@@ -1,9 +1,7 @@
 import { randomSource, type ResponseBank } from '@llm-nrm/core';
 import { calibratedLlmFolds } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
-import { meanLogSharpness } from './internal/meanLogSharpness.js';
-import { neutralLlms } from './internal/neutralLlms.js';
-import { accuracyOn, fleetNuisancePrior, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
+import { accuracyOn, foldTinyRun, tinyColumns } from './internal/tinyRunScoring.js';
 import { fitRunAccuracy, predictRunAccuracy, type RunAccuracyPrediction } from './runAccuracy.js';
 import { selectForRange } from './selectForRange.js';
 
@@ -62,13 +60,12 @@ export function runAccuracyStudy(bank: ResponseBank, options: RunAccuracyStudyOp
   })) {
     const { calib, trainRows, trainList, heldList } = fold;
     const L = calib.layout;
-    const u0 = meanLogSharpness(calib, trainList);
-    const prior = fleetNuisancePrior(L, calib.x, trainList);
+
     const items = selectForRange(bank, L, calib.x, budget, { rows: trainList }).forms[0]!;
     const cols = tinyColumns(bank, items);
-    const xsAll = neutralLlms(calib, trainRows, new Uint8Array(J).fill(1));
+    const tiny = foldTinyRun(bank, calib, trainRows, trainList, new Uint8Array(J).fill(1));
     const run = (j: number) => {
-      const r = thetaSharp(bank, L, xsAll, j, cols, u0, 0.5, prior);
+      const r = tiny.score(j, cols);
       return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols) };
     };
     const model = fitRunAccuracy(

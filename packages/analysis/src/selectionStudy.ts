@@ -4,9 +4,7 @@ import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import { fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
 import { fitTinyAccuracyEstimator, predictTinyAccuracy } from './tinyAccuracyEstimator.js';
 import { rowMask } from './internal/masks.js';
-import { meanLogSharpness } from './internal/meanLogSharpness.js';
-import { neutralLlms } from './internal/neutralLlms.js';
-import { accuracyOn, thetaAlone, fleetNuisancePrior, thetaSharp, tinyColumns } from './internal/tinyRunScoring.js';
+import { accuracyOn, foldTinyRun, thetaAlone, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import { selectForRange } from './selectForRange.js';
 import { selectItems } from './selectItems.js';
@@ -147,8 +145,9 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       );
     const curve = curveOf(calib);
     // Held-out LLMs with the fleet's nuisances; and every LLM so, for training LLMs scored as tiny runs.
-    const xs = neutralLlms(calib, trainRows);
-    const xsAll = neutralLlms(calib, trainRows, new Uint8Array(J).fill(1));
+    const heldRun = foldTinyRun(bank, calib, trainRows, trainList);
+    const allRun = foldTinyRun(bank, calib, trainRows, trainList, new Uint8Array(J).fill(1));
+    const xs = heldRun.xs;
     const maxB = Math.min(I, Math.max(...budgets));
     const info = methods.includes('info+fit') ? selectItems(bank, calib.layout, calib.x, maxB, { rows: trainList }).items : null;
     let pl: { calib: FitLike; curve: ReturnType<typeof accuracyCurve> } | null = null;
@@ -157,10 +156,6 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       const c2 = fitOnMask(bank, rowMask(bank, trainRows), twoPl, options.fitOptions, options.fit);
       pl = { calib: c2, curve: curveOf(c2) };
     }
-    const L = calib.layout;
-    const u0 = meanLogSharpness(calib, trainList);
-    const prior = fleetNuisancePrior(L, calib.x, trainList);
-    const sharpOf = (x: Float64Array, j: number, cols: Uint8Array) => thetaSharp(bank, L, x, j, cols, u0, 0.5, prior);
     // Cross-fitted calibrations (the +xacc methods): the training LLMs in `groups` folds, each fold's
     // calibration refitted without it (warm start), its theta scale mapped back onto the full
     // calibration's by least squares over the LLMs both hold.
@@ -181,9 +176,7 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
           return {
             member,
             rows,
-            xs: neutralLlms(c, rows, member),
-            u0: meanLogSharpness(c, rowList),
-            prior: fleetNuisancePrior(c.layout, c.x, rowList),
+            tiny: foldTinyRun(bank, c, rows, rowList, member),
             align: thetaAlignment(c, calib, rows),
           };
         })
@@ -215,13 +208,13 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       const rnd = perm.subarray(0, m);
       const scoreSharp = (items: ArrayLike<number>, into: Slot, estimator: boolean | 'full' | 'cross' | 'cross-full') => {
         const cols = tinyColumns(bank, items);
-        const runs = heldList.map((j) => sharpOf(xs, j, cols));
+        const runs = heldList.map((j) => heldRun.score(j, cols));
         // The accuracy estimator `publish` writes: fitted on the training LLMs scored as tiny runs
         // (cross: each on the calibration without its group, theta mapped to the full scale).
         const trainRun = (j: number) => {
-          if (estimator !== 'cross' && estimator !== 'cross-full') return sharpOf(xsAll, j, cols);
+          if (estimator !== 'cross' && estimator !== 'cross-full') return allRun.score(j, cols);
           const g = cross.find((c) => c.member[j])!;
-          const r = thetaSharp(bank, L, g.xs, j, cols, g.u0, 0.5, g.prior);
+          const r = g.tiny.score(j, cols);
           return { ...r, theta: g.align[0] + g.align[1] * r.theta };
         };
         const e = estimator

@@ -1,4 +1,7 @@
 import { familyOfLayout, softplusInv, type Layout, type ResponseBank } from '@llm-nrm/core';
+import type { FitLike } from './fitting.js';
+import { meanLogSharpness } from './meanLogSharpness.js';
+import { neutralLlms } from './neutralLlms.js';
 import { llmCrossEntropy, minimiseTheta, minimiseTinyRun, nuisancePrior, type NuisancePrior } from '@llm-nrm/core/engine';
 
 /*
@@ -112,4 +115,26 @@ export function thetaSharp(
   );
   xs.set(keep);
   return r;
+}
+
+/** SD of a tiny run's log-sharpness prior (the calibration's default `sharpnessSd`, as core's scoring). */
+export const TINY_SHARPNESS_SD = 0.5;
+
+/**
+ * A fold's tiny-run scorer: LLMs scored against a calibration fitted on the training LLMs
+ * (`trainRows`, listed in `trainList`), by `thetaSharp` with the training fleet's nuisances in the
+ * scored rows (those not in training, or `setRows`), its mean log sharpness as the prior's centre
+ * and its spread of bias and fallback as their priors. `xs`: the parameters it scores against.
+ */
+export function foldTinyRun(
+  bank: ResponseBank,
+  calib: FitLike,
+  trainRows: Uint8Array,
+  trainList: readonly number[],
+  setRows?: Uint8Array,
+): { xs: Float64Array; score: (j: number, cols: Uint8Array) => { theta: number; se: number; u: number } } {
+  const xs = neutralLlms(calib, trainRows, setRows);
+  const u0 = meanLogSharpness(calib, trainList);
+  const prior = fleetNuisancePrior(calib.layout, calib.x, trainList);
+  return { xs, score: (j, cols) => thetaSharp(bank, calib.layout, xs, j, cols, u0, TINY_SHARPNESS_SD, prior) };
 }
