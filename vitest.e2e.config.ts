@@ -10,5 +10,9 @@ export default defineConfig({
     include: ['packages/*/src/**/*.e2e.test.ts', 'packages/*/test/**/*.e2e.test.ts', 'apps/*/src/**/*.e2e.test.ts', 'apps/*/test/**/*.e2e.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 600_000,
+    // One file at a time: several of these block their worker for tens of seconds (study-sized fits,
+    // publish scoring a fleet in-process) while others run Python and Chromium; side by side on two
+    // cores a block passed a minute and vitest's worker RPC timed out (an unhandled error, exit 1).
+    fileParallelism: false,
   },
 });
