@@ -18,7 +18,7 @@ import {
   tinyRunScores,
   TINY_NUISANCE,
 } from '@llm-nrm/analysis';
-import { readNaepRotations } from '@llm-nrm/adapters';
+import { naepRecords } from './benchFleet.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -26,9 +26,7 @@ const arg = (name, dflt) => {
 };
 const se = arg('se', 0.3);
 const folds = arg('folds', 5);
-const dir = new URL('../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url).pathname;
-const records = [];
-for await (const r of readNaepRotations(dir)) records.push(r);
+const records = await naepRecords();
 const models = [...new Set(records.map((r) => r.model))];
 const items = bankFromRecords(records).bank.items;
 const observed = argmaxAccuracies(records, items);

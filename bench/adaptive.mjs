@@ -7,9 +7,8 @@
 //   node bench/adaptive.mjs sim     MODELS (default 100) x ITEMS LLMs of core's simulator (the default fleet of `llm-nrm simulate`)
 // ITEMS (default 1000), DRAWS (default 5), BUDGETS (default 10,20,41), BATCH (default 4), SE (0.3), MAX (60).
 // Build first (npm run build).
-import { bankFromRecords, simulateFleet } from '@llm-nrm/core';
 import { adaptiveStudy } from '@llm-nrm/analysis';
-import { realShapedFleet } from './realShapedFleet.mjs';
+import { benchFleet } from './benchFleet.mjs';
 
 const what = process.argv[2] ?? 'naep';
 const items = Number(process.env.ITEMS ?? 1000);
@@ -20,17 +19,7 @@ const se = Number(process.env.SE ?? 0.3);
 const maxItems = Number(process.env.MAX ?? 60);
 const say = process.env.QUIET ? () => {} : (s) => process.stderr.write(`${s}\n`);
 
-let bank;
-if (what === 'naep') {
-  const { readNaepRotations } = await import('@llm-nrm/adapters');
-  const dir = new URL('../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url).pathname;
-  const records = [];
-  for await (const r of readNaepRotations(dir)) records.push(r);
-  bank = bankFromRecords(records).bank;
-} else if (what === 'soft') bank = realShapedFleet({ models: 25, options: 4, hard: false, seed: 1, items });
-else if (what === 'hard') bank = realShapedFleet({ models: 29, options: 10, hard: true, seed: 1, items });
-else if (what === 'sim') bank = simulateFleet({ models: Number(process.env.MODELS ?? 100), items, seed: 1 }).bank;
-else throw new Error(`unknown fleet ${what}: naep, soft, hard or sim`);
+const bank = await benchFleet(what, { items, models: Number(process.env.MODELS ?? 100) });
 
 const t0 = performance.now();
 const res = adaptiveStudy(bank, { budgets, folds: 5, seed: 1, batch, se, maxItems, randomDraws: draws, onProgress: say });

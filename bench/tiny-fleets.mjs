@@ -10,8 +10,7 @@
 //   node bench/tiny-fleets.mjs naep    the NAEP fixture (18 real LLMs x 297 items x 4 rotations)
 // ITEMS (default 2000), DRAWS (default 5), SCORINGS (default tiny-run,theta-only,fixed-items), BUDGETS.
 // Build first (npm run build).
-import { bankFromRecords } from '@llm-nrm/core';
-import { realShapedFleet } from './realShapedFleet.mjs';
+import { benchFleet } from './benchFleet.mjs';
 import { compression } from '@llm-nrm/analysis';
 
 const what = process.argv[2] ?? 'soft';
@@ -21,16 +20,7 @@ const scorings = (process.env.SCORINGS ?? 'tiny-run,theta-only,fixed-items').spl
 const budgets = (process.env.BUDGETS ?? '10,20,41,100').split(',').map(Number);
 const say = (s) => process.stderr.write(`${s}\n`);
 
-let bank;
-if (what === 'naep') {
-  const { readNaepRotations } = await import('@llm-nrm/adapters');
-  const dir = new URL('../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url).pathname;
-  const records = [];
-  for await (const r of readNaepRotations(dir)) records.push(r);
-  bank = bankFromRecords(records).bank;
-} else if (what === 'soft') bank = realShapedFleet({ models: 25, options: 4, hard: false, seed: 1, items });
-else if (what === 'hard') bank = realShapedFleet({ models: 29, options: 10, hard: true, seed: 1, items });
-else throw new Error(`unknown fleet ${what}: soft, hard or naep`);
+const bank = await benchFleet(what, { items });
 
 const t0 = performance.now();
 console.log(`${what}: ${bank.models.length} LLMs x ${bank.items.length} items, 5 LLM folds, random: mean of ${draws} draws per fold`);
