@@ -215,7 +215,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
               h(
                 'p',
                 null,
-                `Scored as a run of the ${res.adaptive ? `adaptive package ${res.scoredAs.task} (${res.adaptive.items.length} of its ${res.scoredAs.items} items asked)` : `tiny package ${res.scoredAs.task} (${res.scoredAs.items} items)`}, as llm-nrm score <package> scores it. The accuracy shown is its predicted accuracy on the whole bank (${m.items.toLocaleString('en')} items), with a 90% interval, not its share right on the package's items: a few items are easier or harder than the bank. Its position bias and fallback are not fitted from so few items, so the leaderboard shows none for it.`,
+                `Scored as a run of the ${res.adaptive ? `adaptive package ${res.scoredAs.task} (${res.adaptive.items.length} of its ${res.scoredAs.items} items asked)` : `tiny package ${res.scoredAs.task} (${res.scoredAs.items} items)`}, as llm-nrm score <package> scores it. The accuracy shown is its predicted accuracy on the whole bank (${m.items.toLocaleString('en')} items), with a 90% interval, not its share right on the package's items: ${res.adaptive ? 'an adaptive run asks items aimed at its own level, about half of them right whatever its accuracy, so the prediction is the calibrated accuracy curve at its θ' : 'a few items are easier or harder than the bank'}. Its position bias and fallback are not fitted from so few items, so the leaderboard shows none for it.`,
               ),
               h('p', { class: 'muted' }, 'What llm-nrm score <package> prints for it:'),
               h('pre', { class: 'cli-line' }, res.llms.map(packageLine).join('\n')),
