@@ -4,10 +4,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bankFromRecords, type ResponseBank } from '@llm-nrm/core';
+import { bankFromRecords, bankRecords, simulateFleet, type ResponseBank } from '@llm-nrm/core';
 import { fixture, tempDir } from '@llm-nrm/tooling/test';
 import { readAnyBank } from './readAnyBank.js';
 import { readAnyResponses, type ReadAnyOptions } from './readAnyResponses.js';
+import type { ExpectedRecords } from './tidy/expectedRecords.js';
+import { writeResponses } from './tidy/writeResponses.js';
 
 const tmp = tempDir('llm-nrm-read-any-bank-');
 afterAll(() => tmp.cleanup());
@@ -84,5 +86,37 @@ describe('readAnyBank: the bank of readAnyResponses + bankFromRecords, without k
     const file = join(tmp.dir, 'bad.jsonl');
     writeFileSync(file, '{"model":"a","item":"q1","key":0,"probs":[0.5,0.5]}\n{"model":"a","item":"q2","key":5,"probs":[0.5,0.5]}\n');
     await expect(readAnyBank(file)).rejects.toThrow(/bad\.jsonl:2.*key out of range/);
+  });
+});
+
+describe('readAnyBank: progress of a long read', () => {
+  it('reports the records taken, with the count a Parquet footer gives and a JSON Lines estimate', async () => {
+    const fleet = simulateFleet({ models: 30, items: 400, seed: 3 });
+    const records = [...bankRecords(fleet.bank)];
+    const parquet = join(tmp.dir, 'progress.parquet');
+    const jsonl = join(tmp.dir, 'progress.jsonl');
+    await writeResponses(records, parquet, { batchSize: 1000 });
+    await writeResponses(records, jsonl);
+    for (const [file, exact] of [
+      [parquet, true],
+      [jsonl, false],
+    ] as const) {
+      const seen: { records: number; expected: ExpectedRecords | undefined }[] = [];
+      const read = await readAnyBank(file, { onProgress: (p) => seen.push(p) });
+      expect(read.bank.models.length).toBe(30);
+      expect(seen.length).toBeGreaterThan(1);
+      for (let i = 1; i < seen.length; i++) expect(seen[i]!.records).toBeGreaterThan(seen[i - 1]!.records);
+      expect(seen.at(-1)!.records).toBe(records.length);
+      const expected = seen[0]!.expected!;
+      expect(expected.exact).toBe(exact);
+      // Simulated lines differ in length (5.8 options on average): the estimate is near, not equal.
+      if (exact) expect(expected.records).toBe(records.length);
+      else expect(Math.abs(expected.records / records.length - 1)).toBeLessThan(0.1);
+    }
+    // A harness folder tells no count without a read: progress without a share.
+    const seen: (ExpectedRecords | undefined)[] = [];
+    await readAnyBank(fixture('response-matrices/mainlp-llm-psychometrics'), { onProgress: (p) => seen.push(p.expected) });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((e) => e === undefined)).toBe(true);
   });
 });

@@ -5,6 +5,7 @@ import { convertSourcedBatches } from './convert.js';
 import { isStdinPath } from './internal/stdin.js';
 import { readAnyResponses, type AnyResponses, type ReadAnyOptions } from './readAnyResponses.js';
 import { reclaimMemory, reclaimWhenGrown } from './reclaimMemory.js';
+import { expectedRecords, type ExpectedRecords } from './tidy/expectedRecords.js';
 import { isToolOutput } from './walk.js';
 
 /** Options of `readAnyBank`: the reading of `readAnyResponses` and the building of `bankFromRecords`. */
@@ -15,6 +16,12 @@ export interface ReadAnyBankOptions extends ReadAnyOptions {
   items?: BankFromRecordsOptions['items'];
   /** Drop the records' keys (`fit --ignore-key`): a key-free bank, as `bankFromRecords`' `ignoreKey`. */
   ignoreKey?: boolean;
+  /**
+   * Called after each batch of records taken into the bank, with the records so far and, where
+   * the inputs tell it without a read (Parquet's footer; a plain JSON Lines file's size over its
+   * first lines' length), how many to expect: a long read's progress line.
+   */
+  onProgress?: (p: { records: number; expected: ExpectedRecords | undefined }) => void;
 }
 
 /** What `readAnyBank` read: the bank and what was found on the way (no records). */
@@ -52,6 +59,9 @@ export async function readAnyBank(paths: string | readonly string[], options: Re
         );
       }
     }
+    const onProgress = options.onProgress;
+    const expected = onProgress !== undefined ? await expectedRecords(list) : undefined;
+    let taken = 0;
     const { batches, summary } = convertSourcedBatches(list, options);
     const builder = createBankBuilder(bankOptions);
     const duplicates = duplicateRowCounter();
@@ -69,6 +79,8 @@ export async function readAnyBank(paths: string | readonly string[], options: Re
         duplicates.add(record);
         builder.add(record, source);
       }
+      taken += batch.length;
+      onProgress?.({ records: taken, expected });
       reclaim();
     }
     if (!versions) {

@@ -6,7 +6,8 @@ import { type BundleItem, type ItemVersionPolicy, type ResponseRecord } from '@l
 import { contentHash } from '@llm-nrm/core/record';
 import { readAnyBank, readAnyResponses, type AnyBank, type AnyResponses, type ReplicatePolicy } from '@llm-nrm/adapters';
 import { identityOptions } from './identityOptions.js';
-import { formatSkipped, infoLines } from './output.js';
+import { formatSkipped, infoLines, progress } from './output.js';
+import { readProgressLine } from './progressLines.js';
 
 export { applyBundleVersions, readBankInput, readResponsesInput, reportReadInput, responsesInputOptions, type ResponsesInputArgs };
 
@@ -44,12 +45,19 @@ async function readResponsesInput(
  * they are read and are not kept (adapters' readAnyBank), saying on stderr what was skipped.
  */
 async function readBankInput(path: string, argv: ResponsesInputArgs & { quiet?: boolean; 'drop-empty'?: boolean; 'ignore-key'?: boolean }): Promise<AnyBank> {
+  const tick = progress(argv.quiet ?? false);
+  const started = Date.now();
   const input = await readAnyBank(path, {
     skipInvalid: argv['skip-invalid'],
     itemVersions: argv['item-versions'],
     replicates: argv.replicates,
     dropEmpty: argv['drop-empty'] ?? false,
     ignoreKey: argv['ignore-key'] ?? false,
+    // A large input reads for minutes: a line about once a second after the first two.
+    onProgress: ({ records, expected }) => {
+      const seconds = (Date.now() - started) / 1000;
+      if (seconds >= 2) tick(readProgressLine(records, expected, seconds));
+    },
   });
   reportReadInput(argv.quiet ?? false, input.summary);
   return input;

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { LlmNrmError, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import type { ReadOptions } from '../reader.js';
 import { walkFiles } from '../walk.js';
-import { readJsonlThreaded } from './internal/jsonlChunks.js';
+import { readJsonlThreaded, readParquetThreaded } from './internal/jsonlChunks.js';
 import { sourcedBatches } from './internal/sourcedBatches.js';
 import { readTidyRowBatches } from './readTidyRows.js';
 import { tidyFileFormat, tidyFormatFromExtension, type TidyFileFormat } from './tidyFileFormat.js';
@@ -16,9 +16,9 @@ export interface ReadResponsesOptions extends ReadOptions {
   /** Container of the file(s). Default: from the extension, else sniffed from the first bytes. */
   format?: TidyFileFormat;
   /**
-   * Threads that parse a plain JSON Lines file, in chunks cut at line starts (this thread and
-   * worker threads): 1 reads on this thread alone. Default: the machine's available parallelism,
-   * at most 4, for files of 8 MiB or more. The records, their order, the errors and the skips
+   * Threads that parse a plain JSON Lines file, in chunks cut at line starts, or a Parquet file,
+   * in chunks of row groups (this thread and worker threads): 1 reads on this thread alone.
+   * Default: the machine's available parallelism, at most 4, for files of 8 MiB or more. The records, their order, the errors and the skips
    * are the serial read's.
    */
   threads?: number;
@@ -47,9 +47,10 @@ export async function* readResponsesWithSources(path: string, options: ReadRespo
 export async function* readResponseBatches(path: string, options: ReadResponsesOptions = {}): AsyncGenerator<SourcedRecord[]> {
   for (const file of await tidyFiles(path)) {
     const format = options.format ?? (await tidyFileFormat(file));
-    if (format === 'jsonl') {
-      // A large plain JSON Lines file is parsed in chunks on worker threads (same records, errors and skips).
-      const threaded = await readJsonlThreaded(file, options);
+    if (format === 'jsonl' || format === 'parquet') {
+      // A large plain JSON Lines file, or a Parquet file of several row groups, is parsed in chunks
+      // on worker threads (same records, errors and skips).
+      const threaded = format === 'jsonl' ? await readJsonlThreaded(file, options) : await readParquetThreaded(file, options);
       if (threaded !== undefined) {
         yield* threaded;
         continue;

@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { LlmNrmError } from '@llm-nrm/core';
 import { readJsonlRange } from './internal/jsonlLines.js';
+import { checkTidyColumns, readParquetRange } from './internal/parquetRows.js';
 import { TIDY_COLUMNS, plainCell } from './tidyColumns.js';
 import type { TidyFileFormat } from './tidyFileFormat.js';
 
@@ -16,7 +17,7 @@ export async function* readTidyRows(path: string, format: TidyFileFormat): Async
   for await (const rows of readTidyRowBatches(path, format)) yield* rows;
 }
 
-/** Rows per batch of the Arrow and Parquet readers (JSON Lines batches by chunk of the file). */
+/** Rows per batch of the Arrow reader (JSON Lines batches by chunk of the file, Parquet by row group). */
 const BATCH = 4096;
 
 /**
@@ -25,7 +26,7 @@ const BATCH = 4096;
  */
 export function readTidyRowBatches(path: string, format: TidyFileFormat): AsyncGenerator<TidyRow[]> {
   if (format === 'arrow') return batched(readArrowRows(path));
-  if (format === 'parquet') return batched(readParquetRows(path));
+  if (format === 'parquet') return readParquetRange(path);
   return readJsonlRows(path);
 }
 
@@ -63,7 +64,7 @@ async function* readArrowRows(path: string): AsyncGenerator<TidyRow> {
     let checked = false;
     for await (const batch of reader) {
       if (!checked) {
-        checkColumns(
+        checkTidyColumns(
           batch.schema.fields.map((f) => f.name),
           path,
         );
@@ -79,56 +80,5 @@ async function* readArrowRows(path: string): AsyncGenerator<TidyRow> {
     }
   } finally {
     await fh.close();
-  }
-}
-
-/** Parquet, one row group at a time. */
-async function* readParquetRows(path: string): AsyncGenerator<TidyRow> {
-  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import('hyparquet');
-  const file = await asyncBufferFromFile(path);
-  let metadata;
-  try {
-    metadata = await parquetMetadataAsync(file);
-  } catch (e) {
-    throw new LlmNrmError('FORMAT', `not a Parquet file: ${(e as Error).message}`, { cause: e, file: path });
-  }
-  // Top-level column names: schema[0] is the root, its direct children follow in pre-order.
-  const names: string[] = [];
-  for (let i = 1, rest = metadata.schema[0]?.num_children ?? 0; rest > 0 && i < metadata.schema.length; rest--) {
-    names.push(metadata.schema[i]!.name);
-    i = skipSubtree(metadata.schema, i);
-  }
-  checkColumns(names, path);
-  const columns = TIDY_COLUMNS.map((c) => c.name).filter((n) => names.includes(n));
-  let start = 0;
-  for (const group of metadata.row_groups) {
-    const end = start + Number(group.num_rows);
-    const rows = await parquetReadObjects({ file, metadata, columns, rowStart: start, rowEnd: end });
-    for (let i = 0; i < rows.length; i++) {
-      const row: Record<string, unknown> = {};
-      for (const c of TIDY_COLUMNS) row[c.name] = plainCell((rows[i] as Record<string, unknown>)[c.name]);
-      yield { line: start + i + 1, value: row };
-    }
-    start = end;
-  }
-}
-
-/** Index just past the subtree of schema element `i` (elements are in pre-order with child counts). */
-function skipSubtree(schema: { num_children?: number }[], i: number): number {
-  let pending = 1;
-  while (pending > 0 && i < schema.length) {
-    pending += (schema[i]!.num_children ?? 0) - 1;
-    i++;
-  }
-  return i;
-}
-
-function checkColumns(names: string[], path: string): void {
-  const missing = TIDY_COLUMNS.filter((c) => c.required && !names.includes(c.name)).map((c) => c.name);
-  if (missing.length > 0) {
-    throw new LlmNrmError('FORMAT', `not a tidy responses table: missing column ${missing.join(', ')} (has ${names.join(', ') || 'none'})`, { file: path });
-  }
-  if (!['probs', 'logprobs', 'choice'].some((n) => names.includes(n))) {
-    throw new LlmNrmError('FORMAT', `not a tidy responses table: no probs, logprobs or choice column (has ${names.join(', ')})`, { file: path });
   }
 }

@@ -236,7 +236,14 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     tracePasses.push(passes);
     if (opts.onProgress && now() - lastReport >= 1000) {
       lastReport = now();
-      opts.onProgress({ iteration: it + 1, passes, loss: f, seconds: (lastReport - t0) / 1000 });
+      opts.onProgress({
+        iteration: it + 1,
+        passes,
+        loss: f,
+        seconds: (lastReport - t0) / 1000,
+        ...(Number.isFinite(distance) ? { distance } : {}),
+        ...(dtol > 0 ? { stopDistance: dtol } : {}),
+      });
     }
     if (opts.stop !== undefined && opts.stop(x)) {
       reason = 'degenerate';

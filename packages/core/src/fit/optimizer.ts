@@ -9,6 +9,10 @@ export interface OptimizeProgress {
   passes: number;
   loss: number;
   seconds: number;
+  /** L-BFGS: the estimated distance to the optimum in SE units (the Newton decrement), where measured. */
+  distance?: number;
+  /** L-BFGS: the distance below which the run stops (its `distanceTolerance`), where one is set. */
+  stopDistance?: number;
 }
 
 export interface OptimizeOptions {

@@ -13,7 +13,7 @@ import { readAnyResponses, type AnyResponses } from '../../readAnyResponses.js';
 import { newReport } from '../../reader.js';
 import { readResponsesWithSources, type SourcedRecord } from '../readResponses.js';
 import { writeResponses } from '../writeResponses.js';
-import { jsonlChunks, readJsonlThreaded } from './jsonlChunks.js';
+import { jsonlChunks, parquetChunks, readJsonlThreaded, readParquetThreaded } from './jsonlChunks.js';
 
 const tmp = tempDir('llm-nrm-jsonl-chunks-');
 afterAll(() => tmp.cleanup());
@@ -206,5 +206,72 @@ describe('the threaded read', () => {
     const gz = join(tmp.dir, 'sim.jsonl.gz');
     writeFileSync(gz, gzipSync(Buffer.from(lines.join('\n'))));
     expect(await readJsonlThreaded(gz, { threads: 2 })).toBeUndefined();
+  });
+});
+
+describe('the threaded Parquet read', () => {
+  it('cuts at row group bounds: the first share on this thread, then equal parts', () => {
+    expect(parquetChunks([100, 100, 100, 100, 100, 100, 100, 100, 100, 100], 2)).toEqual([
+      { from: 0, to: 4 },
+      { from: 4, to: 10 },
+    ]);
+    const three = parquetChunks(Array.from({ length: 20 }, () => 10), 3);
+    expect(three[0]!.from).toBe(0);
+    expect(three.at(-1)!.to).toBe(20);
+    for (let i = 1; i < three.length; i++) expect(three[i]!.from).toBe(three[i - 1]!.to);
+    expect(three).toHaveLength(3);
+    expect(parquetChunks([1000], 4)).toEqual([{ from: 0, to: 1 }]);
+    expect(parquetChunks([], 2)).toEqual([{ from: 0, to: 0 }]);
+  });
+
+  it('gives the serial records, sources, summary and skips, with rows numbered across the file', async () => {
+    const fleet = simulateFleet({ models: 24, items: 150, seed: 5, hard: 0.2, missing: 0.05, rotations: 2 });
+    const records = [...bankRecords(fleet.bank)];
+    records[40] = { ...records[40]!, prompt: 'Question?', source: { harness: 'sim', task: 't', docId: '4' } };
+    const path = join(tmp.dir, 'sim.parquet');
+    await writeResponses(records, path, { batchSize: 500 });
+    for (const threads of [2, 3]) {
+      expect(await readParquetThreaded(path, { threads })).toBeDefined();
+      const serial = await readAnyResponses(path, { threads: 1 });
+      const threaded = await readAnyResponses(path, { threads });
+      expect(threaded.records.length).toBe(records.length);
+      expect(threaded.records).toStrictEqual(serial.records);
+      expect(threaded.sources).toStrictEqual(serial.sources);
+      expect(threaded.summary).toStrictEqual(serial.summary);
+      expect(threaded.duplicates).toStrictEqual(serial.duplicates);
+      expect(threaded.sources.at(-1)!.line).toBe(records.length);
+    }
+    expect(await readParquetThreaded(path, {})).toBeUndefined(); // below 8 MiB, no thread count given
+    expect(await readParquetThreaded(path, { threads: 1 })).toBeUndefined();
+  });
+
+  it('names the serial file and row for a bad row in a later chunk, or skips it as the serial read does', async () => {
+    // A table written by another tool, with a negative key in row 2,345 (in the last chunk).
+    const { parquetWriteBuffer } = await import('hyparquet-writer');
+    const n = 3000;
+    const bad = 2345;
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: 'model', data: Array.from({ length: n }, (_, i) => `m${i % 7}`), type: 'STRING' },
+        { name: 'item', data: Array.from({ length: n }, (_, i) => `i${i}`), type: 'STRING' },
+        { name: 'key', data: Int32Array.from({ length: n }, (_, i) => (i + 1 === bad ? -1 : i % 4)), type: 'INT32' },
+        { name: 'choice', data: Int32Array.from({ length: n }, (_, i) => (i * 7) % 4), type: 'INT32' },
+        { name: 'nOptions', data: Int32Array.from({ length: n }, () => 4), type: 'INT32' },
+      ],
+      rowGroupSize: 200,
+    });
+    const file = join(tmp.dir, 'bad.parquet');
+    writeFileSync(file, new Uint8Array(buffer));
+    expect(await readParquetThreaded(file, { threads: 3 })).toBeDefined();
+    const serial = await failure(() => readAnyResponses(file, { threads: 1 }));
+    const threaded = await failure(() => readAnyResponses(file, { threads: 3 }));
+    expect(threaded.message).toBe(serial.message);
+    expect([threaded.code, threaded.file, threaded.line]).toEqual([serial.code, file, bad]);
+    const s = await readAnyResponses(file, { threads: 1, skipInvalid: true });
+    const t = await readAnyResponses(file, { threads: 3, skipInvalid: true });
+    expect(t.summary.skipped).toStrictEqual(s.summary.skipped);
+    expect(t.summary.skipped.map((k) => k.line)).toEqual([bad]);
+    expect(t.records).toStrictEqual(s.records);
+    expect(t.records).toHaveLength(n - 1);
   });
 });

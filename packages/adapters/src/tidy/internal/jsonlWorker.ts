@@ -1,16 +1,17 @@
-// A worker thread of the threaded JSON Lines read (jsonlChunks.ts): parses and checks the records of
-// one chunk of the file, exactly as the serial read does (readJsonlRange, checkRow), and posts them
-// back in the compact form of jsonlEncoding.ts, one batch per piece of the file read.
+// A worker thread of the threaded tidy read (jsonlChunks.ts): parses and checks the records of one
+// piece of the file (a JSON Lines byte range or Parquet row groups), exactly as the serial read
+// does (readPiece, checkRow), and posts them back in the compact form of jsonlEncoding.ts, one batch
+// per batch of rows read.
 import { parentPort, workerData } from 'node:worker_threads';
 import { LlmNrmError } from '@llm-nrm/core/record';
-import { readJsonlRange, type JsonlRange } from './jsonlLines.js';
 import { BatchEncoder, type EncodedBatch } from './jsonlEncoding.js';
 import { checkRow } from './sourcedBatches.js';
+import { readPiece, type TidyPiece } from './tidyPiece.js';
 
 /** What the worker is started with. */
 export interface JsonlWorkerData {
   file: string;
-  range: JsonlRange;
+  piece: TidyPiece;
   skipInvalid: boolean;
 }
 
@@ -32,7 +33,7 @@ async function run(data: JsonlWorkerData, post: (m: JsonlWorkerMessage) => void)
     post({ t: 'batch', batch });
   };
   try {
-    for await (const rows of readJsonlRange(data.file, data.range, counter)) {
+    for await (const rows of readPiece(data.file, data.piece, counter)) {
       for (const row of rows) {
         const record = checkRow(row, { adopt: true });
         if (record instanceof LlmNrmError) {

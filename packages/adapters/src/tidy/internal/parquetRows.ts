@@ -1,0 +1,94 @@
+// The rows of a Parquet file, a row group at a time: the serial tidy read's and, for a range of row
+// groups, each reader thread's (jsonlChunks.ts). hyparquet is loaded here, when a Parquet file is
+// read, not with the module (a JSON Lines read never needs it).
+import { LlmNrmError } from '@llm-nrm/core/record';
+import type { TidyRow } from '../readTidyRows.js';
+import { TIDY_COLUMNS, plainCell } from '../tidyColumns.js';
+
+/** Row groups [from, to) of a Parquet file (the threaded read's chunks). */
+export interface ParquetRange {
+  from: number;
+  to: number;
+}
+
+/** Rows handed on at a time within a row group (one await per batch, not per row). */
+const BATCH = 4096;
+
+/** The file's row group sizes, after checking that it is a tidy table (FORMAT errors name the file). */
+export async function parquetRowGroups(path: string): Promise<number[]> {
+  const { metadata } = await openParquet(path);
+  return metadata.row_groups.map((g) => Number(g.num_rows));
+}
+
+async function openParquet(path: string) {
+  const { asyncBufferFromFile, parquetMetadataAsync } = await import('hyparquet');
+  const file = await asyncBufferFromFile(path);
+  let metadata;
+  try {
+    metadata = await parquetMetadataAsync(file);
+  } catch (e) {
+    throw new LlmNrmError('FORMAT', `not a Parquet file: ${(e as Error).message}`, { cause: e, file: path });
+  }
+  // Top-level column names: schema[0] is the root, its direct children follow in pre-order.
+  const names: string[] = [];
+  for (let i = 1, rest = metadata.schema[0]?.num_children ?? 0; rest > 0 && i < metadata.schema.length; rest--) {
+    names.push(metadata.schema[i]!.name);
+    i = skipSubtree(metadata.schema, i);
+  }
+  checkTidyColumns(names, path);
+  const columns = TIDY_COLUMNS.map((c) => c.name).filter((n) => names.includes(n));
+  return { file, metadata, columns };
+}
+
+/**
+ * The rows of a Parquet file, or of row groups [from, to) of it: rows are numbered from 1 within
+ * the range, and `counter.lines` ends as the number of rows the range holds (the next range's
+ * offset), as readJsonlRange numbers a byte range's lines.
+ */
+export async function* readParquetRange(path: string, range?: ParquetRange, counter?: { lines: number }): AsyncGenerator<TidyRow[]> {
+  const { parquetReadObjects } = await import('hyparquet');
+  const { file, metadata, columns } = await openParquet(path);
+  const groups = metadata.row_groups;
+  const from = range?.from ?? 0;
+  const to = Math.min(range?.to ?? groups.length, groups.length);
+  let start = 0;
+  for (let g = 0; g < from; g++) start += Number(groups[g]!.num_rows);
+  let line = 0;
+  for (let g = from; g < to; g++) {
+    const end = start + Number(groups[g]!.num_rows);
+    const rows = await parquetReadObjects({ file, metadata, columns, rowStart: start, rowEnd: end });
+    for (let b = 0; b < rows.length; b += BATCH) {
+      const out: TidyRow[] = [];
+      for (let i = b; i < Math.min(rows.length, b + BATCH); i++) {
+        const value: Record<string, unknown> = {};
+        for (const c of TIDY_COLUMNS) value[c.name] = plainCell((rows[i] as Record<string, unknown>)[c.name]);
+        out.push({ line: ++line, value });
+      }
+      if (counter) counter.lines = line;
+      yield out;
+    }
+    start = end;
+  }
+  if (counter) counter.lines = line;
+}
+
+/** Index just past the subtree of schema element `i` (elements are in pre-order with child counts). */
+function skipSubtree(schema: { num_children?: number }[], i: number): number {
+  let pending = 1;
+  while (pending > 0 && i < schema.length) {
+    pending += (schema[i]!.num_children ?? 0) - 1;
+    i++;
+  }
+  return i;
+}
+
+/** FORMAT unless the columns make a tidy responses table (the Arrow and Parquet readers' check). */
+export function checkTidyColumns(names: string[], path: string): void {
+  const missing = TIDY_COLUMNS.filter((c) => c.required && !names.includes(c.name)).map((c) => c.name);
+  if (missing.length > 0) {
+    throw new LlmNrmError('FORMAT', `not a tidy responses table: missing column ${missing.join(', ')} (has ${names.join(', ') || 'none'})`, { file: path });
+  }
+  if (!['probs', 'logprobs', 'choice'].some((n) => names.includes(n))) {
+    throw new LlmNrmError('FORMAT', `not a tidy responses table: no probs, logprobs or choice column (has ${names.join(', ')})`, { file: path });
+  }
+}
