@@ -20,7 +20,7 @@ const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
 const root = opt('root', join(here, '../..'));
 const core = await import(join(root, 'packages/core/dist/index.js'));
-const { readAnyResponses, writeFileAtomic } = await import(join(root, 'packages/adapters/dist/index.js'));
+const { readAnyBank, writeFileAtomic } = await import(join(root, 'packages/adapters/dist/index.js'));
 const cli = join(root, 'packages/cli/dist');
 const { loadEngine } = await import(join(cli, 'engines.js'));
 const provenance = await import(join(cli, 'provenance.js'));
@@ -60,40 +60,22 @@ const start = () => {
   return [performance.now(), process.cpuUsage()];
 };
 const engine = await loadEngine('auto');
+let failed = false;
 try {
   for (let r = 0; r < runs; r++) {
     let [t, c] = start();
     const [tAll, cAll] = [t, c];
     const mAll = m0;
-    const input = await readAnyResponses(file, {});
-    phase('read + check records (readAnyResponses)', t, c);
+    // As the CLI reads (responsesInput.ts): records stream into the bank, none kept.
+    const { bank } = await readAnyBank(file, {});
+    phase('read into the bank (readAnyBank)', t, c);
     const hashing = hashOffThread ? (await provenance.startHashInputs(file, { tidyOnly: true })).done : undefined;
-    [t, c] = start();
-    const { bank } = core.bankFromRecords(input.records, { sources: input.sources, checked: true });
-    phase('bank (bankFromRecords)', t, c);
     [t, c] = start();
     core.checkDesign(bank);
     phase('design checks', t, c);
     [t, c] = start();
-    const res = core.fit(bank, { engine, standardErrors: false });
-    phase('fit (optimizer)', t, c);
-    [t, c] = start();
-    const x = res.x;
-    // fit's SEs run on the engine's curvature of the fit's own objective (the CLI pays no second
-    // kernel): a second objective stands in for it, its set-up timed apart. (A checkout whose
-    // thetaStandardErrors predates `curvature` ignores it: core's TypeScript curvature.)
-    const objective = engine.curvature ? engine.objective(res.bank, res.family, res.priors) : null;
-    const curvature = objective !== null ? engine.curvature(res.bank, res.family, res.priors, objective) : null;
-    phase("(the SEs' engine objective; the CLI reuses the fit's)", t, c);
-    [t, c] = start();
-    const se = core.thetaStandardErrors(res.family, res.bank, res.layout, x, core.freeMask(res.layout), res.priors, 0, {
-      profileItems: true,
-      errorModel: 'quasi',
-      ...(curvature ? { curvature } : {}),
-    });
-    objective?.dispose?.();
-    res.se = se.se;
-    phase('standard errors', t, c);
+    const res = core.fit(bank, { engine, maxIterations: 3000 });
+    phase('fit with SEs (twin)', t, c);
     [t, c] = start();
     const inputs = await (hashing ?? hashInputs(file, { tidyOnly: true }));
     phase(hashOffThread ? 'input hash (provenance; wait)' : 'input hash (provenance)', t, c);
@@ -104,7 +86,7 @@ try {
     await writeFileAtomic(join(tmp, 'b.json'), JSON.stringify(bundle, null, 2) + '\n');
     phase('write bundle', t, c);
     phase('total', tAll, cAll, mAll);
-    process.stderr.write(`run ${r + 1}: ${res.passes} passes, loss ${res.loss.toFixed(2)}, SE[0] ${se.se[0].toPrecision(12)}\n`);
+    process.stderr.write(`run ${r + 1}: ${res.passes} passes, loss ${res.loss.toFixed(2)}, SE[0] ${res.se[0].toPrecision(12)}\n`);
   }
   console.log(`phase`.padEnd(42), 'wall s'.padStart(8), 'CPU s'.padStart(8), 'main CPU'.padStart(9), `(median of ${runs}; ${root})`);
   for (const [name, v] of table) {
@@ -116,8 +98,12 @@ try {
       (Number.isNaN(main) ? '-' : main.toFixed(2)).padStart(9),
     );
   }
+} catch (e) {
+  // A bench that fails says so (it once exited 0 silently after an API change).
+  failed = true;
+  console.error(e);
 } finally {
   rmSync(tmp, { recursive: true, force: true });
   engine.dispose?.();
-  process.exit(0);
+  process.exit(failed ? 1 : 0);
 }
