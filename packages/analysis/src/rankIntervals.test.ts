@@ -100,6 +100,32 @@ describe('placeAmong', () => {
     expect(RANK_LEVEL).toBe(0.9);
   });
 
+  it("counts only the run's rank, yet equals rankIntervals' row for it: ties, zero and missing SEs, boards of 1 to 300", () => {
+    const rnd = randomSource(7);
+    for (const n of [1, 2, 5, 40, 300]) {
+      // Thetas on a coarse grid (equal thetas), some SEs zero or missing, the run sometimes on a fleet theta.
+      const theta = Array.from({ length: n }, () => Math.round(rnd.normal() * 4) / 4);
+      const se = Array.from({ length: n }, (_, k) => (k % 7 === 3 ? 0 : k % 11 === 5 ? null : 0.05 + 0.3 * rnd.uniform()));
+      for (const [run, runSe] of [
+        [0.25, 0.1],
+        [theta[0]!, 0],
+        [3.5, 0.2],
+        [-0.1, 0.02],
+      ] as const) {
+        const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => theta[b]! - theta[a]! || a - b);
+        let at = 0;
+        while (at < n && theta[order[at]!]! >= run) at++;
+        const th = order.map((k) => theta[k]!);
+        const ses = order.map((k) => se[k] ?? null);
+        th.splice(at, 0, run);
+        ses.splice(at, 0, runSe);
+        const all = rankIntervals(th, ses, { seed: 3, draws: 500 });
+        const p = placeAmong(theta, se, run, runSe, { seed: 3, draws: 500 });
+        expect([p.rank, p.lo, p.hi]).toEqual([all.rank[at], all.lo[at], all.hi[at]]);
+      }
+    }
+  });
+
   it('gives a run with no finite SE the whole board', () => {
     const p = placeAmong([1, 0, -1], [0.1, 0.1, 0.1], 0.2, Infinity);
     expect([p.rank, p.lo, p.hi]).toEqual([2, 1, 4]);

@@ -437,6 +437,12 @@ function finishLlmHessian(HL: Float64Array, L: LlmNrmLayout, lamS: number, lamLl
   if (L.parts.fallback) for (let r = 2 + Kmax; r < P; r++) HL[r * P + r]! += lamLlm;
 }
 
+/** Whether any of an item's option parameters (a and c at offset io, K options) is free. */
+function itemFree(L: LlmNrmLayout, io: number, K: number, free: Uint8Array): boolean {
+  for (let k = 0; k < K; k++) if (free[L.a + io + k] !== 0 || free[L.c + io + k] !== 0) return true;
+  return false;
+}
+
 /** The item blocks from their cell sums: the gate's b_i terms, the item prior, into `blocks`. */
 function addItemBlocks(
   bank: ResponseBank,
@@ -473,10 +479,14 @@ function addItemBlocks(
   // (the same operations in the same order, so the same bits).
   const lower = !cross;
   let ready = itemsReady === undefined ? I : 0;
+  // Items held fixed (scoring) get no block (Blocks.add leaves them out): nothing to assemble unless
+  // the SEs' cross terms read their sums.
+  const skipFixed = !cross && withCross === null;
   for (let i = 0; i < I; i++) {
     if (i >= ready) ready = itemsReady!(i);
     const io = itemOffsets[i]!;
     const K = itemOffsets[i + 1]! - io;
+    if (skipFixed && !itemFree(L, io, K, free)) continue;
     const P2 = 2 * K;
     const H = Hbuf.subarray(0, P2 * P2);
     const base = sq[i]!;
