@@ -124,7 +124,7 @@ export function formatDiagnostics(f: CalibrationBundle['fit']): string {
  * A fit progress line, about once a second on stderr, with the distance to the optimum and the time
  * left estimated from its fall over the last half minute or so (progressLines.ts).
  */
-export function fitProgress(quiet: boolean, label = 'fit'): (p: OptimizeProgress) => void {
+export function fitProgress(quiet: boolean, label = 'fit'): (p: OptimizeProgress & { phase?: string }) => void {
   const tick = progress(quiet);
   const seen: { seconds: number; distance: number }[] = [];
   return (p) => {
@@ -132,7 +132,8 @@ export function fitProgress(quiet: boolean, label = 'fit'): (p: OptimizeProgress
     if (seen.length > 0 && p.seconds < seen[seen.length - 1]!.seconds) seen.length = 0;
     if (p.distance !== undefined && Number.isFinite(p.distance)) seen.push({ seconds: p.seconds, distance: p.distance });
     while (seen.length > 1 && p.seconds - seen[0]!.seconds > 30) seen.shift();
-    tick(fitProgressLine(label, p, seen.length > 1 ? seen[0] : undefined));
+    // The twin's refit (seMode 'twin') is the SEs' part of the fit: named so, not a second fit.
+    tick(fitProgressLine(p.phase === 'twin' ? `${label}: standard errors (the twin's refit)` : label, p, seen.length > 1 ? seen[0] : undefined));
   };
 }
 

@@ -215,7 +215,10 @@ describe('the threaded Parquet read', () => {
       { from: 0, to: 4 },
       { from: 4, to: 10 },
     ]);
-    const three = parquetChunks(Array.from({ length: 20 }, () => 10), 3);
+    const three = parquetChunks(
+      Array.from({ length: 20 }, () => 10),
+      3,
+    );
     expect(three[0]!.from).toBe(0);
     expect(three.at(-1)!.to).toBe(20);
     for (let i = 1; i < three.length; i++) expect(three[i]!.from).toBe(three[i - 1]!.to);

@@ -1,6 +1,7 @@
 // The threaded read of a large plain JSON Lines file (issue 9: at 189 x 2,000, 73 MB, parsing and
 // checking the records was 3 s of one core while the other idled) or a Parquet file of several row
-// groups (issue 28: one thread read 45.8M rows in about ... s). The file is cut into chunks, at line
+// groups (issue 28: 45.8M rows took about 6 min on one thread, 2 min 50 s with a worker; paper
+// scale 139 -> 73 s for the whole fit; packages/cli/BENCHMARKS.md). The file is cut into chunks, at line
 // starts or row group bounds; this thread reads the first chunk as the serial reader does while
 // worker threads parse and check the others (jsonlWorker.ts) and send their records back compactly
 // (jsonlEncoding.ts). Chunks are taken in file order and lines (rows) numbered across the file, so
