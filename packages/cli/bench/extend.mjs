@@ -5,7 +5,8 @@
 // items through the CLI (wall clock, median of --runs) and prints the new items' recovery against
 // the full refit (Pearson r of difficulty, of the key's slope a_g - mean a, of every a).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,15 +33,19 @@ const timed = (label, a) => {
 
 const all = join(dir, 'all.jsonl');
 timed('simulate', ['simulate', '--models', String(J), '--items', String(I + M), '--seed', '7', '-o', all, '-q']);
-const lines = readFileSync(all, 'utf8')
-  .split('\n')
-  .filter((l) => l !== '');
-const ids = [...new Set(lines.map((l) => JSON.parse(l).item))];
-const newIds = new Set(ids.slice(I));
+// Streamed line by line: at paper size (--items 31554) the file is over 1 GB, past a string's limit.
+const eachLine = async (each) => {
+  for await (const line of createInterface({ input: createReadStream(all), crlfDelay: Infinity })) if (line !== '') each(line);
+};
+const ids = new Set();
+await eachLine((l) => ids.add(JSON.parse(l).item));
+const newIds = new Set([...ids].slice(I));
 const oldPath = join(dir, 'old.jsonl');
 const newPath = join(dir, 'new.jsonl');
-writeFileSync(oldPath, lines.filter((l) => !newIds.has(JSON.parse(l).item)).join('\n') + '\n');
-writeFileSync(newPath, lines.filter((l) => newIds.has(JSON.parse(l).item)).join('\n') + '\n');
+const oldOut = createWriteStream(oldPath);
+const newOut = createWriteStream(newPath);
+await eachLine((l) => (newIds.has(JSON.parse(l).item) ? newOut : oldOut).write(l + '\n'));
+await Promise.all([oldOut, newOut].map((w) => new Promise((resolve) => w.end(resolve))));
 const bundlePath = join(dir, 'bundle.json');
 const fullPath = join(dir, 'full.json');
 timed(`fit ${J} x ${I} (the bundle)`, ['fit', oldPath, '-o', bundlePath, '-q']);
