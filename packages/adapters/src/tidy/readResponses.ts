@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { LlmNrmError, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import type { ReadOptions } from '../reader.js';
 import { walkFiles } from '../walk.js';
-import { readJsonlThreaded, readParquetThreaded } from './internal/jsonlChunks.js';
+import { readJsonlThreaded, readParquetThreaded } from './internal/threadedRead.js';
 import { sourcedBatches } from './internal/sourcedBatches.js';
 import { readTidyRowBatches } from './readTidyRows.js';
 import { tidyFileFormat, tidyFormatFromExtension, type TidyFileFormat } from './tidyFileFormat.js';

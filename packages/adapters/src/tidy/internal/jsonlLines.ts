@@ -1,5 +1,5 @@
 // The lines of a JSON Lines file, parsed, a chunk of the file at a time: the serial tidy read's and,
-// for a byte range, each reader thread's (jsonlChunks.ts). Imports nothing heavy (no Arrow, Parquet
+// for a byte range, each reader thread's (threadedRead.ts). Imports nothing heavy (no Arrow, Parquet
 // or the whole of core), so a worker thread starts in tens of milliseconds.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -9,7 +9,7 @@ import { parseJsonLine } from '../parseJsonLine.js';
 import type { TidyRow } from '../readTidyRows.js';
 import { fileHead, isGzip } from '../tidyFileFormat.js';
 
-/** Bytes [start, end) of a plain (not gzipped) JSON Lines file, cut at line starts (jsonlChunks). */
+/** Bytes [start, end) of a plain (not gzipped) JSON Lines file, cut at line starts (threadedRead.ts). */
 export interface JsonlRange {
   start: number;
   end: number;

@@ -1,5 +1,5 @@
 // The rows of a Parquet file, a row group at a time: the serial tidy read's and, for a range of row
-// groups, each reader thread's (jsonlChunks.ts). hyparquet is loaded here, when a Parquet file is
+// groups, each reader thread's (threadedRead.ts). hyparquet is loaded here, when a Parquet file is
 // read, not with the module (a JSON Lines read never needs it).
 import { LlmNrmError } from '@llm-nrm/core/record';
 import type { TidyRow } from '../readTidyRows.js';

@@ -1,4 +1,4 @@
-// A piece of a tidy file that one thread of the threaded read parses (jsonlChunks.ts): a byte range
+// A piece of a tidy file that one thread of the threaded read parses (threadedRead.ts): a byte range
 // of a plain JSON Lines file or a range of a Parquet file's row groups. Imports nothing heavy, so a
 // worker thread starts in tens of milliseconds (hyparquet loads when a Parquet piece is read).
 import type { TidyRow } from '../readTidyRows.js';

@@ -1,22 +1,22 @@
-// A worker thread of the threaded tidy read (jsonlChunks.ts): parses and checks the records of one
+// A worker thread of the threaded tidy read (threadedRead.ts): parses and checks the records of one
 // piece of the file (a JSON Lines byte range or Parquet row groups), exactly as the serial read
-// does (readPiece, checkRow), and posts them back in the compact form of jsonlEncoding.ts, one batch
+// does (readPiece, checkRow), and posts them back in the compact form of recordEncoding.ts, one batch
 // per batch of rows read.
 import { parentPort, workerData } from 'node:worker_threads';
 import { LlmNrmError } from '@llm-nrm/core/record';
-import { BatchEncoder, type EncodedBatch } from './jsonlEncoding.js';
+import { BatchEncoder, type EncodedBatch } from './recordEncoding.js';
 import { checkRow } from './sourcedBatches.js';
 import { readPiece, type TidyPiece } from './tidyPiece.js';
 
 /** What the worker is started with. */
-export interface JsonlWorkerData {
+export interface ReaderWorkerData {
   file: string;
   piece: TidyPiece;
   skipInvalid: boolean;
 }
 
 /** What it posts: batches, then one end (with the chunk's line count, or the error that stopped it). */
-export type JsonlWorkerMessage =
+export type ReaderWorkerMessage =
   { t: 'batch'; batch: EncodedBatch } | { t: 'end'; lines: number; error?: { code: LlmNrmError['code']; message: string; line: number | undefined } };
 
 /** An LlmNrmError's message without the "file:line: " its constructor put first. */
@@ -25,7 +25,7 @@ function bare(e: LlmNrmError): string {
   return where !== '' && e.message.startsWith(where) ? e.message.slice(where.length) : e.message;
 }
 
-async function run(data: JsonlWorkerData, post: (m: JsonlWorkerMessage) => void): Promise<void> {
+async function run(data: ReaderWorkerData, post: (m: ReaderWorkerMessage) => void): Promise<void> {
   const enc = new BatchEncoder();
   const counter = { lines: 0 };
   const send = (): void => {
@@ -60,7 +60,7 @@ async function run(data: JsonlWorkerData, post: (m: JsonlWorkerMessage) => void)
 
 if (parentPort !== null) {
   const port = parentPort;
-  void run(workerData as JsonlWorkerData, (m) => {
+  void run(workerData as ReaderWorkerData, (m) => {
     if (m.t === 'batch') port.postMessage(m, [m.batch.ints.buffer as ArrayBuffer, m.batch.values.buffer as ArrayBuffer]);
     else port.postMessage(m);
   });

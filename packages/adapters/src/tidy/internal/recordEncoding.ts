@@ -1,5 +1,5 @@
-// The compact form in which a worker thread hands back the records of its chunk of a JSON Lines
-// file (jsonlChunks.ts): a structured clone of 189,000 record objects costs the main thread about as
+// The compact form in which a worker thread hands back the records of its chunk of a tidy
+// file (threadedRead.ts): a structured clone of 189,000 record objects costs the main thread about as
 // much as parsing them (0.68 s against 0.8 s of JSON.parse at 189 x 2,000), so the usual record
 // (model, item, key, benchmark and one response) travels as integers and doubles in transferred
 // buffers plus a table of its strings, and only records with further fields (texts, positions...)

@@ -1,4 +1,4 @@
-// The threaded JSON Lines read against the serial one: the same records in the same order, the same
+// The threaded read (JSON Lines chunks, Parquet row groups) against the serial one: the same records in the same order, the same
 // sources (global line numbers), the same summary and skips, and the same error text for a bad line
 // deep in a later chunk. On a simulated file of every record shape and on tidy files converted from
 // the real fixtures. The worker script is the built one (dist/): `npm test` builds first.
@@ -13,7 +13,7 @@ import { readAnyResponses, type AnyResponses } from '../../readAnyResponses.js';
 import { newReport } from '../../reader.js';
 import { readResponsesWithSources, type SourcedRecord } from '../readResponses.js';
 import { writeResponses } from '../writeResponses.js';
-import { jsonlChunks, parquetChunks, readJsonlThreaded, readParquetThreaded } from './jsonlChunks.js';
+import { jsonlChunks, parquetChunks, readJsonlThreaded, readParquetThreaded } from './threadedRead.js';
 
 const tmp = tempDir('llm-nrm-jsonl-chunks-');
 afterAll(() => tmp.cleanup());

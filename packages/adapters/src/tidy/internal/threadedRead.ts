@@ -3,8 +3,8 @@
 // groups (issue 28: 45.8M rows took about 6 min on one thread, 2 min 50 s with a worker; paper
 // scale 139 -> 73 s for the whole fit; packages/cli/BENCHMARKS.md). The file is cut into chunks, at line
 // starts or row group bounds; this thread reads the first chunk as the serial reader does while
-// worker threads parse and check the others (jsonlWorker.ts) and send their records back compactly
-// (jsonlEncoding.ts). Chunks are taken in file order and lines (rows) numbered across the file, so
+// worker threads parse and check the others (readerWorker.ts) and send their records back compactly
+// (recordEncoding.ts). Chunks are taken in file order and lines (rows) numbered across the file, so
 // the records, their sources, the errors (file, global line, value) and the skips are the serial
 // read's. Small or gzipped files, one thread, or no worker script fall back to the serial read.
 import { existsSync } from 'node:fs';
@@ -17,8 +17,8 @@ import type { ReadResponsesOptions, SourcedRecord } from '../readResponses.js';
 import type { JsonlRange } from './jsonlLines.js';
 import { parquetRowGroups } from './parquetRows.js';
 import { fileHead, isGzip } from '../tidyFileFormat.js';
-import { BatchDecoder } from './jsonlEncoding.js';
-import type { JsonlWorkerData, JsonlWorkerMessage } from './jsonlWorker.js';
+import { BatchDecoder } from './recordEncoding.js';
+import type { ReaderWorkerData, ReaderWorkerMessage } from './readerWorker.js';
 import { sourcedBatches } from './sourcedBatches.js';
 import { readPiece, type TidyPiece } from './tidyPiece.js';
 
@@ -31,7 +31,7 @@ const MAX_THREADS = 4;
  * The worker's script: the built one beside this module, also when this module runs from its
  * TypeScript source (vitest), where Node could not load a .ts worker.
  */
-const WORKER_SCRIPT = new URL(import.meta.url.endsWith('.ts') ? '../../../dist/tidy/internal/jsonlWorker.js' : './jsonlWorker.js', import.meta.url);
+const WORKER_SCRIPT = new URL(import.meta.url.endsWith('.ts') ? '../../../dist/tidy/internal/readerWorker.js' : './readerWorker.js', import.meta.url);
 
 /**
  * The share of the file this thread parses itself, the rest going to `threads - 1` workers in equal
@@ -79,14 +79,14 @@ export async function jsonlChunks(file: string, size: number, threads: number): 
 
 /** A worker's messages as they arrive, taken one at a time; a crash or early exit arrives as an Error. */
 class Inbox {
-  private readonly queue: (JsonlWorkerMessage | Error)[] = [];
+  private readonly queue: (ReaderWorkerMessage | Error)[] = [];
   private wake: (() => void) | undefined;
-  put(m: JsonlWorkerMessage | Error): void {
+  put(m: ReaderWorkerMessage | Error): void {
     this.queue.push(m);
     this.wake?.();
     this.wake = undefined;
   }
-  async take(): Promise<JsonlWorkerMessage | Error> {
+  async take(): Promise<ReaderWorkerMessage | Error> {
     while (this.queue.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
     return this.queue.shift()!;
   }
@@ -170,10 +170,10 @@ async function* threadedBatches(file: string, ranges: TidyPiece[], options: Read
     const inbox = new Inbox();
     inboxes[i] = inbox;
     try {
-      const data: JsonlWorkerData = { file, piece: ranges[i]!, skipInvalid };
+      const data: ReaderWorkerData = { file, piece: ranges[i]!, skipInvalid };
       const w = new Worker(WORKER_SCRIPT, { workerData: data });
       let ended = false;
-      w.on('message', (m: JsonlWorkerMessage) => {
+      w.on('message', (m: ReaderWorkerMessage) => {
         if (m.t === 'end') ended = true;
         inbox.put(m);
       });
