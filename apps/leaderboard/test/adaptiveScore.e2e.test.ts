@@ -56,6 +56,8 @@ let results: string;
 let log: AdaptiveLog;
 /** Whether the held-out LLM's most likely option is the key, per item. */
 let right: Map<string, boolean>;
+/** Items in the adaptive package's pool (its bank.json bundle). */
+let poolItems = 0;
 
 function cli(...args: string[]): string {
   return execFileSync(process.execPath, [bin, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -123,6 +125,7 @@ beforeAll(async () => {
   const whole = await readTinyPackage(pkg);
   expect(whole.bank.task).toBe(TASK);
   expect(whole.bank.adaptive).toBeDefined();
+  poolItems = whole.bank.bundle.items.length;
   await buildSite(
     {
       bundle,
@@ -130,6 +133,7 @@ beforeAll(async () => {
       tiny: {
         bundle: whole.bank.bundle,
         source: pkg,
+        adaptive: true,
         scoring: {
           task: whole.bank.task,
           bankSha256: whole.bankSha256,
@@ -201,6 +205,10 @@ describe('score page with an adaptive run (nrm_adaptive.py in the real lm_eval, 
 
     const w = await watchedPage(chrome.browser, server.url);
     await openRoute(w.page, server.url, '#/score');
+    // The how-to names the package as what it is: an adaptive pool, not a tiny benchmark every run answers whole.
+    const howTo = (await w.page.locator('details').first().textContent()) ?? '';
+    expect(howTo).toContain(`This site carries the adaptive package ${TASK} (a pool of ${poolItems} items its runner asks from)`);
+    expect(howTo).not.toContain('carries the tiny package');
     // Both files at once; the model id comes from the results file (the form's default id is left as it is).
     await w.page.setInputFiles('#score-file', [asFile(samples), asFile(results)]);
     await w.page.waitForSelector('#adaptive-run', { timeout: 60_000 });

@@ -44,7 +44,13 @@ export interface SiteInput {
    * with `scoring`, what the package scores its runs with (written to data/tiny.json: the score page
    * then scores a run of the package as `llm-nrm score <package>` does).
    */
-  tiny?: { bundle: CalibrationBundle; source: string; scoring?: Omit<TinyScoringShard, 'version'> };
+  tiny?: {
+    bundle: CalibrationBundle;
+    source: string;
+    scoring?: Omit<TinyScoringShard, 'version'>;
+    /** The package is adaptive (`llm-nrm publish --adaptive`): its items are the pool its runner asks from. */
+    adaptive?: boolean;
+  };
   /** Title shown in the header (default "LLM-NRM leaderboard"). */
   title?: string;
   /** Items per item shard (default 200). */
@@ -361,7 +367,12 @@ export function siteData(input: SiteInput): SiteFiles {
     benchmarks: benchNames.map((name, b) => ({ id: b, name, items: benchItems[b]!.length, shards: Math.ceil(benchItems[b]!.length / shardSize) })),
     hasResponses: bank !== undefined,
     tiny: input.tiny
-      ? { source: input.tiny.source, items: input.tiny.bundle.items.length, ...(input.tiny.scoring ? { task: input.tiny.scoring.task } : {}) }
+      ? {
+          source: input.tiny.source,
+          items: input.tiny.bundle.items.length,
+          ...(input.tiny.scoring ? { task: input.tiny.scoring.task } : {}),
+          ...(input.tiny.adaptive === true ? { adaptive: true } : {}),
+        }
       : null,
     calibratedRange: range,
     fit: {

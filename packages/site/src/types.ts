@@ -16,9 +16,10 @@ export interface Manifest {
   hasResponses: boolean;
   /**
    * The published tiny subset; `task` where the site was given the whole package (bank.json with its
-   * scoring and accuracy models): then data/tiny.json lets the score page score its runs.
+   * scoring and accuracy models): then data/tiny.json lets the score page score its runs. `adaptive`
+   * where the package is adaptive (`publish --adaptive`): its items are the pool its runner asks from.
    */
-  tiny: { source: string; items: number; task?: string } | null;
+  tiny: { source: string; items: number; task?: string; adaptive?: boolean } | null;
   /** Lowest and highest calibrated theta: a score outside is an extrapolation. */
   calibratedRange: [number, number];
   /**

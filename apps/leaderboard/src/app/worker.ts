@@ -191,7 +191,7 @@ async function run(req: ScoreRequest): Promise<void> {
   }
   post({
     type: 'progress',
-    message: `scoring ${records.length.toLocaleString('en')} responses against ${b.items.length.toLocaleString('en')} ${asPackage ? `items of the tiny package ${pkg!.task}` : 'calibrated items'}…`,
+    message: `scoring ${records.length.toLocaleString('en')} responses against ${b.items.length.toLocaleString('en')} ${asPackage ? `items of the package ${pkg!.task}` : 'calibrated items'}…`,
   });
   let last = 0;
   // The options `llm-nrm score` passes: its default --nuisance auto, which for a package's run is the package's own scoring.

@@ -80,6 +80,38 @@ describe('llm-nrm leaderboard', () => {
     expect(noOut.err).toMatch(/missing -o\/--output/);
   });
 
+  it('says in the manifest when the package it carries is adaptive (the score page then words it so)', async () => {
+    for (const adaptive of [true, false]) {
+      const pkg = join(tmp.dir, adaptive ? 'adaptive-pkg' : 'tiny-pkg');
+      const size = adaptive ? ['--adaptive'] : ['--items', '10'];
+      const published = await runCli([
+        'publish',
+        bundleFile,
+        '--responses',
+        responses,
+        ...size,
+        '--include-flagged',
+        '--render-prompt',
+        '--allow-placeholder-prompts',
+        '--name',
+        'toy',
+        '--harness',
+        'lm-eval',
+        '-o',
+        pkg,
+        '-q',
+      ]);
+      expect(published.code, published.err).toBe(0);
+      const site = join(tmp.dir, adaptive ? 'site-adaptive' : 'site-tiny-whole');
+      const built = await runCli(['leaderboard', bundleFile, '--tiny', pkg, '-o', site, '-q']);
+      expect(built.code, built.err).toBe(0);
+      const manifest = JSON.parse(readFileSync(join(site, 'data/manifest.json'), 'utf8'));
+      expect(manifest.tiny.task).toBe('tiny_toy');
+      expect(manifest.tiny.adaptive).toBe(adaptive ? true : undefined);
+      expect(manifest.tiny.items).toBe(adaptive ? 40 : 10);
+    }
+  }, 60_000);
+
   it('--serve previews a built site on 127.0.0.1 with the CSP header', async () => {
     const site = join(tmp.dir, 'site');
     const child = spawn(process.execPath, [join(repoRoot, 'packages/cli/dist/bin.js'), 'leaderboard', site, '--serve', '--port', '0'], {

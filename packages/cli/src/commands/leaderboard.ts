@@ -69,6 +69,7 @@ export async function siteInput(
     input.tiny = {
       bundle: tiny,
       source: options.tiny,
+      ...(whole?.bank.adaptive !== undefined ? { adaptive: true } : {}),
       ...(whole
         ? {
             scoring: {

@@ -223,7 +223,7 @@ export async function scorePage(view: HTMLElement): Promise<void> {
           : h(
               'p',
               { id: 'bank-run', class: 'muted' },
-              `Scored against the full bank (${res.scoredAs.items.toLocaleString('en')} items). The accuracy shown is its share right on the bank's items it answered (all of them: its full-bank accuracy; fewer: its accuracy on those)${m.tiny?.task !== undefined ? ` (a run of the tiny package ${m.tiny.task} alone is scored as that package scores it, with a predicted full-bank accuracy)` : ''}.`,
+              `Scored against the full bank (${res.scoredAs.items.toLocaleString('en')} items). The accuracy shown is its share right on the bank's items it answered (all of them: its full-bank accuracy; fewer: its accuracy on those)${m.tiny?.task !== undefined ? ` (a run of the ${m.tiny.adaptive === true ? 'adaptive' : 'tiny'} package ${m.tiny.task} alone is scored as that package scores it, with a predicted full-bank accuracy)` : ''}.`,
             ),
         res.adaptive && res.llms.length === 1
           ? adaptiveSection(res.adaptive, { theta: res.llms[0]!.theta, se: res.llms[0]!.se, asPackage: res.scoredAs.kind === 'package' })
@@ -267,7 +267,9 @@ export async function scorePage(view: HTMLElement): Promise<void> {
       `The scoring fits the model's θ, sharpness, position bias and fallback with every item parameter fixed, exactly as llm-nrm score does, so the numbers match the command line. From fewer than ${FLEET_NUISANCE_BELOW} items it fits θ and sharpness, with position bias and fallback under the calibrated fleet's spread as priors (llm-nrm score --nuisance auto). Its SE says how much the θ rests on: few items give a wide interval; the rank interval is the central 90% of its rank over redraws of every θ within its SE.`,
       ...(m.tiny?.task !== undefined
         ? [
-            `This site carries the tiny package ${m.tiny.task} (${m.tiny.items} items). A run of it (an lm-eval samples file of that task, or tidy records of its items only) is scored as llm-nrm score <package> scores it, and shows its predicted full-bank accuracy with a 90% interval: its share right on so few items is not comparable with the other models' full-bank accuracy.`,
+            m.tiny.adaptive === true
+              ? `This site carries the adaptive package ${m.tiny.task} (a pool of ${m.tiny.items} items its runner asks from). A run of it (an lm-eval samples file of that task, with its results file for the items asked in order) is scored as llm-nrm score <package> scores it, and shows its predicted full-bank accuracy with a 90% interval: its share right on items aimed at its own level is not comparable with the other models' full-bank accuracy.`
+              : `This site carries the tiny package ${m.tiny.task} (${m.tiny.items} items). A run of it (an lm-eval samples file of that task, or tidy records of its items only) is scored as llm-nrm score <package> scores it, and shows its predicted full-bank accuracy with a 90% interval: its share right on so few items is not comparable with the other models' full-bank accuracy.`,
           ]
         : []),
       'An adaptive run (a package published with llm-nrm publish --adaptive, run with its lm-eval/nrm_adaptive.py) asks each model the items most informative at its estimate so far and stops once the SE reaches its target. Drop its samples_<task>_<date>.jsonl and results_<date>.json together: the run is scored from the samples as above, and the results file adds the items it asked in order and how its SE fell round by round.',
