@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { parquetRowGroups } from './internal/parquetRows.js';
 import { fileHead, isGzip, tidyFileFormat } from './tidyFileFormat.js';
 
 /** How many records some inputs hold, for a progress line's share and time left. */
@@ -25,10 +26,10 @@ export async function expectedRecords(paths: readonly string[]): Promise<Expecte
     if (st === undefined || !st.isFile()) return undefined;
     const format = await tidyFileFormat(path).catch(() => undefined);
     if (format === 'parquet') {
-      const { asyncBufferFromFile, parquetMetadataAsync } = await import('hyparquet');
-      const metadata = await parquetMetadataAsync(await asyncBufferFromFile(path)).catch(() => undefined);
-      if (metadata === undefined) return undefined;
-      records += Number(metadata.num_rows);
+      // The reader's own footer read (a file that is not a tidy table gives no count; the read says why).
+      const groups = await parquetRowGroups(path).catch(() => undefined);
+      if (groups === undefined) return undefined;
+      for (const n of groups) records += n;
     } else if (format === 'jsonl') {
       const head = await fileHead(path, Math.min(SAMPLE, st.size));
       if (isGzip(head)) return undefined;

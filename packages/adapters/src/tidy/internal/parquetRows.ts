@@ -64,7 +64,6 @@ export async function* readParquetRange(path: string, range?: ParquetRange, coun
         for (const c of TIDY_COLUMNS) value[c.name] = plainCell((rows[i] as Record<string, unknown>)[c.name]);
         out.push({ line: ++line, value });
       }
-      if (counter) counter.lines = line;
       yield out;
     }
     start = end;

@@ -93,24 +93,28 @@ class Inbox {
 }
 
 /**
+ * The threads for a file and its size, or undefined where the serial read applies (both formats'
+ * rule): one thread asked for, no built worker script, not a readable file (the serial read
+ * reports it), or below THREADED_MIN_BYTES unless `threads` was given.
+ */
+async function threadPlan(file: string, options: ReadResponsesOptions): Promise<{ threads: number; size: number } | undefined> {
+  const threads = Math.floor(options.threads ?? Math.min(MAX_THREADS, availableParallelism()));
+  if (!(threads > 1) || !existsSync(fileURLToPath(WORKER_SCRIPT))) return undefined;
+  const st = await stat(file).catch(() => undefined);
+  if (st === undefined || !st.isFile()) return undefined;
+  if (options.threads === undefined && st.size < THREADED_MIN_BYTES) return undefined;
+  return { threads, size: st.size };
+}
+
+/**
  * The threaded read of one JSON Lines file (readResponseBatches' batches), or undefined where the
  * serial read applies: one thread asked for, a file below THREADED_MIN_BYTES (unless `threads` was
  * given), a gzipped file, a file of one chunk, or no built worker script.
  */
 export async function readJsonlThreaded(file: string, options: ReadResponsesOptions): Promise<AsyncGenerator<SourcedRecord[]> | undefined> {
-  const threads = options.threads ?? Math.min(MAX_THREADS, availableParallelism());
-  if (!(threads > 1) || !existsSync(fileURLToPath(WORKER_SCRIPT))) return undefined;
-  let size: number;
-  try {
-    const st = await stat(file);
-    if (!st.isFile()) return undefined;
-    size = st.size;
-  } catch {
-    return undefined; // the serial read reports it
-  }
-  if (options.threads === undefined && size < THREADED_MIN_BYTES) return undefined;
-  if (isGzip(await fileHead(file, 2))) return undefined;
-  const ranges = await jsonlChunks(file, size, Math.floor(threads));
+  const plan = await threadPlan(file, options);
+  if (plan === undefined || isGzip(await fileHead(file, 2))) return undefined;
+  const ranges = await jsonlChunks(file, plan.size, plan.threads);
   if (ranges.length < 2) return undefined;
   return threadedBatches(
     file,
@@ -144,15 +148,9 @@ export function parquetChunks(groupRows: readonly number[], threads: number): { 
  * given), a file of one row group, or no built worker script.
  */
 export async function readParquetThreaded(file: string, options: ReadResponsesOptions): Promise<AsyncGenerator<SourcedRecord[]> | undefined> {
-  const threads = options.threads ?? Math.min(MAX_THREADS, availableParallelism());
-  if (!(threads > 1) || !existsSync(fileURLToPath(WORKER_SCRIPT))) return undefined;
-  try {
-    const st = await stat(file);
-    if (!st.isFile() || (options.threads === undefined && st.size < THREADED_MIN_BYTES)) return undefined;
-  } catch {
-    return undefined; // the serial read reports it
-  }
-  const ranges = parquetChunks(await parquetRowGroups(file), Math.floor(threads));
+  const plan = await threadPlan(file, options);
+  if (plan === undefined) return undefined;
+  const ranges = parquetChunks(await parquetRowGroups(file), plan.threads);
   if (ranges.length < 2) return undefined;
   return threadedBatches(
     file,
