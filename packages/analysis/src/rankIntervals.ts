@@ -48,6 +48,15 @@ function normalQuantile(p: number): number {
   );
 }
 
+/** The draws and level of `options` with their defaults, checked (errors name the caller). */
+function drawOptions(caller: string, options: RankIntervalOptions): { draws: number; level: number } {
+  const draws = options.draws ?? 2000;
+  const level = options.level ?? RANK_LEVEL;
+  if (!(Number.isInteger(draws) && draws >= 1)) throw new LlmNrmError('INVALID_OPTION', `${caller}: invalid draws ${draws} (a positive integer)`);
+  if (!(level > 0 && level < 1)) throw new LlmNrmError('INVALID_OPTION', `${caller}: invalid level ${level} (between 0 and 1)`);
+  return { draws, level };
+}
+
 /** The draws' SDs: an SE that is not finite (or not positive) counts as 0. */
 function drawSds(se: ArrayLike<number | null>): Float64Array {
   return Float64Array.from({ length: se.length }, (_, j) => {
@@ -100,10 +109,7 @@ function centralRanks(counts: ArrayLike<number>, draws: number, level: number): 
 export function rankIntervals(theta: ArrayLike<number>, se: ArrayLike<number | null>, options: RankIntervalOptions = {}): RankIntervals {
   const n = theta.length;
   if (se.length !== n) throw new LlmNrmError('INVALID_OPTION', `rankIntervals: ${n} thetas but ${se.length} standard errors`);
-  const draws = options.draws ?? 2000;
-  const level = options.level ?? RANK_LEVEL;
-  if (!(Number.isInteger(draws) && draws >= 1)) throw new LlmNrmError('INVALID_OPTION', `rankIntervals: invalid draws ${draws} (a positive integer)`);
-  if (!(level > 0 && level < 1)) throw new LlmNrmError('INVALID_OPTION', `rankIntervals: invalid level ${level} (between 0 and 1)`);
+  const { draws, level } = drawOptions('rankIntervals', options);
   const sd = drawSds(se);
   const rank = new Int32Array(n);
   for (let j = 0; j < n; j++) {
@@ -174,10 +180,7 @@ export function placeAmong(
   const ses = order.map((k) => fleetSe[k] ?? null);
   th.splice(at, 0, theta);
   ses.splice(at, 0, s === Infinity ? 0 : s);
-  const level = options.level ?? RANK_LEVEL;
-  const draws = options.draws ?? 2000;
-  if (!(Number.isInteger(draws) && draws >= 1)) throw new LlmNrmError('INVALID_OPTION', `placeAmong: invalid draws ${draws} (a positive integer)`);
-  if (!(level > 0 && level < 1)) throw new LlmNrmError('INVALID_OPTION', `placeAmong: invalid level ${level} (between 0 and 1)`);
+  const { draws, level } = drawOptions('placeAmong', options);
   // rankIntervals' draws, but only the run's rank counted: in each draw 1 + the LLMs drawn above it
   // and those drawn equal before it (the stable sort's place), O(n) a draw instead of a sort (at
   // 2,001 LLMs 0.5 s of `score` went to sorting every draw).

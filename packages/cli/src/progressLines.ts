@@ -4,7 +4,7 @@ import type { ExpectedRecords } from '@llm-nrm/adapters';
 import type { OptimizeProgress } from '@llm-nrm/core';
 import { fmt } from './output.js';
 
-export { fitProgressLine, readProgressLine, timeLeft };
+export { fitProgressLine, fitProgressLines, readProgressLine, timeLeft };
 
 /** "40 s", "3 min", "1.2 h". */
 function span(seconds: number): string {
@@ -45,4 +45,19 @@ function fitProgressLine(label: string, p: OptimizeProgress, since: { seconds: n
     left = `, about ${span(Math.log(p.distance / stop) / rate)} left`;
   }
   return `${base}, distance ${p.distance.toPrecision(2)} SE (stops below ${stop})${left}`;
+}
+
+/**
+ * fitProgressLine for each report of one command's fits: the distance's fall is read over the last
+ * 30 s of reports, and a new run (the twin's refit, Adam after L-BFGS) starts its own window; the
+ * twin's refit is named as the SEs' part of the fit, not a second fit.
+ */
+function fitProgressLines(label: string): (p: OptimizeProgress & { phase?: string }) => string {
+  const seen: { seconds: number; distance: number }[] = [];
+  return (p) => {
+    if (seen.length > 0 && p.seconds < seen[seen.length - 1]!.seconds) seen.length = 0;
+    if (p.distance !== undefined && Number.isFinite(p.distance)) seen.push({ seconds: p.seconds, distance: p.distance });
+    while (seen.length > 1 && p.seconds - seen[0]!.seconds > 30) seen.shift();
+    return fitProgressLine(p.phase === 'twin' ? `${label}: standard errors (the twin's refit)` : label, p, seen.length > 1 ? seen[0] : undefined);
+  };
 }

@@ -24,7 +24,7 @@ import {
 } from '@llm-nrm/core';
 import { reclaimMemory, writeFileAtomic, type ReplicatePolicy } from '@llm-nrm/adapters';
 import { fmt, formatTable, info, infoLines, printJson, printText, progress } from '../output.js';
-import { fitProgressLine } from '../progressLines.js';
+import { fitProgressLines } from '../progressLines.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { commandLine, startHashInputs, toolVersion } from '../provenance.js';
 import { readBankInput, responsesInputOptions } from '../responsesInput.js';
@@ -120,21 +120,11 @@ export function formatDiagnostics(f: CalibrationBundle['fit']): string {
   return rows.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`).join('\n') + '\n';
 }
 
-/**
- * A fit progress line, about once a second on stderr, with the distance to the optimum and the time
- * left estimated from its fall over the last half minute or so (progressLines.ts).
- */
+/** A fit progress line, about once a second on stderr: the distance to the optimum and the time left (progressLines.ts). */
 export function fitProgress(quiet: boolean, label = 'fit'): (p: OptimizeProgress & { phase?: string }) => void {
   const tick = progress(quiet);
-  const seen: { seconds: number; distance: number }[] = [];
-  return (p) => {
-    // A new run (the twin's refit, Adam after L-BFGS) starts its clock again: forget the old one's.
-    if (seen.length > 0 && p.seconds < seen[seen.length - 1]!.seconds) seen.length = 0;
-    if (p.distance !== undefined && Number.isFinite(p.distance)) seen.push({ seconds: p.seconds, distance: p.distance });
-    while (seen.length > 1 && p.seconds - seen[0]!.seconds > 30) seen.shift();
-    // The twin's refit (seMode 'twin') is the SEs' part of the fit: named so, not a second fit.
-    tick(fitProgressLine(p.phase === 'twin' ? `${label}: standard errors (the twin's refit)` : label, p, seen.length > 1 ? seen[0] : undefined));
-  };
+  const line = fitProgressLines(label);
+  return (p) => tick(line(p));
 }
 
 function positiveInteger(flag: string, v: number | undefined): void {
