@@ -19,6 +19,8 @@ export { applyBlocks } from './blockApply';
 
 const USE_S: i32 = 1;
 const USE_FB: i32 = 4;
+/** Set by the host for a pass that writes the model's own p into the targets instead of summing the loss (the twin's). */
+const PREDICT_TARGETS: i32 = 8;
 
 /** Cells between flushes of the f32 positional-gradient sums into f64. */
 const FLUSH: i32 = 32;
@@ -221,6 +223,21 @@ function backwardPlain(K: i32, pp: usize, qp: usize, acp: usize, gp: usize, sc: 
   v128.store(sc, f32x4.splat(0), S_GG);
 }
 
+// The observed lanes of a cell (mask bit `lane`) as all-ones lanes.
+@inline function observedLanes(bits: i32): v128 {
+  return i32x4.ne(v128.and(i32x4.splat(bits), i32x4(1, 2, 4, 8)), i32x4.splat(0));
+}
+
+// The twin's targets (core's fit/twinBias.ts): p_k = e_k / sum e into the observed lanes of q; the
+// other lanes keep theirs (0: an unobserved cell's q stays 0, so its mass Q stays 0).
+function storeTargets(K: i32, qp: usize, sc: usize, lanes: v128): void {
+  const sum = v128.load(sc, S_SUM);
+  for (let k = 0; k < K; k++) {
+    const ko = <usize>k << 4;
+    v128.store(qp + ko, v128.bitselect(f32x4.div(v128.load(sc + ko, S_E), sum), v128.load(qp + ko), lanes));
+  }
+}
+
 /**
  * One group of four rows over every column; adds into block `blk`'s partials (loss, sum of gate
  * gradients, item gradients) and writes the group's per-row gradients.
@@ -239,6 +256,7 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
   const flags = hi(h, H_FLAGS);
   const useS = (flags & USE_S) != 0;
   const useFb = (flags & USE_FB) != 0;
+  const predict = (flags & PREDICT_TARGETS) != 0;
   const I = hi(h, H_ITEMS);
   const sumK = hi(h, H_SUMK);
   const q4 = hp(h, H_Q4) + (<usize>grp * <usize>width << 4);
@@ -294,6 +312,10 @@ function runGroup(h: usize, grp: i32, blk: i32): void {
     // Softmax over the options; loss Q log(sum e) - sum q (v - vmax), Q = sum q (1 for observed
     // lanes, 0 for missing or out-of-range ones, whose every contribution is then exactly 0).
     softmax(K, qp, sc, vmax, laneMask);
+    if (predict) {
+      storeTargets(K, qp, sc, observedLanes(<i32>load<u8>(mask + <usize>col) & laneBits));
+      continue;
+    }
     const sum = v128.load(sc, S_SUM);
     const Q = v128.load(sc, S_Q);
     const lossCell = f32x4.sub(f32x4.mul(Q, log4(sum)), v128.load(sc, S_QV));

@@ -53,9 +53,9 @@ const engine = {
     const inner = o.lossAndGrad.bind(o);
     lastObjective = inner;
     // seMode 'twin' (the default) retargets the fit's objective after the SEs and runs its L-BFGS
-    // on it: the first retarget (whole, or core's blocks of rows) ends the optimiser's phases
-    // (fitPhase stops following the clock) and starts the twin's.
-    for (const name of ['retarget', 'retargetRows']) {
+    // on it: the first retarget (the engine's predicted targets, or a whole twin q) ends the
+    // optimiser's phases (fitPhase stops following the clock) and starts the twin's.
+    for (const name of ['retarget', 'predictTargets']) {
       const original = o[name];
       if (original === undefined) continue;
       o[name] = (...a) => {

@@ -5,16 +5,13 @@ import type { FitProblem } from './identify.js';
 import type { LbfgsRun } from './optimize.js';
 import type { OptimizeProgress, OptimizeResult } from './optimizer.js';
 import type { ThetaStandardErrors } from './standardErrors.js';
-import { forEachTwinRows, TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './twinBias.js';
+import { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './twinBias.js';
 
 /** The twin's stopping distance, in SEs (fit/twinBias.ts): its bias need not be finer than a tenth of an SE. */
 const TWIN_DISTANCE = 0.1;
 
 /** The twin's L-BFGS memory: more pairs carry more of its slow direction (BENCHMARKS.md "The twin's memory and targets"). */
 const TWIN_MEMORY = 24;
-
-/** LLM rows per block of the twin's targets handed to an engine's retargetRows (12 MB at paper scale). */
-const TWIN_ROWS = 16;
 
 /** The twin's bias check: its passes and seconds, and theta_twin - theta per LLM. */
 export interface TwinCheck {
@@ -47,17 +44,16 @@ export function twinStandardErrors(
   const now = options.now ?? Date.now;
   const t0 = now();
   const { J, layout } = p;
-  const { retarget, retargetRows } = p.base;
+  const { retarget, predictTargets } = p.base;
   let twinX: Float64Array;
   let twinPasses: number;
   if (options.lbfgs !== null && retarget !== undefined) {
     // From the fit's end: its objective retargeted to the twin's q, its last blocks and its L-BFGS
-    // memory. An engine with its own copy of the targets takes them in blocks of rows (no second q).
-    const streamed = fitEnd.endPc !== null && retargetRows !== undefined;
+    // memory. An engine that predicts the targets itself does so in its own lanes (no second q).
     let tb: ResponseBank | null = null;
     const twinOf = (): ResponseBank => (tb ??= twinBank(p.bank, layout, x));
     try {
-      if (streamed) forEachTwinRows(p.bank, layout, x, TWIN_ROWS, (q, firstRow) => retargetRows.call(p.base, q, firstRow));
+      if (predictTargets !== undefined) predictTargets.call(p.base, x);
       else retarget.call(p.base, twinOf().q);
       const tw = warmTwin(p, fitEnd, options.lbfgs, twinOf, options.onProgress);
       twinX = p.toModel(tw.x);

@@ -4,7 +4,7 @@ import { freeMask } from '../model/registry.js';
 import { predictor } from '../model/predict.js';
 import { simulateFleet } from '../simulate/simulate.js';
 import { thetaStandardErrors } from './standardErrors.js';
-import { forEachTwinRows, TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './twinBias.js';
+import { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './twinBias.js';
 
 describe("the fit's noise-free twin", () => {
   const f = simulateFleet({ models: 10, items: 12, seed: 8, rotations: 2, missing: 0.2 });
@@ -34,23 +34,6 @@ describe("the fit's noise-free twin", () => {
     expect(t.observed).toBe(b.observed);
     expect(t.colPosition).toBe(b.colPosition);
     expect(t.q).not.toBe(b.q);
-  });
-
-  it('hands out the same targets in blocks of rows (each block whole rows, in order, the last one short)', () => {
-    const whole = twinBank(f.bank, f.layout, f.truth).q;
-    const width = f.bank.colOffsets[f.bank.colItem.length]!;
-    for (const rows of [1, 3, 10, 15]) {
-      const got = new Float32Array(whole.length).fill(NaN);
-      const starts: number[] = [];
-      forEachTwinRows(f.bank, f.layout, f.truth, rows, (q, firstRow) => {
-        starts.push(firstRow);
-        expect(q.length % width).toBe(0);
-        got.set(q, firstRow * width);
-      });
-      const step = Math.min(rows, 10);
-      expect(starts).toEqual(Array.from({ length: Math.ceil(10 / step) }, (_, i) => i * step));
-      expect(Buffer.from(got.buffer).equals(Buffer.from(whole.buffer))).toBe(true);
-    }
   });
 
   it('takes the larger of the prior term and the twin bias squared, and keeps infinite SEs', () => {

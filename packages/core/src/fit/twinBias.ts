@@ -1,6 +1,5 @@
 import type { ResponseBank } from '../data/bank.js';
 import type { Layout } from '../model/layout.js';
-import type { Predictor } from '../model/family.js';
 import { predictor } from '../model/predict.js';
 
 /**
@@ -10,47 +9,21 @@ import { predictor } from '../model/predict.js';
  * `twinBiasSe` folds into the SEs.
  */
 export function twinBank(bank: ResponseBank, layout: Layout, x: Float64Array): ResponseBank {
-  const q = new Float32Array(bank.q.length);
-  fillTwinRows(bank, predictor(bank, layout, x), 0, bank.models.length, q);
-  return { ...bank, q };
-}
-
-/** The twin bank's targets in blocks of LLM rows: `emit(q, firstRow)` gets rows firstRow.. in one reused buffer (copy before returning). */
-export function forEachTwinRows(
-  bank: ResponseBank,
-  layout: Layout,
-  x: Float64Array,
-  rowsPerBlock: number,
-  emit: (q: Float32Array, firstRow: number) => void,
-): void {
   const pred = predictor(bank, layout, x);
-  const J = bank.models.length;
-  const width = bank.colOffsets[bank.colItem.length]!;
-  const rows = Math.max(1, Math.min(J, Math.floor(rowsPerBlock)));
-  const buf = new Float32Array(rows * width);
-  for (let from = 0; from < J; from += rows) {
-    const to = Math.min(J, from + rows);
-    const q = to - from === rows ? buf : buf.subarray(0, (to - from) * width);
-    q.fill(0);
-    fillTwinRows(bank, pred, from, to, q);
-    emit(q, from);
-  }
-}
-
-/** Rows [from, to) of the twin's q into out (row from at 0): the model's p on observed cells, 0 elsewhere. */
-function fillTwinRows(bank: ResponseBank, pred: Predictor, from: number, to: number, out: Float32Array): void {
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
+  const q = new Float32Array(bank.q.length);
   const p = new Float64Array(bank.kMax);
-  for (let j = from; j < to; j++) {
+  for (let j = 0; j < bank.models.length; j++) {
     for (let c = 0; c < nC; c++) {
       if (!bank.observed[j * nC + c]) continue;
       pred.cell(j, c, p);
-      const o = (j - from) * width + bank.colOffsets[c]!;
+      const o = j * width + bank.colOffsets[c]!;
       const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
-      for (let k = 0; k < K; k++) out[o + k] = p[k]!;
+      for (let k = 0; k < K; k++) q[o + k] = p[k]!;
     }
   }
+  return { ...bank, q };
 }
 
 /**

@@ -53,8 +53,8 @@ export interface Objective {
   lossAndGrad(x: Float64Array, g: Float64Array, scope?: EvalScope): number;
   /** Optional: replace the bank's targets q in place (same layout); later passes fit them (fit's 'twin' SE mode). */
   retarget?(q: Float32Array): void;
-  /** Optional: replace rows firstRow.. of the targets (`q` holds whole LLM rows in bank.q's layout); other rows keep theirs. */
-  retargetRows?(q: Float32Array, firstRow: number): void;
+  /** Optional: the model's own p at x (model space) as the targets of every observed cell, in place (the twin's bank without a copy of q). */
+  predictTargets?(x: Float64Array): void;
 }
 
 export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5, gateSd: 2, gateW0: 0, gateKappa: 1, sharpnessCentre: 'zero' };

@@ -90,6 +90,8 @@ const H = {
   CV_BZ: 75,
 } as const;
 const HEADER_SLOTS = 76;
+/** H.FLAGS bit of a pass that writes the model's p into the targets (assembly/kernel.ts PREDICT_TARGETS). */
+const PREDICT_TARGETS = 8;
 /** Curvature scratch bytes per block (assembly/curvature.ts CURV_SCRATCH, checked against its export). */
 const CURV_SCRATCH_BYTES = 2 * MAX_OPTIONS * 8 + MAX_OPTIONS * 4 + (2 + 2 * MAX_OPTIONS) * 8;
 /** Scratch bytes per block of the f32-lane curvature passes (assembly/curvature4.ts CURV4_SCRATCH, checked against its export). */
@@ -404,19 +406,6 @@ export class LlmNrmKernel {
     this.writeTargetRows(q, 0, this.bank.models.length);
   }
 
-  /** Rows firstRow.. of new targets (q holds whole LLM rows; the objective's `retargetRows`); other rows keep theirs. */
-  setTargetRows(q: Float32Array, firstRow: number): void {
-    const J = this.bank.models.length;
-    const width = this.bank.colOffsets[this.bank.colItem.length]!;
-    const rows = width === 0 ? 0 : q.length / width;
-    if (!Number.isInteger(firstRow) || firstRow < 0 || !Number.isInteger(rows) || firstRow + rows > J)
-      throw new LlmNrmError(
-        'INVALID_OPTION',
-        `retargetRows: q has ${q.length} entries from row ${firstRow}, not whole rows of ${width} within the bank's ${J}`,
-      );
-    this.writeTargetRows(q, firstRow, rows);
-  }
-
   /** q's rows (row firstRow at 0) into the lanes of LLM rows firstRow..firstRow + rows. */
   private writeTargetRows(q: Float32Array, firstRow: number, rows: number): void {
     const { observed, colOffsets } = this.bank;
@@ -433,6 +422,11 @@ export class LlmNrmKernel {
         for (let k = 0; k < K; k++) q4[base + (co + k) * 4] = q[rowQ + co + k]!;
       }
     }
+  }
+
+  /** Whether the next loss passes write the model's own p into the observed lanes' targets (assembly/kernel.ts PREDICT_TARGETS) instead of the loss. */
+  setPredictTargets(on: boolean): void {
+    this.hdr[H.FLAGS] = on ? this.hdr[H.FLAGS]! | PREDICT_TARGETS : this.hdr[H.FLAGS]! & ~PREDICT_TARGETS;
   }
 
   /** The curvature's rows pass reads every `stride`-th column of each row (1: every cell). */

@@ -79,8 +79,8 @@ export interface WasmObjective extends Objective {
   curvature(x: Float64Array, free: Uint8Array, opts?: CurvatureOptions): CurvatureAt;
   /** New targets q on the same cells, copied into the kernel's lanes (core's Objective.retarget). */
   retarget(q: Float32Array): void;
-  /** Rows firstRow.. of new targets into the kernel's lanes (core's Objective.retargetRows). */
-  retargetRows(q: Float32Array, firstRow: number): void;
+  /** The model's own p at x as the targets of every observed cell, by one kernel pass (core's Objective.predictTargets). */
+  predictTargets(x: Float64Array): void;
   /** Stop this objective's private workers and release its kernel from a shared pool. Idempotent. */
   dispose(): void;
 }
@@ -168,6 +168,22 @@ export function createWasmObjective(
       acf[2 * t + 1] = x[Cc + t]!;
     }
     if (useFb) bf.set(diff);
+  }
+
+  // The twin's targets: a loss pass over every row at x whose cells write p into their lanes (f32,
+  // on the kernel's f32 parameters) instead of summing the loss.
+  function predictTargets(x: Float64Array): void {
+    if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
+    if (useFb) computeDifficulties(bank, x, A, Cc, b, aux, wts);
+    paramsIn(x, 0, J, b);
+    const [b0, b1] = kernel.setPass(0, J, useFb ? x[layout.w0]! : 0, useFb ? softplus(x[layout.kbar]!) : 0);
+    kernel.setPredictTargets(true);
+    try {
+      if (held.pool !== null) held.pool.run(held.id, kernel.header, b0, b1, kernel.exports);
+      else for (let blk = b0; blk < b1; blk++) kernel.exports.runBlock(kernel.header, blk);
+    } finally {
+      kernel.setPredictTargets(false);
+    }
   }
 
   function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
@@ -480,7 +496,7 @@ export function createWasmObjective(
     lossAndGrad,
     curvature,
     retarget: (q) => kernel.setTargets(q),
-    retargetRows: (q, firstRow) => kernel.setTargetRows(q, firstRow),
+    predictTargets,
     // f32 cell terms summed in f64: measured 8e-9 relative to the f64 kernel at 189 x 2,000 and at
     // paper scale (BENCHMARKS.md); below 1e-6 relative, L-BFGS judges steps by the gradient.
     lossNoise: 1e-8,
