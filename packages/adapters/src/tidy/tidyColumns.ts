@@ -54,6 +54,10 @@ export function plainCell(v: unknown): unknown {
   if (typeof v === 'object' && !Array.isArray(v) && Symbol.iterator in (v as object) && typeof v !== 'string') {
     return Array.from(v as Iterable<unknown>, plainCell);
   }
-  if (Array.isArray(v)) return v.map(plainCell);
+  // A list of plain numbers or strings (a probs row) is handed on as it is: a copy per row was most
+  // of a Parquet read's garbage.
+  if (Array.isArray(v)) return v.some(notPlain) ? v.map(plainCell) : v;
   return v;
 }
+
+const notPlain = (x: unknown): boolean => x === undefined || typeof x === 'bigint' || (typeof x === 'object' && x !== null);
