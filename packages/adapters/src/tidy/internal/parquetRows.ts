@@ -46,7 +46,7 @@ async function openParquet(path: string) {
  * offset), as readJsonlRange numbers a byte range's lines.
  */
 export async function* readParquetRange(path: string, range?: ParquetRange, counter?: { lines: number }): AsyncGenerator<TidyRow[]> {
-  const { parquetReadObjects } = await import('hyparquet');
+  const { parquetRead } = await import('hyparquet');
   const { file, metadata, columns } = await openParquet(path);
   const groups = metadata.row_groups;
   const from = range?.from ?? 0;
@@ -55,18 +55,36 @@ export async function* readParquetRange(path: string, range?: ParquetRange, coun
   for (let g = 0; g < from; g++) start += Number(groups[g]!.num_rows);
   let line = 0;
   for (let g = from; g < to; g++) {
-    const end = start + Number(groups[g]!.num_rows);
-    const rows = await parquetReadObjects({ file, metadata, columns, rowStart: start, rowEnd: end });
-    for (let b = 0; b < rows.length; b += BATCH) {
+    const n = Number(groups[g]!.num_rows);
+    // The row group's columns as hyparquet decodes them (onChunk), rows read across them here: no
+    // row object of hyparquet's per row (parquetReadObjects transposes into one, then we copied it).
+    const cells = new Map<string, unknown[]>(columns.map((c) => [c, new Array<unknown>(n)]));
+    const first = start;
+    await parquetRead({
+      file,
+      metadata,
+      columns,
+      rowStart: first,
+      rowEnd: first + n,
+      onChunk: ({ columnName, columnData, rowStart }) => {
+        const dst = cells.get(columnName);
+        if (dst === undefined) return;
+        const from = Math.max(0, first - rowStart);
+        const to = Math.min(columnData.length, first + n - rowStart);
+        for (let i = from; i < to; i++) dst[rowStart - first + i] = columnData[i];
+      },
+    });
+    const read = TIDY_COLUMNS.map((c) => cells.get(c.name));
+    for (let b = 0; b < n; b += BATCH) {
       const out: TidyRow[] = [];
-      for (let i = b; i < Math.min(rows.length, b + BATCH); i++) {
+      for (let i = b; i < Math.min(n, b + BATCH); i++) {
         const value: Record<string, unknown> = {};
-        for (const c of TIDY_COLUMNS) value[c.name] = plainCell((rows[i] as Record<string, unknown>)[c.name]);
+        TIDY_COLUMNS.forEach((c, t) => (value[c.name] = plainCell(read[t]?.[i])));
         out.push({ line: ++line, value });
       }
       yield out;
     }
-    start = end;
+    start += n;
   }
   if (counter) counter.lines = line;
 }
