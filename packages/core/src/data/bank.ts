@@ -540,12 +540,10 @@ function sortedIndices(n: number, compare: (a: number, b: number) => number): nu
   return Array.from({ length: n }, (_, i) => i).sort(compare);
 }
 
-/** Order of ids with digit runs compared by value (`mmlu/2` before `mmlu/10`), else by UTF-16 code units (locale-free). */
-export function naturalCompare(a: string, b: string): number {
-  return compareNaturalKeys(naturalKey(a), naturalKey(b), a, b);
-}
-
-/** Indices of `ids` in naturalCompare's order (a stable sort), each id split into its runs once. */
+/**
+ * Indices of `ids` in natural order (a stable sort): digit runs compared by value (`mmlu/2` before
+ * `mmlu/10`), else by UTF-16 code units (locale-free); each id split into its runs once.
+ */
 export function naturalOrder(ids: readonly string[]): number[] {
   const keys = ids.map(naturalKey);
   return sortedIndices(ids.length, (a, b) => compareNaturalKeys(keys[a]!, keys[b]!, ids[a]!, ids[b]!));

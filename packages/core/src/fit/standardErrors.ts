@@ -51,17 +51,6 @@ export interface StandardErrorOptions {
   curvature?: CurvatureBuilder;
 }
 
-/**
- * [H^-1]_00 of a symmetric P x P matrix by Cholesky (a shifted factor if H is not positive
- * definite, so the value stays finite): solve H y = e_0 and read y_0.
- */
-export function inverseFirstDiagonal(H: Float64Array, P: number): number {
-  const y = new Float64Array(P);
-  y[0] = 1;
-  cholSolve(cholesky(H, P), P, y);
-  return y[0]!;
-}
-
 /** Inverse of a small symmetric positive definite matrix by Cholesky (internal; exported for tests). */
 export function inverseSpd(H: Float64Array): Float64Array {
   const out = Float64Array.from(H);
