@@ -14,15 +14,7 @@ export function freezeItems(inner: Objective): Objective {
   const layout = inner.layout;
   const free = new Uint8Array(inner.free.length);
   for (let j = 0; j < layout.nModels; j++) for (const t of llmParamIndices(layout, j)) free[t] = inner.free[t]!;
-  return {
-    layout,
-    free,
-    lossAndGrad(x, g, scope = {}) {
-      const f = inner.lossAndGrad(x, g, { ...scope, itemPrior: false });
-      for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
-      return f;
-    },
-  };
+  return holding(inner, free, false);
 }
 
 /**
@@ -36,11 +28,16 @@ export function freezeLlms(inner: Objective): Objective {
   const free = Uint8Array.from(inner.free);
   for (let j = 0; j < layout.nModels; j++) for (const t of llmParamIndices(layout, j)) free[t] = 0;
   if (layout.kind === 'llm-nrm') free[layout.w0] = free[layout.kbar] = 0;
+  return holding(inner, free, true);
+}
+
+/** inner with only `free` moving (the others' gradient zeroed); the item prior in the loss or not. */
+function holding(inner: Objective, free: Uint8Array, itemPrior: boolean): Objective {
   return {
-    layout,
+    layout: inner.layout,
     free,
     lossAndGrad(x, g, scope = {}) {
-      const f = inner.lossAndGrad(x, g, scope);
+      const f = inner.lossAndGrad(x, g, itemPrior ? scope : { ...scope, itemPrior: false });
       for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
       return f;
     },
