@@ -1,7 +1,6 @@
 import { blockPreconditioner, type BlockPreconditioner } from './blockPreconditioner.js';
 import { standardizeInto } from '../internal/standardized.js';
 import { minimizeAdam } from './adam.js';
-import { centredSharpness } from './identification.js';
 import type { FitProblem } from './identify.js';
 import { minimizeLbfgs } from './lbfgs.js';
 import type { OptimizeOptions, OptimizeProgress, OptimizeResult, OptimizerName } from './optimizer.js';
@@ -76,18 +75,15 @@ export function optimize(p: FitProblem, options: OptimizeStageOptions): Optimize
 }
 
 function lbfgsRunner(p: FitProblem, options: OptimizeStageOptions, common: OptimizeOptions): LbfgsRun {
-  const { J, layout, family, sharpnessOffset: sOff } = p;
+  const { J, layout, family } = p;
   const standardize = p.identification === 'standardize';
   // Checked after every accepted step: the standardised copy into one buffer, not a fresh
   // 371,000-entry array per iteration at paper scale (the same values; deg keeps no reference).
   const degX = standardize ? new Float64Array(layout.size) : null;
   const degModel = (x: Float64Array): Float64Array => {
-    let m = x;
-    if (degX !== null) {
-      standardizeInto(x, J, degX);
-      m = degX;
-    }
-    return sOff !== null ? centredSharpness(m, sOff, J) : m;
+    if (degX === null) return x;
+    standardizeInto(x, J, degX);
+    return degX;
   };
   const degenerate = p.fixItems ? null : (x: Float64Array) => family.degenerate(p.bank, layout, degModel(x));
   // Standardised theta lives in x as raw t: the family's curvature reads the model's values.
