@@ -2,7 +2,7 @@ import { LlmNrmError } from '../errors.js';
 import { BankCells } from './bankCells.js';
 import { consensusKeys } from './consensusKeys.js';
 import { recordContentSha256 } from './itemContent.js';
-import { MAX_OPTIONS, parseResponseRecord } from '../record/parseResponseRecord.js';
+import { MAX_OPTIONS, parseResponseRecord, sameTexts, statedOptions } from '../record/parseResponseRecord.js';
 import type { ItemSpec, RecordSource, ResponseRecord } from '../model/types.js';
 
 export { MAX_OPTIONS };
@@ -176,19 +176,6 @@ function distributionInto(r: ResponseRecord, k: number, out: Float64Array | Floa
   return SOFT;
 }
 
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
-function optionCount(r: ResponseRecord): number | undefined {
-  if (r.options !== undefined) return r.options.length;
-  if (r.probs !== undefined) return r.probs.length;
-  if (r.logprobs !== undefined) return r.logprobs.length;
-  if (r.nOptions !== undefined) return r.nOptions;
-  if (r.position !== undefined) return r.position.length;
-  return undefined;
-}
-
 /** A checked position's (a permutation, parseResponseRecord) display-order signature: '' for the identity. */
 function positionSignature(pos: number[]): string {
   return pos.every((p, i) => p === i) ? '' : pos.join(',');
@@ -267,7 +254,7 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
       const r = checked ? raw : parseResponseRecord(raw);
       const guess = prevItem >= 0 ? nextItem[prevItem] : undefined;
       const known = guess !== undefined && items[guess]!.id === r.item ? guess : itemIndex.get(r.item);
-      const k = optionCount(r) ?? (known !== undefined ? items[known]!.nOptions : undefined);
+      const k = statedOptions(r) ?? (known !== undefined ? items[known]!.nOptions : undefined);
       if (k === undefined)
         throw new LlmNrmError('INVALID_OPTIONS', `record for item ${JSON.stringify(r.item)} gives no option count (options, probs, logprobs or nOptions)`);
       if (!Number.isInteger(k) || k < 2 || k > MAX_OPTIONS)
@@ -284,7 +271,7 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
         if (key !== undefined && spec.keyFree !== true && spec.key !== key)
           throw new LlmNrmError('INVALID_KEY', `item ${JSON.stringify(r.item)} is keyed ${key} here but ${spec.key} elsewhere`);
         // Two items that share an id but not their option texts are different items: never merged.
-        if (r.options !== undefined && spec.options !== undefined && !sameStrings(r.options, spec.options)) {
+        if (r.options !== undefined && spec.options !== undefined && !sameTexts(r.options, spec.options)) {
           throw new LlmNrmError(
             'INVALID_OPTIONS',
             `item ${JSON.stringify(r.item)} has other option texts here than elsewhere (${JSON.stringify(r.options[0]?.slice(0, 40))}... vs ${JSON.stringify(spec.options[0]?.slice(0, 40))}...): two items share this id; resolveItemVersions (--item-versions) tells them apart`,
@@ -392,16 +379,14 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
 function contentOf(r: ResponseRecord, item: number | undefined, last: Map<number, { r: ResponseRecord; sha: string | undefined }>): string | undefined {
   if (r.continuations === undefined) return undefined;
   const prev = item === undefined ? undefined : last.get(item);
-  if (prev !== undefined && sameTexts(prev.r, r)) return prev.sha;
+  if (prev !== undefined && sameContent(prev.r, r)) return prev.sha;
   const sha = recordContentSha256(r);
   if (item !== undefined) last.set(item, { r, sha });
   return sha;
 }
 
-function sameTexts(a: ResponseRecord, b: ResponseRecord): boolean {
-  const same = (x: readonly string[] | undefined, y: readonly string[] | undefined): boolean =>
-    x === y || (x !== undefined && y !== undefined && sameStrings(x, y));
-  return a.prompt === b.prompt && same(a.contexts, b.contexts) && same(a.continuations, b.continuations);
+function sameContent(a: ResponseRecord, b: ResponseRecord): boolean {
+  return a.prompt === b.prompt && sameTexts(a.contexts, b.contexts) && sameTexts(a.continuations, b.continuations);
 }
 
 function assembleBank(

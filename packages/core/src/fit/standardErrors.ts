@@ -44,9 +44,9 @@ export interface StandardErrorOptions {
    * z^2 + s, s the prior's share of the coordinate's information. 'unbiased': the moment with the
    * shrinkage undone and the noise at phi_j, (sum z^2 - phi_j s (1 - s)) / sum (1 - s)^2, floored at
    * SPREAD_FLOOR. 'measured': 'unbiased' for the groups the family's llmPrior lists as measured,
-   * 'posterior' for the rest. A Float64Array: rho_g per group number.
+   * 'posterior' for the rest.
    */
-  spread?: 'posterior' | 'unbiased' | 'measured' | Float64Array;
+  spread?: 'posterior' | 'unbiased' | 'measured';
   /** The family's curvature as an engine computes it (`Engine.curvature`), in place of `family.curvature`. */
   curvature?: CurvatureBuilder;
 }
@@ -360,8 +360,6 @@ export function thetaStandardErrors(
   const share = rows.length / Math.max(1, J);
   const phi = directionalDispersion(family, bank, layout, x, dirs, rows, llmDf + share * (itemDf + gKeep.length));
   const evidence = unbiased ? unbiasedSpread(rho, measured ?? usedGroups, momentZ, momentKeep, noiseShare, phi, rows) : undefined;
-  const given = options.spread;
-  if (given instanceof Float64Array) for (const g of usedGroups) rho[g] = given[g] ?? 0;
   for (const j of rows) {
     const d = dirs[j];
     if (d === undefined) continue;

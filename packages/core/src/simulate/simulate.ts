@@ -1,5 +1,6 @@
 import { emptyBank, type ResponseBank } from '../data/bank.js';
 import { LlmNrmError } from '../errors.js';
+import { centered } from '../internal/centered.js';
 import { llmNrmLayout, softmaxInPlace, softplusInv, type LlmNrmLayout } from '../model/layout.js';
 import { predictor } from '../model/predict.js';
 import { randomSource } from './random.js';
@@ -161,11 +162,9 @@ export function simulateFleet(options: SimulateOptions = {}): SimulatedFleet {
   };
 }
 
+/** x[o..o+n) centred in place (the bundle's sum-to-zero form). */
 function center(x: Float64Array, o: number, n: number): void {
-  let m = 0;
-  for (let t = 0; t < n; t++) m += x[o + t]!;
-  m /= n;
-  for (let t = 0; t < n; t++) x[o + t]! -= m;
+  x.set(centered(x, o, n), o);
 }
 
 /** The tidy records of a bank (content order, `position` where rotated; soft as probs, hard as choice). */
