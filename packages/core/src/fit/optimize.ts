@@ -7,20 +7,14 @@ import type { OptimizeOptions, OptimizeProgress, OptimizeResult, OptimizerName }
 
 /**
  * Default L-BFGS stop: every parameter estimated within 0.01 of its standard error of the optimum
- * (predicted remaining decrease 5e-5 nats). Measured against a fit run to relative tolerance 1e-13
- * (bench/core/stopping.js, 189 x 2,000): every theta within 0.005 SE, every a_ik within 0.0014 SE. At
- * 0.05 (173 passes instead of 195; gaps 0.017 and 0.006 SE) re-scoring the calibration responses
- * against the bundle moved thetas by up to 0.28 SE (cli score test: 0.25).
+ * (predicted remaining decrease 5e-5 nats); why not 0.05: BENCHMARKS.md "Stopping in units of standard error".
  */
 export const DISTANCE_TOLERANCE = 0.01;
 
 /**
  * The iteration from which the fit's line search starts from Nocedal and Wright's eq. 3.60 step
  * (fit/lbfgs.ts, OptimizeOptions.decreaseStepFrom); the twin, a refit from the optimum, uses it from
- * its first. 189 x 2,000, seven fleets: 12% fewer passes; paper scale 340 -> 266 fit passes and
- * 152 -> 90 twin passes (BENCHMARKS.md "The first trial step"). From the first iteration the fit
- * took fewer passes again but ended in a worse local minimum on 4 of 20 small fleets (24 x 40),
- * none better.
+ * its first. Why 30, not 0: BENCHMARKS.md "The first trial step".
  */
 const DECREASE_STEP_FROM = 30;
 

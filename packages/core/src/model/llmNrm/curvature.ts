@@ -441,20 +441,13 @@ function addItemBlocks(
           arr[kk] = old + hstep;
           difficultyGradColumn(av, cv, K, g, p, fd, g1);
           arr[kk] = old;
-          if (lower) {
-            // (r, c), r > c: column c's half before column r's, as in the full loop below.
-            for (let r = 0; r < p; r++) H[p * P2 + r]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
-            const hp = (gbi * (g1[p]! - g0[p]!)) / hstep;
-            H[p * P2 + p]! += 0.5 * hp;
-            H[p * P2 + p]! += 0.5 * hp;
-            for (let r = p + 1; r < P2; r++) H[r * P2 + p]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
-          } else {
-            for (let r = 0; r < P2; r++) {
-              const hv = (gbi * (g1[r]! - g0[r]!)) / hstep;
-              H[r * P2 + p]! += 0.5 * hv;
-              H[p * P2 + r]! += 0.5 * hv;
-            }
-          }
+          // Column p's half of the symmetrised columns into the lower triangle, the only part Blocks.add
+          // reads (itemGN was copied above): at (r, c), r > c, column c's half before column r's.
+          for (let r = 0; r < p; r++) H[p * P2 + r]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
+          const hp = (gbi * (g1[p]! - g0[p]!)) / hstep;
+          H[p * P2 + p]! += 0.5 * hp;
+          H[p * P2 + p]! += 0.5 * hp;
+          for (let r = p + 1; r < P2; r++) H[r * P2 + p]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
         }
       }
     }

@@ -16,9 +16,8 @@ import { hardOnlyModels } from './hardOnlyModels.js';
 
 /**
  * w0 below which the gate counts as shut for every cell: G = sigmoid(w0 - kappa (theta - b)) with
- * |b| <= 6 (the guard) and |theta| of a few units stays under 1e-3 for kappa near 1. Measured: a
- * 60 x 41 simulated fleet ended at w0 -24 and loss 3,594.27; restarted at w0 = 0 it reached
- * 3,582.96 (Adam-2500: 3,582.97) and halved the theta RMSE against the truth (0.58 to 0.31).
+ * |b| <= 6 (the guard) and |theta| of a few units stays under 1e-3 for kappa near 1 (the restart it
+ * triggers: BENCHMARKS.md "The basin").
  */
 export const GATE_SHUT = -8;
 
