@@ -500,22 +500,22 @@ export function llmNrmRowBlocksFromSums(
   const { llm: lamLlm, sharpness: lamS, gate: lamGate } = priorPrecisions(priors);
   const J = L.nModels;
   const P = 2 + 2 * L.kMax;
-  const llm: Float64Array[] = [];
-  for (let j = 0; j < J; j++) {
-    const HL = sums.llm.slice(j * P * P, (j + 1) * P * P);
+  const llm = perLlm(sums.llm, J, P * P);
+  llm.forEach((HL, j) => {
     const sb = x[L.sbar + j]!;
     finishLlmHessian(HL, L, lamS, lamLlm, L.parts.sharpness ? softplus(sb) : 1, sigmoid(sb));
-    llm.push(HL);
-  }
+  });
   const globals = Float64Array.from(sums.globals);
   if (L.parts.fallback) {
     globals[0]! += lamGate;
     globals[3]! += lamGate;
   }
-  if (sums.llmGlobals === undefined) return { llm, globals };
-  const llmGlobals: Float64Array[] = [];
-  for (let j = 0; j < J; j++) llmGlobals.push(sums.llmGlobals.slice(2 * P * j, 2 * P * (j + 1)));
-  return { llm, globals, llmGlobals };
+  return sums.llmGlobals === undefined ? { llm, globals } : { llm, globals, llmGlobals: perLlm(sums.llmGlobals, J, 2 * P) };
+}
+
+/** Copies of the J consecutive parts of n entries at the start of `all` (per-LLM blocks an engine sums into one array). */
+function perLlm(all: Float64Array, J: number, n: number): Float64Array[] {
+  return Array.from({ length: J }, (_, j) => all.slice(j * n, (j + 1) * n));
 }
 
 /** The curvature from an engine's cell sums: llmNrmCurvature's blocks (and with `cross` its cross blocks); not the SEs' second pass. */
@@ -667,13 +667,8 @@ export function llmNrmCorrectionInputs(
 
 /** The SEs' second pass from an engine's per-LLM sums (llmNrmCorrectionInputs): `llmItem` (P x P) and with itemZ `llmItemGlobals` (P x 2). */
 export function llmNrmCorrectionsFromSums(L: LlmNrmLayout, llmItem: Float64Array, llmItemGlobals: Float64Array | null): CurvatureAt {
-  const J = L.nModels;
   const P = 2 + 2 * L.kMax;
-  const out: CurvatureAt = { blocks: new Blocks(L.size), llm: [], llmItem: [] };
-  for (let j = 0; j < J; j++) out.llmItem!.push(llmItem.slice(j * P * P, (j + 1) * P * P));
-  if (llmItemGlobals !== null) {
-    out.llmItemGlobals = [];
-    for (let j = 0; j < J; j++) out.llmItemGlobals.push(llmItemGlobals.slice(2 * P * j, 2 * P * (j + 1)));
-  }
+  const out: CurvatureAt = { blocks: new Blocks(L.size), llm: [], llmItem: perLlm(llmItem, L.nModels, P * P) };
+  if (llmItemGlobals !== null) out.llmItemGlobals = perLlm(llmItemGlobals, L.nModels, 2 * P);
   return out;
 }
