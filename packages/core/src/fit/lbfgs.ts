@@ -4,7 +4,7 @@ import type { OptimizeOptions, OptimizeResult } from './optimizer.js';
 import { serialVectorOps, VECTOR_OP, type VectorOpCode, type VectorOps } from './vectorOps.js';
 
 /**
- * Limited-memory BFGS (Nocedal and Wright, Algorithm 7.4/7.5) with a diagonal or block initial
+ * Limited-memory BFGS (Nocedal and Wright, Algorithm 7.4/7.5) with a scaled identity or block initial
  * inverse Hessian (the item and LLM blocks differ in curvature by the ratio of their cell counts).
  * Backtracking Armijo line search (c1 = 1e-4); pairs with s'y <= 0 are skipped. Where the loss
  * carries rounding noise (`lossNoise`) the decrease is measured by the trapezoid rule on the
@@ -26,11 +26,9 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   // The vector sweeps (fit/vectorOps.ts), on this thread or an engine's workers: the same bits.
   const ops = opts.vectors ?? serialVectorOps;
   const V = new VectorSweeps(ops);
+  // The initial inverse Hessian without a preconditioner (scaled by gamma): 1 on the free coordinates.
   const dinv = ops.alloc(n);
-  for (let t = 0; t < n; t++) {
-    const d = opts.diagonal ? opts.diagonal[t]! : 1;
-    dinv[t] = free[t] && d > 0 ? 1 / d : 0;
-  }
+  for (let t = 0; t < n; t++) dinv[t] = free[t] ? 1 : 0;
   // x, g and the trial point's xNew, gNew swap places on an accepted step (no copies of n doubles).
   let x = ops.alloc(n);
   x.set(x0);

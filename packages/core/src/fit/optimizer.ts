@@ -36,9 +36,7 @@ export interface OptimizeOptions {
   vectors?: VectorOps;
   /** L-BFGS memory (curvature pairs kept). Default 12. */
   memory?: number;
-  /** Diagonal curvature estimate (same length as x; > 0) used as L-BFGS's initial inverse Hessian. */
-  diagonal?: Float64Array;
-  /** A (block) preconditioner as the initial inverse Hessian instead of `diagonal`, refreshed every `refreshEvery` iterations (default 10). */
+  /** A (block) preconditioner as the initial inverse Hessian instead of the scaled identity, refreshed every `refreshEvery` iterations (default 10). */
   preconditioner?: {
     apply(v: Float64Array, out: Float64Array): void;
     refresh(x: Float64Array): void;
