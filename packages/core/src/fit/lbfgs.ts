@@ -19,7 +19,6 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   const tol = opts.tolerance ?? 1e-9;
   const gtol = opts.gradTolerance ?? 1e-6;
   const dtol = opts.distanceTolerance ?? 0;
-  const minIt = opts.minIterations ?? 0;
   const tolDistance = opts.toleranceDistance ?? Infinity;
   let distance = NaN;
   const free = obj.free;
@@ -45,7 +44,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   let passes = 0;
   const evalAt = (px: Float64Array, pg: Float64Array): number => {
     passes++;
-    return obj.lossAndGrad(px, pg, opts.scope);
+    return obj.lossAndGrad(px, pg);
   };
   let f = evalAt(x, g);
   const trace = [f];
@@ -121,7 +120,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     if (slope < 0) {
       // Newton decrement in the L-BFGS metric: lambda^2 = g^T H_k g, each coordinate within lambda SEs of its optimum.
       distance = Math.sqrt(-slope);
-      if (distance < dtol && it >= minIt) {
+      if (distance < dtol) {
         reason = 'distance';
         converged = true;
         break;

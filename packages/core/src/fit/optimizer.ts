@@ -1,4 +1,3 @@
-import type { EvalScope } from '../model/objective.js';
 import type { VectorOps } from './vectorOps.js';
 
 export type OptimizerName = 'lbfgs' | 'adam';
@@ -26,8 +25,6 @@ export interface OptimizeOptions {
   stop?: (x: Float64Array) => boolean;
   /** The relative-tolerance stop counts only below this Newton decrement (default Infinity): a crawl along a curved valley is slow far from the optimum. */
   toleranceDistance?: number;
-  /** Iterations before the distance criterion may stop (default 0). */
-  minIterations?: number;
   /** L-BFGS stops when the largest preconditioned gradient entry is below this. Default 1e-6. */
   gradTolerance?: number;
   /** L-BFGS: from this iteration the first trial step is Nocedal and Wright's eq. 3.60 (at most 1). Default Infinity; fit's 30, its twin's 0. */
@@ -55,8 +52,6 @@ export interface OptimizeOptions {
   lr?: number;
   /** Called about once a second with the state. */
   onProgress?: (p: OptimizeProgress) => void;
-  /** Rows and prior scope passed to every evaluation. */
-  scope?: EvalScope;
   /** Clock in milliseconds (default Date.now); injectable for tests. */
   now?: () => number;
 }
