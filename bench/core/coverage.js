@@ -8,7 +8,7 @@
 // "degenerate gate" counts the fleets whose fit ended in the family's degenerate basin (LLM-NRM: the
 // gate shut, w0 < -8, or the fallback dominating no cell: the conditions of `family.restart`), and
 // gives the coverage of the other fleets; the gate line gives each fleet's w0, kappa and coverage.
-//   node bench/core/coverage.js [--models 100] [--reps 10] [--items 6,20,41,200] [--hard 0] [--noise 0.3] [--seed0 0] [--budget] [--gate-sd 2] [--sharpness-sd 0.5] [--sharpness-centre fleet|zero] [--item-sd 10] [--llm-sd 2] [--se quasi|twin]
+//   node bench/core/coverage.js [--models 100] [--reps 10] [--items 6,20,41,200] [--hard 0] [--noise 0.3] [--seed0 0] [--budget] [--gate-sd 2] [--sharpness-sd 0.5] [--item-sd 10] [--llm-sd 2] [--se quasi|twin]
 import * as core from '@llm-nrm/core';
 
 const args = process.argv.slice(2);
@@ -25,7 +25,6 @@ const budget = args.includes('--budget');
 const priors = {
   ...(args.includes('--gate-sd') ? { gateSd: Number(opt('gate-sd', '')) } : {}),
   ...(args.includes('--sharpness-sd') ? { sharpnessSd: Number(opt('sharpness-sd', '')) } : {}),
-  ...(args.includes('--sharpness-centre') ? { sharpnessCentre: opt('sharpness-centre', '') } : {}),
   ...(args.includes('--item-sd') ? { itemSd: Number(opt('item-sd', '')) } : {}),
   ...(args.includes('--llm-sd') ? { llmSd: Number(opt('llm-sd', '')) } : {}),
 };

@@ -2,7 +2,7 @@
 // Real data: LLM-NRM vs soft NRM on the NAEP fixture (18 LLMs, 297 items x 4 rotations), from
 // ../shared/fixtures/response-matrices/mainlp-llm-psychometrics. Prints the training losses, whether
 // the loss ever rose, and the positional biases LLM-NRM finds.
-//   node bench/core/naep.js [--optimizer lbfgs|adam] [--priors '{"sharpnessCentre": "fleet", "sharpnessSd": 1}']
+//   node bench/core/naep.js [--optimizer lbfgs|adam] [--priors '{"sharpnessSd": 1}']
 import { fileURLToPath } from 'node:url';
 import * as coreMain from '@llm-nrm/core';
 import * as coreEngine from '@llm-nrm/core/engine';

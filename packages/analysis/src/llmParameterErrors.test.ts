@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fit, simulateFleet, thetaStandardErrors } from '@llm-nrm/core';
-import { inverseFirstDiagonal, llmParamIndices, modelObjective } from '@llm-nrm/core/engine';
+import { inverseSpd, llmParamIndices, modelObjective } from '@llm-nrm/core/engine';
 import { llmParameterErrors } from './llmParameterErrors.js';
 
 describe('llmParameterErrors', () => {
@@ -52,13 +52,8 @@ describe('llmParameterErrors', () => {
       x[t]! -= h;
       idx.forEach((r, q) => (H[q * P + p] = (g1[r]! - g0[r]!) / h));
     });
-    // [H^-1]_kk of delta_k by moving it to the front (inverseFirstDiagonal reads entry 0).
-    const observedVar = (p: number) => {
-      const perm = [p, ...idx.map((_, q) => q).filter((q) => q !== p)];
-      const Hp = new Float64Array(P * P);
-      perm.forEach((a, r) => perm.forEach((b, c) => (Hp[r * P + c] = 0.5 * (H[a * P + b]! + H[b * P + a]!))));
-      return inverseFirstDiagonal(Hp, P);
-    };
+    // [H^-1]_pp of the symmetrised H.
+    const observedVar = (p: number) => inverseSpd(Float64Array.from(H, (_, t) => 0.5 * (H[t]! + H[(t % P) * P + Math.floor(t / P)]!)))[p * P + p]!;
     const e = llmParameterErrors(res.bank, res.layout, res.x, { rows: [j], priors: res.priors })[0]!;
     expect(e.theta / Math.sqrt(observedVar(0))).toBeCloseTo(1, 1);
     // The centred delta_0 - mean(delta): c' H^-1 c with c = e_0 - 1/K over the delta block (a plain solve).

@@ -23,7 +23,7 @@ export { minimizeLbfgs } from './fit/lbfgs.js';
 export { serialVectorOps, runParts, sumParts, vectorPart, vectorRange, VECTOR_OP, VECTOR_PARTS, type VectorOpCode, type VectorOps } from './fit/vectorOps.js';
 export { standardizeTheta, standardized } from './fit/identification.js';
 export { TWIN_BIAS_SCALE, twinBank, twinBiasSe } from './fit/twinBias.js';
-export { inverseFirstDiagonal, inverseSpd } from './fit/standardErrors.js';
+export { inverseSpd } from './fit/standardErrors.js';
 export { cholesky, cholSolve } from './internal/cholesky.js';
 export { initialParameters, modelObjective } from './fit/modelObjective.js';
 export { freeMask, llmParamIndices } from './model/registry.js';

@@ -2,7 +2,7 @@ import { LlmNrmError } from '../errors.js';
 import { BankCells } from './bankCells.js';
 import { consensusKeys } from './consensusKeys.js';
 import { recordContentSha256 } from './itemContent.js';
-import { MAX_OPTIONS, parseResponseRecord } from '../record/parseResponseRecord.js';
+import { MAX_OPTIONS, parseResponseRecord, sameTexts, statedOptions } from '../record/parseResponseRecord.js';
 import type { ItemSpec, RecordSource, ResponseRecord } from '../model/types.js';
 
 export { MAX_OPTIONS };
@@ -132,7 +132,7 @@ export interface BankFromRecordsOptions {
   ignoreKey?: boolean;
 }
 
-/** Normalise one record's response to a distribution over its K options; throws on bad values. */
+/** Normalise one checked record's (parseResponseRecord's) response to a distribution over its K options; throws on a choice out of range. */
 export function recordDistribution(r: ResponseRecord, k: number): { probs: Float64Array; hard: boolean } | null {
   const probs = new Float64Array(k);
   const d = distributionInto(r, k, probs, 0);
@@ -144,50 +144,28 @@ const SOFT = { hard: false } as const;
 
 const EXP_SCRATCH = new Float64Array(MAX_OPTIONS);
 
-/** The record's distribution into out[o .. o + k): each entry the double-precision p / sum, stored as out's type. */
+/**
+ * The checked record's distribution into out[o .. o + k): each entry the double-precision p / sum,
+ * stored as out's type. parseResponseRecord has checked the values and that their count is k; only
+ * a choice can exceed an option count that came from elsewhere (the item's).
+ */
 function distributionInto(r: ResponseRecord, k: number, out: Float64Array | Float32Array, o: number): { hard: boolean } | null {
-  const given = (r.probs !== undefined ? 1 : 0) + (r.logprobs !== undefined ? 1 : 0) + (r.choice !== undefined ? 1 : 0);
-  if (given !== 1) {
-    throw new LlmNrmError('INVALID_RECORD', `record must have exactly one of probs, logprobs, choice (has ${given})`);
-  }
   if (r.choice !== undefined) {
     if (r.choice === null) return null;
-    if (!Number.isInteger(r.choice) || r.choice < 0 || r.choice >= k) {
-      throw new LlmNrmError('INVALID_RECORD', `choice out of range: ${JSON.stringify(r.choice)} (options: ${k})`);
-    }
+    if (r.choice >= k) throw new LlmNrmError('INVALID_RECORD', `choice out of range: ${JSON.stringify(r.choice)} (options: ${k})`);
     for (let i = 0; i < k; i++) out[o + i] = 0;
     out[o + r.choice] = 1;
     return HARD;
   }
   if (r.probs !== undefined) {
-    if (!Array.isArray(r.probs) || r.probs.length !== k) {
-      throw new LlmNrmError('INVALID_PROBS', `probs must be an array of ${k} numbers, got ${JSON.stringify(r.probs)}`);
-    }
     let sum = 0;
-    for (let i = 0; i < k; i++) {
-      const p = r.probs[i];
-      if (typeof p !== 'number' || !Number.isFinite(p) || p < 0) {
-        throw new LlmNrmError('INVALID_PROBS', `invalid probability at option ${i}: ${JSON.stringify(p)}`);
-      }
-      sum += p;
-    }
-    if (!(sum > 0)) throw new LlmNrmError('INVALID_PROBS', `probabilities sum to ${sum}, not a positive number`);
-    for (let i = 0; i < k; i++) out[o + i] = (r.probs[i] as number) / sum;
+    for (let i = 0; i < k; i++) sum += r.probs[i]!;
+    for (let i = 0; i < k; i++) out[o + i] = r.probs[i]! / sum;
     return SOFT;
   }
   const lp = r.logprobs!;
-  if (!Array.isArray(lp) || lp.length !== k) {
-    throw new LlmNrmError('INVALID_PROBS', `logprobs must be an array of ${k} numbers, got ${JSON.stringify(lp)}`);
-  }
   let max = -Infinity;
-  for (let i = 0; i < k; i++) {
-    const v = lp[i];
-    if (typeof v !== 'number' || Number.isNaN(v) || v === Infinity) {
-      throw new LlmNrmError('INVALID_PROBS', `invalid logprob at option ${i}: ${JSON.stringify(v)}`);
-    }
-    if (v > max) max = v;
-  }
-  if (max === -Infinity) throw new LlmNrmError('INVALID_PROBS', 'every logprob is -Infinity: no option has mass');
+  for (let i = 0; i < k; i++) if (lp[i]! > max) max = lp[i]!;
   let sum = 0;
   for (let i = 0; i < k; i++) {
     const e = Math.exp(lp[i]! - max);
@@ -198,33 +176,9 @@ function distributionInto(r: ResponseRecord, k: number, out: Float64Array | Floa
   return SOFT;
 }
 
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
-function optionCount(r: ResponseRecord): number | undefined {
-  if (r.options !== undefined) return r.options.length;
-  if (r.probs !== undefined) return r.probs.length;
-  if (r.logprobs !== undefined) return r.logprobs.length;
-  if (r.nOptions !== undefined) return r.nOptions;
-  if (r.position !== undefined) return r.position.length;
-  return undefined;
-}
-
-function checkPosition(pos: number[], k: number): string {
-  if (!Array.isArray(pos) || pos.length !== k) {
-    throw new LlmNrmError('INVALID_RECORD', `position must list ${k} displayed positions, got ${JSON.stringify(pos)}`);
-  }
-  const seen = new Uint8Array(k);
-  for (const p of pos) {
-    if (!Number.isInteger(p) || p < 0 || p >= k || seen[p]) {
-      throw new LlmNrmError('INVALID_RECORD', `position is not a permutation of 0..${k - 1}: ${JSON.stringify(pos)}`);
-    }
-    seen[p] = 1;
-  }
-  let identity = true;
-  for (let i = 0; i < k; i++) if (pos[i] !== i) identity = false;
-  return identity ? '' : pos.join(',');
+/** A checked position's (a permutation, parseResponseRecord) display-order signature: '' for the identity. */
+function positionSignature(pos: number[]): string {
+  return pos.every((p, i) => p === i) ? '' : pos.join(',');
 }
 
 /** A bank built record by record (a stream): `add` each record as it is read, then `finish`. */
@@ -300,7 +254,7 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
       const r = checked ? raw : parseResponseRecord(raw);
       const guess = prevItem >= 0 ? nextItem[prevItem] : undefined;
       const known = guess !== undefined && items[guess]!.id === r.item ? guess : itemIndex.get(r.item);
-      const k = optionCount(r) ?? (known !== undefined ? items[known]!.nOptions : undefined);
+      const k = statedOptions(r) ?? (known !== undefined ? items[known]!.nOptions : undefined);
       if (k === undefined)
         throw new LlmNrmError('INVALID_OPTIONS', `record for item ${JSON.stringify(r.item)} gives no option count (options, probs, logprobs or nOptions)`);
       if (!Number.isInteger(k) || k < 2 || k > MAX_OPTIONS)
@@ -317,7 +271,7 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
         if (key !== undefined && spec.keyFree !== true && spec.key !== key)
           throw new LlmNrmError('INVALID_KEY', `item ${JSON.stringify(r.item)} is keyed ${key} here but ${spec.key} elsewhere`);
         // Two items that share an id but not their option texts are different items: never merged.
-        if (r.options !== undefined && spec.options !== undefined && !sameStrings(r.options, spec.options)) {
+        if (r.options !== undefined && spec.options !== undefined && !sameTexts(r.options, spec.options)) {
           throw new LlmNrmError(
             'INVALID_OPTIONS',
             `item ${JSON.stringify(r.item)} has other option texts here than elsewhere (${JSON.stringify(r.options[0]?.slice(0, 40))}... vs ${JSON.stringify(spec.options[0]?.slice(0, 40))}...): two items share this id; resolveItemVersions (--item-versions) tells them apart`,
@@ -333,12 +287,9 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
           `item ${JSON.stringify(r.item)} was answered on another prompt, contexts or continuations than it was calibrated on (content sha256 ${content.slice(0, 12)}..., calibrated ${calibrated.slice(0, 12)}...)`,
         );
       }
-      const sig = r.position !== undefined ? checkPosition(r.position, k) : '';
+      const sig = r.position !== undefined ? positionSignature(r.position) : '';
       const slot = cells.slot(k);
       const dist = distributionInto(r, k, slot.array, slot.at);
-      if (r.leakage !== undefined && (typeof r.leakage !== 'number' || !(r.leakage >= 0 && r.leakage <= 1))) {
-        throw new LlmNrmError('INVALID_RECORD', `leakage must be a number in [0, 1], got ${JSON.stringify(r.leakage)}`);
-      }
       // Valid: only now register the item, so a skipped record leaves no trace in the bank.
       let ii = known;
       if (ii === undefined) {
@@ -428,16 +379,14 @@ export function createBankBuilder(options: BankFromRecordsOptions = {}): BankBui
 function contentOf(r: ResponseRecord, item: number | undefined, last: Map<number, { r: ResponseRecord; sha: string | undefined }>): string | undefined {
   if (r.continuations === undefined) return undefined;
   const prev = item === undefined ? undefined : last.get(item);
-  if (prev !== undefined && sameTexts(prev.r, r)) return prev.sha;
+  if (prev !== undefined && sameContent(prev.r, r)) return prev.sha;
   const sha = recordContentSha256(r);
   if (item !== undefined) last.set(item, { r, sha });
   return sha;
 }
 
-function sameTexts(a: ResponseRecord, b: ResponseRecord): boolean {
-  const same = (x: readonly string[] | undefined, y: readonly string[] | undefined): boolean =>
-    x === y || (x !== undefined && y !== undefined && sameStrings(x, y));
-  return a.prompt === b.prompt && same(a.contexts, b.contexts) && same(a.continuations, b.continuations);
+function sameContent(a: ResponseRecord, b: ResponseRecord): boolean {
+  return a.prompt === b.prompt && sameTexts(a.contexts, b.contexts) && sameTexts(a.continuations, b.continuations);
 }
 
 function assembleBank(
@@ -540,12 +489,10 @@ function sortedIndices(n: number, compare: (a: number, b: number) => number): nu
   return Array.from({ length: n }, (_, i) => i).sort(compare);
 }
 
-/** Order of ids with digit runs compared by value (`mmlu/2` before `mmlu/10`), else by UTF-16 code units (locale-free). */
-export function naturalCompare(a: string, b: string): number {
-  return compareNaturalKeys(naturalKey(a), naturalKey(b), a, b);
-}
-
-/** Indices of `ids` in naturalCompare's order (a stable sort), each id split into its runs once. */
+/**
+ * Indices of `ids` in natural order (a stable sort): digit runs compared by value (`mmlu/2` before
+ * `mmlu/10`), else by UTF-16 code units (locale-free); each id split into its runs once.
+ */
 export function naturalOrder(ids: readonly string[]): number[] {
   const keys = ids.map(naturalKey);
   return sortedIndices(ids.length, (a, b) => compareNaturalKeys(keys[a]!, keys[b]!, ids[a]!, ids[b]!));

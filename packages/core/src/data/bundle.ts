@@ -105,22 +105,20 @@ export function toBundle(
     llms.push({ ...base, ...family.bundleLlm(L, x, j) });
   }
   const items: BundleItem[] = bank.items.map((it, i) => {
+    const p = family.bundleItem(bank, L, x, i);
     const out: BundleItem = {
       id: it.id,
       key: it.key,
       ...(it.keyFree === true ? { keyFree: true as const } : {}),
       nOptions: it.nOptions,
-      a: [],
-      c: [],
+      a: p.a,
+      c: p.c,
       difficulty: diff[i]!,
     };
     if (it.benchmark !== undefined) out.benchmark = it.benchmark;
     if (it.options !== undefined) out.options = it.options;
     if (it.source !== undefined) out.source = it.source;
     if (it.contentSha256 !== undefined) out.contentSha256 = it.contentSha256;
-    const p = family.bundleItem(bank, L, x, i);
-    out.a = p.a;
-    out.c = p.c;
     if (p.irt !== undefined) out.irt = p.irt;
     return out;
   });

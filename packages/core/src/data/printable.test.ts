@@ -1,7 +1,7 @@
 // printable: what a terminal or page shows of untrusted text (issue 27: a model id with U+202E
 // showed as `...exe.txt`). Compared with the escapes written out by hand.
 import { describe, expect, it } from 'vitest';
-import { hasUnprintable, printable } from './printable.js';
+import { printable } from './printable.js';
 
 describe('printable', () => {
   it('escapes bidi controls visibly, so an id cannot reorder what follows', () => {
@@ -21,7 +21,5 @@ describe('printable', () => {
 
   it('leaves ordinary text as it is, right-to-left letters and emoji included', () => {
     for (const t of ['gpt-4o', 'Qwen/Qwen2.5-7B', 'ما هو', 'שלום', 'naïve 🤖', '']) expect(printable(t)).toBe(t);
-    expect(hasUnprintable('ما هو')).toBe(false);
-    expect(hasUnprintable('x\u2067')).toBe(true);
   });
 });

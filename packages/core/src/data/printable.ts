@@ -17,9 +17,3 @@ export function printable(text: string, options: { keepNewlines?: boolean } = {}
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE_KEEP_NEWLINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-/** True when `text` holds a character `printable` would escape. */
-export function hasUnprintable(text: string): boolean {
-  UNSAFE.lastIndex = 0;
-  return UNSAFE.test(text);
-}

@@ -26,7 +26,7 @@ export function minimizeAdam(obj: Objective, x0: Float64Array, opts: OptimizeOpt
   let f: number;
   let step = 0;
   for (; step < steps; step++) {
-    f = obj.lossAndGrad(x, g, opts.scope);
+    f = obj.lossAndGrad(x, g);
     trace.push(f);
     traceSeconds.push((now() - t0) / 1000);
     tracePasses.push(step + 1);
@@ -44,7 +44,7 @@ export function minimizeAdam(obj: Objective, x0: Float64Array, opts: OptimizeOpt
     }
   }
   // The loss at the final parameters (one more pass), so results compare like for like.
-  f = obj.lossAndGrad(x, g, opts.scope);
+  f = obj.lossAndGrad(x, g);
   const passes = step + 1;
   trace.push(f);
   traceSeconds.push((now() - t0) / 1000);

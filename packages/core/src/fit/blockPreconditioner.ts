@@ -66,15 +66,13 @@ export function blockPreconditioner(
   const priors = isObjective ? ((b as Priors | undefined) ?? {}) : c;
   const at = opts.engine?.curvature?.(bank, family, priors, obj) ?? family.curvature(bank, obj.layout, priors);
   let blocks: Blocks | null = null;
+  const refreshed = (): Blocks => {
+    if (blocks === null) throw new LlmNrmError('INVALID_OPTION', 'blockPreconditioner: refresh(x) before apply');
+    return blocks;
+  };
   return {
-    apply: (v, out) => {
-      if (blocks === null) throw new LlmNrmError('INVALID_OPTION', 'blockPreconditioner: refresh(x) before apply');
-      blocks.apply(v, out);
-    },
-    applyPair: (v1, out1, v2, out2) => {
-      if (blocks === null) throw new LlmNrmError('INVALID_OPTION', 'blockPreconditioner: refresh(x) before apply');
-      blocks.applyPair(v1, out1, v2, out2);
-    },
+    apply: (v, out) => refreshed().apply(v, out),
+    applyPair: (v1, out1, v2, out2) => refreshed().applyPair(v1, out1, v2, out2),
     refresh: (x) => {
       blocks = at(x, obj.free, opts.globalStepCap !== undefined ? { globalStepCap: opts.globalStepCap } : {}).blocks;
     },

@@ -22,10 +22,7 @@ export function gateRestart(p: FitProblem, optimized: Optimized): Restarted {
   if (again === null) return { res, endPc: lbfgs.pc };
   // The full iteration budget: with the gate prior the shut gate's plateau is a local minimum, and
   // `degenerate` still stops a drift; restarts capped at short first runs stopped unconverged.
-  const second = lbfgs.run(
-    p.toRaw(again),
-    blockPreconditioner(p.bank, p.family, p.priorObjective, p.priors, { globalStepCap: GLOBAL_STEP_CAP, engine: p.engine }),
-  );
+  const second = lbfgs.run(again, blockPreconditioner(p.bank, p.family, p.priorObjective, p.priors, { globalStepCap: GLOBAL_STEP_CAP, engine: p.engine }));
   const better = second.loss < res.loss;
   const { iterations, passes, seconds, trace, traceSeconds, tracePasses } = appendRun(res, second);
   const out = { ...(better ? second : res), iterations, passes, seconds, trace, traceSeconds, tracePasses };

@@ -1,6 +1,4 @@
-import type { ModelFamily } from '../model/family.js';
 import { llmParamIndices } from '../model/registry.js';
-import { softplus, softplusInv } from '../model/layout.js';
 import type { Objective } from '../model/objective.js';
 import { standardizeInto, standardized } from '../internal/standardized.js';
 
@@ -14,15 +12,7 @@ export function freezeItems(inner: Objective): Objective {
   const layout = inner.layout;
   const free = new Uint8Array(inner.free.length);
   for (let j = 0; j < layout.nModels; j++) for (const t of llmParamIndices(layout, j)) free[t] = inner.free[t]!;
-  return {
-    layout,
-    free,
-    lossAndGrad(x, g, scope = {}) {
-      const f = inner.lossAndGrad(x, g, { ...scope, itemPrior: false });
-      for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
-      return f;
-    },
-  };
+  return holding(inner, free, false);
 }
 
 /**
@@ -36,11 +26,16 @@ export function freezeLlms(inner: Objective): Objective {
   const free = Uint8Array.from(inner.free);
   for (let j = 0; j < layout.nModels; j++) for (const t of llmParamIndices(layout, j)) free[t] = 0;
   if (layout.kind === 'llm-nrm') free[layout.w0] = free[layout.kbar] = 0;
+  return holding(inner, free, true);
+}
+
+/** inner with only `free` moving (the others' gradient zeroed); the item prior in the loss or not. */
+function holding(inner: Objective, free: Uint8Array, itemPrior: boolean): Objective {
   return {
-    layout,
+    layout: inner.layout,
     free,
     lossAndGrad(x, g, scope = {}) {
-      const f = inner.lossAndGrad(x, g, scope);
+      const f = inner.lossAndGrad(x, g, itemPrior ? scope : { ...scope, itemPrior: false });
       for (let t = 0; t < g.length; t++) if (free[t] === 0) g[t] = 0;
       return f;
     },
@@ -89,69 +84,6 @@ export function standardizeTheta(inner: Objective): Objective {
         mgy += (g[j]! * xs[j]!) / J;
       }
       for (let j = 0; j < J; j++) g[j] = inner.free[j] ? (g[j]! - mg - xs[j]! * mgy) / sd : 0;
-      return f;
-    },
-  };
-}
-
-/**
- * Where the sharpness slots sbar_0..sbar_{J-1} of a fleet fit are free (families with a fitted
- * sharpness: LLM-NRM), their offset; null otherwise (binary families, NRM, a frozen calibration).
- */
-export function freeSharpnessOffset(family: ModelFamily, inner: Objective): number | null {
-  if (family.kind !== 'option-level') return null;
-  const o = family.sharpnessIndex(inner.layout, 0);
-  return inner.free[o] === 1 ? o : null;
-}
-
-/**
- * Copy of x with the sharpness slots' raw values u (x[off..off+J)) mapped to sbar_j with
- * log s_j = u_j - mean u (s = softplus(sbar)): the fleet's geometric-mean sharpness is 1.
- */
-export function centredSharpness(x: Float64Array, off: number, J: number): Float64Array {
-  const out = Float64Array.from(x);
-  let m = 0;
-  for (let j = 0; j < J; j++) m += x[off + j]! / J;
-  for (let j = 0; j < J; j++) out[off + j] = softplusInv(Math.exp(x[off + j]! - m));
-  return out;
-}
-
-/** The raw u (log s, mean 0 over the fleet) that centredSharpness maps to x's sbar, in place of them. */
-export function rawSharpness(x: Float64Array, off: number, J: number): Float64Array {
-  const out = Float64Array.from(x);
-  let m = 0;
-  for (let j = 0; j < J; j++) {
-    out[off + j] = Math.log(softplus(x[off + j]!));
-    m += out[off + j]! / J;
-  }
-  for (let j = 0; j < J; j++) out[off + j]! -= m;
-  return out;
-}
-
-/**
- * Pins the scale valley of sharpness against the items' (a, c) (every s_j times lambda, every
- * a, c, delta over lambda: the same model) by an identification constraint, as theta's scale is
- * pinned by standardisation: the objective in u, log s_j = u_j - mean u, so the fleet's mean log
- * sharpness is 0. Then the log-normal sharpness prior (Priors.sharpnessSd) only shrinks each LLM's
- * deviation from the fleet's own centre. Gradient by the chain rule: with h_j = dL/dsbar_j
- * dsbar_j/dlog s_j = dL/dsbar_j s_j / (1 - e^-s_j), dL/du_j = h_j - mean h.
- */
-export function centreSharpness(inner: Objective, off: number): Objective {
-  const J = inner.layout.nModels;
-  const h = new Float64Array(J);
-  return {
-    layout: inner.layout,
-    free: inner.free,
-    lossAndGrad(x, g, scope = {}) {
-      const xs = centredSharpness(x, off, J);
-      const f = inner.lossAndGrad(xs, g, scope);
-      let mh = 0;
-      for (let j = 0; j < J; j++) {
-        const sv = softplus(xs[off + j]!);
-        h[j] = (g[off + j]! * sv) / -Math.expm1(-sv);
-        mh += h[j]! / J;
-      }
-      for (let j = 0; j < J; j++) g[off + j] = h[j]! - mh;
       return f;
     },
   };

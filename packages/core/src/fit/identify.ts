@@ -5,19 +5,9 @@ import type { ModelFamily } from '../model/family.js';
 import type { Layout } from '../model/layout.js';
 import { identifiedParts, identifiedPriors } from '../model/llmNrm/hardOnlyModels.js';
 import { getFamily } from '../model/registry.js';
-import { DEFAULT_PRIORS, type Objective, type Priors } from '../model/objective.js';
+import type { Objective, Priors } from '../model/objective.js';
 import type { LlmNrmParts, ModelName } from '../model/types.js';
-import {
-  centreSharpness,
-  centredSharpness,
-  freeSharpnessOffset,
-  freezeItems,
-  freezeLlms,
-  rawSharpness,
-  standardizeTheta,
-  standardized,
-  withThetaSd,
-} from './identification.js';
+import { freezeItems, freezeLlms, standardizeTheta, standardized, withThetaSd } from './identification.js';
 import { modelObjective } from './modelObjective.js';
 
 /** What `identify` reads of FitOptions. */
@@ -60,8 +50,7 @@ export interface IdentifyOptions {
 
 /**
  * A fit's problem, identified: the family's objective on its bank, wrapped so that the optimizer's
- * x holds raw theta (standardised) and raw log sharpness (centred), and the maps between that x
- * and the model's values.
+ * x holds raw theta (standardised), and the map from that x to the model's values.
  */
 export interface FitProblem {
   model: ModelName;
@@ -82,13 +71,10 @@ export interface FitProblem {
   base: Objective;
   /** base with items frozen (fixItems) and the theta prior's SD: what the preconditioner and SEs read. */
   priorObjective: Objective;
-  /** What the optimizer minimises (theta standardised, sharpness centred where asked). */
+  /** What the optimizer minimises (theta standardised where asked). */
   objective: Objective;
-  /** The sharpness offset freed by the centring constraint, or null. */
-  sharpnessOffset: number | null;
-  /** The optimizer's x to the model's values, and back. */
+  /** The optimizer's x to the model's values. */
   toModel(x: Float64Array): Float64Array;
-  toRaw(x: Float64Array): Float64Array;
   /** The starting point, in the optimizer's x. */
   start: Float64Array;
 }
@@ -119,16 +105,8 @@ export function identify(bank: ResponseBank, options: IdentifyOptions): FitProbl
   const thetaSd = identification === 'prior' ? (options.thetaSd ?? 1) : Infinity;
   const priorObjective = identification === 'prior' && thetaSd !== 1 ? withThetaSd(frozen, thetaSd) : frozen;
   const standardize = identification === 'standardize';
-  const objectiveT = standardize ? standardizeTheta(priorObjective) : priorObjective;
-  // Sharpness's scale against the items' is pinned like theta's, by a constraint (the fleet's mean
-  // log s is 0: fit/identification.ts centreSharpness) where the priors ask for it.
-  const sOff = standardize && (priors.sharpnessCentre ?? DEFAULT_PRIORS.sharpnessCentre) === 'fleet' ? freeSharpnessOffset(family, priorObjective) : null;
-  const objective = sOff !== null ? centreSharpness(objectiveT, sOff) : objectiveT;
-  const toModel = (x: Float64Array): Float64Array => {
-    const m = standardize ? standardized(x, J) : x;
-    return sOff !== null ? centredSharpness(m, sOff, J) : m;
-  };
-  const toRaw = (x: Float64Array): Float64Array => (sOff !== null ? rawSharpness(x, sOff, J) : x);
+  const objective = standardize ? standardizeTheta(priorObjective) : priorObjective;
+  const toModel = (x: Float64Array): Float64Array => (standardize ? standardized(x, J) : x);
   const layout = objective.layout;
   const x0 = options.init ? Float64Array.from(options.init) : family.start(fitBank, layout);
   if (x0.length !== layout.size) throw new LlmNrmError('INVALID_OPTION', `init has ${x0.length} parameters, the model needs ${layout.size}`);
@@ -147,9 +125,7 @@ export function identify(bank: ResponseBank, options: IdentifyOptions): FitProbl
     base: built.objective,
     priorObjective,
     objective,
-    sharpnessOffset: sOff,
     toModel,
-    toRaw,
-    start: toRaw(x0),
+    start: x0,
   };
 }

@@ -4,7 +4,7 @@ import type { OptimizeOptions, OptimizeResult } from './optimizer.js';
 import { serialVectorOps, VECTOR_OP, type VectorOpCode, type VectorOps } from './vectorOps.js';
 
 /**
- * Limited-memory BFGS (Nocedal and Wright, Algorithm 7.4/7.5) with a diagonal or block initial
+ * Limited-memory BFGS (Nocedal and Wright, Algorithm 7.4/7.5) with a scaled identity or block initial
  * inverse Hessian (the item and LLM blocks differ in curvature by the ratio of their cell counts).
  * Backtracking Armijo line search (c1 = 1e-4); pairs with s'y <= 0 are skipped. Where the loss
  * carries rounding noise (`lossNoise`) the decrease is measured by the trapezoid rule on the
@@ -19,18 +19,15 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   const tol = opts.tolerance ?? 1e-9;
   const gtol = opts.gradTolerance ?? 1e-6;
   const dtol = opts.distanceTolerance ?? 0;
-  const minIt = opts.minIterations ?? 0;
   const tolDistance = opts.toleranceDistance ?? Infinity;
   let distance = NaN;
   const free = obj.free;
   // The vector sweeps (fit/vectorOps.ts), on this thread or an engine's workers: the same bits.
   const ops = opts.vectors ?? serialVectorOps;
   const V = new VectorSweeps(ops);
+  // The initial inverse Hessian without a preconditioner (scaled by gamma): 1 on the free coordinates.
   const dinv = ops.alloc(n);
-  for (let t = 0; t < n; t++) {
-    const d = opts.diagonal ? opts.diagonal[t]! : 1;
-    dinv[t] = free[t] && d > 0 ? 1 / d : 0;
-  }
+  for (let t = 0; t < n; t++) dinv[t] = free[t] ? 1 : 0;
   // x, g and the trial point's xNew, gNew swap places on an accepted step (no copies of n doubles).
   let x = ops.alloc(n);
   x.set(x0);
@@ -47,7 +44,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
   let passes = 0;
   const evalAt = (px: Float64Array, pg: Float64Array): number => {
     passes++;
-    return obj.lossAndGrad(px, pg, opts.scope);
+    return obj.lossAndGrad(px, pg);
   };
   let f = evalAt(x, g);
   const trace = [f];
@@ -123,7 +120,7 @@ export function minimizeLbfgs(obj: Objective, x0: Float64Array, opts: OptimizeOp
     if (slope < 0) {
       // Newton decrement in the L-BFGS metric: lambda^2 = g^T H_k g, each coordinate within lambda SEs of its optimum.
       distance = Math.sqrt(-slope);
-      if (distance < dtol && it >= minIt) {
+      if (distance < dtol) {
         reason = 'distance';
         converged = true;
         break;

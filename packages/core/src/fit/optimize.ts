@@ -1,27 +1,20 @@
 import { blockPreconditioner, type BlockPreconditioner } from './blockPreconditioner.js';
 import { standardizeInto } from '../internal/standardized.js';
 import { minimizeAdam } from './adam.js';
-import { centredSharpness } from './identification.js';
 import type { FitProblem } from './identify.js';
 import { minimizeLbfgs } from './lbfgs.js';
 import type { OptimizeOptions, OptimizeProgress, OptimizeResult, OptimizerName } from './optimizer.js';
 
 /**
  * Default L-BFGS stop: every parameter estimated within 0.01 of its standard error of the optimum
- * (predicted remaining decrease 5e-5 nats). Measured against a fit run to relative tolerance 1e-13
- * (bench/core/stopping.js, 189 x 2,000): every theta within 0.005 SE, every a_ik within 0.0014 SE. At
- * 0.05 (173 passes instead of 195; gaps 0.017 and 0.006 SE) re-scoring the calibration responses
- * against the bundle moved thetas by up to 0.28 SE (cli score test: 0.25).
+ * (predicted remaining decrease 5e-5 nats); why not 0.05: BENCHMARKS.md "Stopping in units of standard error".
  */
 export const DISTANCE_TOLERANCE = 0.01;
 
 /**
  * The iteration from which the fit's line search starts from Nocedal and Wright's eq. 3.60 step
  * (fit/lbfgs.ts, OptimizeOptions.decreaseStepFrom); the twin, a refit from the optimum, uses it from
- * its first. 189 x 2,000, seven fleets: 12% fewer passes; paper scale 340 -> 266 fit passes and
- * 152 -> 90 twin passes (BENCHMARKS.md "The first trial step"). From the first iteration the fit
- * took fewer passes again but ended in a worse local minimum on 4 of 20 small fleets (24 x 40),
- * none better.
+ * its first. Why 30, not 0: BENCHMARKS.md "The first trial step".
  */
 const DECREASE_STEP_FROM = 30;
 
@@ -76,18 +69,15 @@ export function optimize(p: FitProblem, options: OptimizeStageOptions): Optimize
 }
 
 function lbfgsRunner(p: FitProblem, options: OptimizeStageOptions, common: OptimizeOptions): LbfgsRun {
-  const { J, layout, family, sharpnessOffset: sOff } = p;
+  const { J, layout, family } = p;
   const standardize = p.identification === 'standardize';
   // Checked after every accepted step: the standardised copy into one buffer, not a fresh
   // 371,000-entry array per iteration at paper scale (the same values; deg keeps no reference).
   const degX = standardize ? new Float64Array(layout.size) : null;
   const degModel = (x: Float64Array): Float64Array => {
-    let m = x;
-    if (degX !== null) {
-      standardizeInto(x, J, degX);
-      m = degX;
-    }
-    return sOff !== null ? centredSharpness(m, sOff, J) : m;
+    if (degX === null) return x;
+    standardizeInto(x, J, degX);
+    return degX;
   };
   const degenerate = p.fixItems ? null : (x: Float64Array) => family.degenerate(p.bank, layout, degModel(x));
   // Standardised theta lives in x as raw t: the family's curvature reads the model's values.

@@ -1,4 +1,3 @@
-import type { EvalScope } from '../model/objective.js';
 import type { VectorOps } from './vectorOps.js';
 
 export type OptimizerName = 'lbfgs' | 'adam';
@@ -26,8 +25,6 @@ export interface OptimizeOptions {
   stop?: (x: Float64Array) => boolean;
   /** The relative-tolerance stop counts only below this Newton decrement (default Infinity): a crawl along a curved valley is slow far from the optimum. */
   toleranceDistance?: number;
-  /** Iterations before the distance criterion may stop (default 0). */
-  minIterations?: number;
   /** L-BFGS stops when the largest preconditioned gradient entry is below this. Default 1e-6. */
   gradTolerance?: number;
   /** L-BFGS: from this iteration the first trial step is Nocedal and Wright's eq. 3.60 (at most 1). Default Infinity; fit's 30, its twin's 0. */
@@ -36,9 +33,7 @@ export interface OptimizeOptions {
   vectors?: VectorOps;
   /** L-BFGS memory (curvature pairs kept). Default 12. */
   memory?: number;
-  /** Diagonal curvature estimate (same length as x; > 0) used as L-BFGS's initial inverse Hessian. */
-  diagonal?: Float64Array;
-  /** A (block) preconditioner as the initial inverse Hessian instead of `diagonal`, refreshed every `refreshEvery` iterations (default 10). */
+  /** A (block) preconditioner as the initial inverse Hessian instead of the scaled identity, refreshed every `refreshEvery` iterations (default 10). */
   preconditioner?: {
     apply(v: Float64Array, out: Float64Array): void;
     refresh(x: Float64Array): void;
@@ -57,8 +52,6 @@ export interface OptimizeOptions {
   lr?: number;
   /** Called about once a second with the state. */
   onProgress?: (p: OptimizeProgress) => void;
-  /** Rows and prior scope passed to every evaluation. */
-  scope?: EvalScope;
   /** Clock in milliseconds (default Date.now); injectable for tests. */
   now?: () => number;
 }

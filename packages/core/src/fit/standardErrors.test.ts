@@ -97,13 +97,33 @@ describe('theta standard errors', () => {
   ])("'quasi' SEs with the analytic derivative equal those by central differences to 1e-8 (%s)", (_, parts, rotations) => {
     const f = simulateFleet({ models: 20, items: 30, seed: 4, noise: 0.3, rotations });
     const r = fit(f.bank, { standardErrors: false, parts });
-    // The same family with a predictor that has no `along`: the dispersion's central differences.
+    // The same family with `along` by central differences of the logits (step 1e-4 over the direction's largest weight).
     const fam = r.family;
     const differences = {
       ...fam,
       predictor: (...a: Parameters<typeof fam.predictor>) => {
         const p = fam.predictor(...a);
-        return { layout: p.layout, cell: p.cell, pKey: p.pKey, logits: p.logits };
+        const [bank, layout, x] = a;
+        const along = (j: number, idx: Int32Array, w: Float64Array) => {
+          const h = 1e-4 / Math.max(...Array.from(w, Math.abs));
+          const xp = Float64Array.from(x);
+          const xm = Float64Array.from(x);
+          idx.forEach((t, b) => {
+            xp[t]! += h * w[b]!;
+            xm[t]! -= h * w[b]!;
+          });
+          const up = fam.predictor(bank, layout, xp);
+          const down = fam.predictor(bank, layout, xm);
+          const v1 = new Float64Array(bank.kMax);
+          const v2 = new Float64Array(bank.kMax);
+          return (c: number, out: Float64Array, dv: Float64Array) => {
+            p.cell(j, c, out);
+            up.logits!(j, c, v1);
+            down.logits!(j, c, v2);
+            for (let k = 0; k < v1.length; k++) dv[k] = (v1[k]! - v2[k]!) / (2 * h);
+          };
+        };
+        return { ...p, along };
       },
     };
     const opts = { profileItems: true, errorModel: 'quasi' as const };

@@ -4,7 +4,7 @@ import type { ModelFamily } from '../model/family.js';
 import { cholesky, choleskyInto, cholSolve } from '../internal/cholesky.js';
 import type { Layout } from '../model/layout.js';
 import { DEFAULT_PRIORS, type Priors } from '../model/objective.js';
-import type { Predictor } from '../model/family.js';
+import { LlmNrmError } from '../errors.js';
 
 function itemPrecision(priors: Priors): number {
   const sd = priors.itemSd ?? DEFAULT_PRIORS.itemSd;
@@ -44,22 +44,11 @@ export interface StandardErrorOptions {
    * z^2 + s, s the prior's share of the coordinate's information. 'unbiased': the moment with the
    * shrinkage undone and the noise at phi_j, (sum z^2 - phi_j s (1 - s)) / sum (1 - s)^2, floored at
    * SPREAD_FLOOR. 'measured': 'unbiased' for the groups the family's llmPrior lists as measured,
-   * 'posterior' for the rest. A Float64Array: rho_g per group number.
+   * 'posterior' for the rest.
    */
-  spread?: 'posterior' | 'unbiased' | 'measured' | Float64Array;
+  spread?: 'posterior' | 'unbiased' | 'measured';
   /** The family's curvature as an engine computes it (`Engine.curvature`), in place of `family.curvature`. */
   curvature?: CurvatureBuilder;
-}
-
-/**
- * [H^-1]_00 of a symmetric P x P matrix by Cholesky (a shifted factor if H is not positive
- * definite, so the value stays finite): solve H y = e_0 and read y_0.
- */
-export function inverseFirstDiagonal(H: Float64Array, P: number): number {
-  const y = new Float64Array(P);
-  y[0] = 1;
-  cholSolve(cholesky(H, P), P, y);
-  return y[0]!;
 }
 
 /** Inverse of a small symmetric positive definite matrix by Cholesky (internal; exported for tests). */
@@ -371,8 +360,6 @@ export function thetaStandardErrors(
   const share = rows.length / Math.max(1, J);
   const phi = directionalDispersion(family, bank, layout, x, dirs, rows, llmDf + share * (itemDf + gKeep.length));
   const evidence = unbiased ? unbiasedSpread(rho, measured ?? usedGroups, momentZ, momentKeep, noiseShare, phi, rows) : undefined;
-  const given = options.spread;
-  if (given instanceof Float64Array) for (const g of usedGroups) rho[g] = given[g] ?? 0;
   for (const j of rows) {
     const d = dirs[j];
     if (d === undefined) continue;
@@ -425,14 +412,8 @@ function directionalDispersion(
   const den = new Float64Array(J);
   const cells = new Float64Array(J);
   const p0 = new Float64Array(bank.kMax);
-  const pp = new Float64Array(bank.kMax);
-  const pm = new Float64Array(bank.kMax);
   const dv = new Float64Array(bank.kMax);
-  // The directions never move items: the difficulties are computed once.
-  const difficulties = family.difficulties(bank, layout, x);
-  const base = family.predictor(bank, layout, x, undefined, difficulties);
-  const xp = Float64Array.from(x);
-  const xm = Float64Array.from(x);
+  const base = family.predictor(bank, layout, x);
   // Scores summed per item before squaring: cluster-robust by item (rotations share the item's misfit).
   const itemScore = new Float64Array(bank.items.length);
   const touched: number[] = [];
@@ -445,20 +426,10 @@ function directionalDispersion(
     let wmax = 0;
     for (let a = 0; a < d.w.length; a++) wmax = Math.max(wmax, Math.abs(d.w[a]!));
     if (!(wmax > 0) || !Number.isFinite(wmax)) continue;
-    // d log p_k / dw = dv_k - p.dv, from the logits' analytic derivative along w where the family
-    // gives one (within 1e-9 relative of the differences: standardErrors.test.ts), else central differences.
+    // d log p_k / dw = dv_k - p.dv, from the logits' analytic derivative along w (the same SEs as
+    // central differences to 1e-8: standardErrors.test.ts).
     const along = base.along?.(j, d.idx, d.w) ?? null;
-    const step = 1e-4 / wmax;
-    let up: Predictor | undefined;
-    let down: Predictor | undefined;
-    if (along === null) {
-      for (let a = 0; a < d.idx.length; a++) {
-        xp[d.idx[a]!]! += step * d.w[a]!;
-        xm[d.idx[a]!]! -= step * d.w[a]!;
-      }
-      up = family.predictor(bank, layout, xp, undefined, difficulties);
-      down = family.predictor(bank, layout, xm, undefined, difficulties);
-    }
+    if (along === null) throw new LlmNrmError('INVALID_OPTION', `the ${family.name} predictor has no derivative along theta's direction (Predictor.along)`);
     touched.length = 0;
     for (let c = 0; c < nC; c++) {
       if (observed[j * nC + c] === 0) continue;
@@ -468,18 +439,10 @@ function directionalDispersion(
       // Q beside p.dv in one loop (the same sums in the same order as two).
       let Q = 0;
       let mean = 0;
-      if (along !== null) {
-        along(c, p0, dv);
-        for (let k = 0; k < K; k++) {
-          mean += p0[k]! * dv[k]!;
-          Q += q[o + k]!;
-        }
-      } else {
-        base.cell(j, c, p0);
-        up!.cell(j, c, pp);
-        down!.cell(j, c, pm);
-        for (let k = 0; k < K; k++) dv[k] = (Math.log(Math.max(pp[k]!, 1e-300)) - Math.log(Math.max(pm[k]!, 1e-300))) / (2 * step);
-        for (let k = 0; k < K; k++) Q += q[o + k]!;
+      along(c, p0, dv);
+      for (let k = 0; k < K; k++) {
+        mean += p0[k]! * dv[k]!;
+        Q += q[o + k]!;
       }
       let s = 0;
       let m1 = 0;
@@ -506,11 +469,6 @@ function directionalDispersion(
       num[j]! += itemScore[i]! * itemScore[i]!;
       itemScore[i] = 0;
     }
-    if (along === null)
-      for (let a = 0; a < d.idx.length; a++) {
-        xp[d.idx[a]!] = x[d.idx[a]!]!;
-        xm[d.idx[a]!] = x[d.idx[a]!]!;
-      }
     numAll += num[j]!;
     denAll += den[j]!;
   }

@@ -96,21 +96,10 @@ export function difficultyBackward(
 }
 
 /**
- * b and its gradient for one item from its own a, c (K options, key g): item-local, no data. The
- * gradient is laid out as [db/da_0..K-1, db/dc_0..K-1]. Used to build the item block's curvature.
+ * b and its gradient for one item from its own a, c (K options, key g; item-local, no data), from
+ * the distractors' exps `ew` (0 at the key), their sum s and N (difficultyGradColumns.ts). The
+ * gradient is laid out as [db/da_0..K-1, db/dc_0..K-1]; used to build the item block's curvature.
  */
-export function itemDifficultyGrad(a: ArrayLike<number>, c: ArrayLike<number>, K: number, g: number, grad: Float64Array, w: Float64Array): number {
-  let m = -Infinity;
-  for (let k = 0; k < K; k++) if (k !== g && c[k]! > m) m = c[k]!;
-  let s = 0;
-  for (let k = 0; k < K; k++) {
-    w[k] = k === g ? 0 : Math.exp(c[k]! - m);
-    s += w[k]!;
-  }
-  return difficultyGradTail(a, K, g, w, s, m + Math.log(s) - c[g]!, w, grad);
-}
-
-/** The rest of `itemDifficultyGrad` from the distractors' exps `ew`, their sum s and N (shared with difficultyGradColumns.ts: the same bits). */
 export function difficultyGradTail(
   a: ArrayLike<number>,
   K: number,

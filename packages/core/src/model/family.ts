@@ -28,8 +28,7 @@ export interface Predictor {
    * parameters `idx` (LLM j's own and the globals), dv_k = sum_a w_a dv_k/dx_idx[a], analytically;
    * returns a function writing, for a cell (j, c), p[0..K) (`cell`'s, bit for bit) and dv[0..K),
    * valid until the next call of `along`. null where the direction moves a parameter it does not
-   * cover (callers then take differences of `cell`). The SEs' dispersion uses it in place of two
-   * predictors by central differences (fit/standardErrors.ts).
+   * cover. The SEs' dispersion reads it (fit/standardErrors.ts).
    */
   readonly along?: (j: number, idx: Int32Array, w: Float64Array) => ((c: number, p: Float64Array, dv: Float64Array) => void) | null;
 }

@@ -4,7 +4,7 @@
 // "Information"), as the families' `itemLogits` and `keyCurve` are on a fit's layout.
 import type { BundleItem } from '../data/bundleFormat.js';
 import { LlmNrmError } from '../errors.js';
-import { sigmoid } from './layout.js';
+import { sigmoid, softmaxInPlace } from './layout.js';
 
 /** What the curve reads of an item: a `BundleItem`, or the site's item entry (`irt` null there). */
 export type CurveItem = Pick<BundleItem, 'key' | 'nOptions' | 'a' | 'c'> & { irt?: BundleItem['irt'] | null };
@@ -38,15 +38,7 @@ export function itemLogits(item: CurveItem, theta: number, v: Float64Array, dv?:
 export function itemCurve(item: CurveItem, theta: number, out: Float64Array = new Float64Array(item.nOptions), slope?: Float64Array): Float64Array {
   const K = item.nOptions;
   if (itemLogits(item, theta, out)) {
-    // Shift by the largest logit: the sum is then >= 1 and no exp overflows.
-    let m = -Infinity;
-    for (let k = 0; k < K; k++) if (out[k]! > m) m = out[k]!;
-    let s = 0;
-    for (let k = 0; k < K; k++) {
-      out[k] = Math.exp(out[k]! - m);
-      s += out[k]!;
-    }
-    for (let k = 0; k < K; k++) out[k]! /= s;
+    softmaxInPlace(out, K);
     if (slope) {
       let abar = 0;
       for (let k = 0; k < K; k++) abar += out[k]! * item.a[k]!;

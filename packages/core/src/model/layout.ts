@@ -90,3 +90,15 @@ export function sigmoid(x: number): number {
   const e = Math.exp(x);
   return e / (1 + e);
 }
+
+/** v[0..K) replaced by softmax(v), shifted by the largest entry (the sum is then >= 1 and no exp overflows). */
+export function softmaxInPlace(v: Float64Array, K: number): void {
+  let m = -Infinity;
+  for (let k = 0; k < K; k++) if (v[k]! > m) m = v[k]!;
+  let s = 0;
+  for (let k = 0; k < K; k++) {
+    v[k] = Math.exp(v[k]! - m);
+    s += v[k]!;
+  }
+  for (let k = 0; k < K; k++) v[k]! /= s;
+}

@@ -19,12 +19,6 @@ export interface Priors {
    * answering few items can push w0 down a flat plateau, the gate shut for every cell.
    */
   gateSd?: number;
-  /**
-   * How the sharpness scale is pinned in a fleet fit (standardised theta, 3+ LLMs): 'fleet' fixes the
-   * fleet's mean log s_j at 0 (fit/identification.ts centreSharpness); 'zero' leaves it to the prior
-   * alone. Default 'zero' ('fleet' did not help: BENCHMARKS.md, "The sharpness constraint").
-   */
-  sharpnessCentre?: 'fleet' | 'zero';
   /** Centre of the prior on w0 (default 0: at theta = b_i an LLM falls back half of the time). */
   gateW0?: number;
   /** Centre of the prior on kappa = softplus(kappa_bar) (default 1: one logit per unit of theta, theta's own scale). */
@@ -57,7 +51,7 @@ export interface Objective {
   predictTargets?(x: Float64Array): void;
 }
 
-export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5, gateSd: 2, gateW0: 0, gateKappa: 1, sharpnessCentre: 'zero' };
+export const DEFAULT_PRIORS: Required<Priors> = { itemSd: 10, llmSd: 2, sharpnessSd: 0.5, gateSd: 2, gateW0: 0, gateKappa: 1 };
 
 /** The priors' precisions and centres, defaults filled in. */
 export interface PriorPrecisions {

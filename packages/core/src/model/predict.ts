@@ -1,4 +1,4 @@
-import type { ResponseBank } from '../data/bank.js';
+import { argmaxAt, type ResponseBank } from '../data/bank.js';
 import type { Predictor } from './family.js';
 import { familyOfLayout } from './registry.js';
 import type { Layout } from './layout.js';
@@ -27,8 +27,7 @@ export function wrongOptionShares(bank: ResponseBank, mask: Uint8Array = bank.ob
       const i = bank.colItem[c]!;
       const qo = j * width + bank.colOffsets[c]!;
       const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
-      let best = 0;
-      for (let k = 1; k < K; k++) if (bank.q[qo + k]! > bank.q[qo + best]!) best = k;
+      const best = argmaxAt(bank.q, qo, K);
       if (best !== bank.key[i]) counts[bank.itemOffsets[i]! + best]!++;
     }
   }

@@ -207,3 +207,16 @@ export function describeValue(value: unknown): string {
   }
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
+
+/** The option count a record states (options, a distribution, nOptions or position), if any. */
+export function statedOptions(r: ResponseRecord): number | undefined {
+  return r.options?.length ?? r.probs?.length ?? r.logprobs?.length ?? r.nOptions ?? r.position?.length;
+}
+
+/** Whether two optional lists of texts are the same (both absent, or equal entry by entry). */
+export function sameTexts(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

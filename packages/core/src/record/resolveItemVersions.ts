@@ -1,4 +1,5 @@
 import type { ResponseRecord } from '../model/types.js';
+import { sameTexts, statedOptions } from './parseResponseRecord.js';
 
 /**
  * What to do with an item id that names different content in different records (two data sets
@@ -36,18 +37,6 @@ export interface ResolvedItemVersions {
   conflicts: ItemVersionConflict[];
   /** Records dropped under `majority`. */
   dropped: number;
-}
-
-/** Option count a record states (options, a distribution, nOptions or position). */
-function statedOptions(r: ResponseRecord): number | undefined {
-  return r.options?.length ?? r.probs?.length ?? r.logprobs?.length ?? r.nOptions ?? r.position?.length;
-}
-
-function sameTexts(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Whether every record of each id states its first record's content: then nothing is renamed or dropped. */

@@ -1,3 +1,4 @@
+import { argmaxAt } from '../data/bank.js';
 import type { ResponseRecord } from '../model/types.js';
 
 /** Key of the overall accuracy in `argmaxAccuracies`' per-LLM maps (a benchmark is never named ''). */
@@ -22,11 +23,7 @@ export function argmaxAccuracies(
     const it = byId.get(r.item);
     if (it === undefined) continue;
     const d = r.probs ?? r.logprobs;
-    let pick: number | null | undefined = r.choice;
-    if (d !== undefined) {
-      pick = 0;
-      for (let k = 1; k < d.length; k++) if (d[k]! > d[pick]!) pick = k;
-    }
+    const pick = d !== undefined ? argmaxAt(d, 0, d.length) : r.choice;
     if (pick === null || pick === undefined) continue;
     let m = tally.get(r.model);
     if (m === undefined) tally.set(r.model, (m = new Map()));

@@ -1,4 +1,4 @@
-import { bankFromRecords, type BankStats } from '../data/bank.js';
+import { bankFromRecords, correctness, type BankStats } from '../data/bank.js';
 import { bundleItems, bundleParameters } from '../data/bundle.js';
 import type { CalibrationBundle } from '../data/bundleFormat.js';
 import type { Engine } from '../engines.js';
@@ -91,8 +91,8 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
   const start = bundleParameters({ ...bundle, llms: [] }, bank);
   const family = familyOfLayout(start.layout);
   const nC = bank.colItem.length;
-  const width = bank.colOffsets[nC]!;
   const mode = options.nuisance ?? 'auto';
+  const y = correctness(bank);
   const counts = bank.models.map((_, j) => {
     let cells = 0;
     let right = 0;
@@ -101,11 +101,7 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
       if (!bank.observed[j * nC + c]) continue;
       cells++;
       seen.add(bank.colItem[c]!);
-      const o = j * width + bank.colOffsets[c]!;
-      const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
-      let best = 0;
-      for (let k = 1; k < K; k++) if (bank.q[o + k]! > bank.q[o + best]!) best = k;
-      if (best === bank.key[bank.colItem[c]!]) right++;
+      right += y[j * nC + c]!;
     }
     return { cells, right, items: seen.size };
   });

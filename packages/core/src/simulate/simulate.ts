@@ -1,6 +1,7 @@
 import { emptyBank, type ResponseBank } from '../data/bank.js';
 import { LlmNrmError } from '../errors.js';
-import { llmNrmLayout, softplusInv, type LlmNrmLayout } from '../model/layout.js';
+import { centered } from '../internal/centered.js';
+import { llmNrmLayout, softmaxInPlace, softplusInv, type LlmNrmLayout } from '../model/layout.js';
 import { predictor } from '../model/predict.js';
 import { randomSource } from './random.js';
 import type { ItemSpec, LlmNrmParts, ResponseRecord } from '../model/types.js';
@@ -142,17 +143,9 @@ export function simulateFleet(options: SimulateOptions = {}): SimulatedFleet {
         bank.q[o + pick] = 1;
         continue;
       }
-      let m = -Infinity;
-      for (let k = 0; k < K; k++) {
-        p[k] = Math.log(Math.max(p[k]!, 1e-300)) + noise * rng.normal();
-        if (p[k]! > m) m = p[k]!;
-      }
-      let s = 0;
-      for (let k = 0; k < K; k++) {
-        p[k] = Math.exp(p[k]! - m);
-        s += p[k]!;
-      }
-      for (let k = 0; k < K; k++) bank.q[o + k] = p[k]! / s;
+      for (let k = 0; k < K; k++) p[k] = Math.log(Math.max(p[k]!, 1e-300)) + noise * rng.normal();
+      softmaxInPlace(p, K);
+      for (let k = 0; k < K; k++) bank.q[o + k] = p[k]!;
     }
   }
   // A model or item can end up with no cell under heavy missingness: observe one cell then.
@@ -169,11 +162,9 @@ export function simulateFleet(options: SimulateOptions = {}): SimulatedFleet {
   };
 }
 
+/** x[o..o+n) centred in place (the bundle's sum-to-zero form). */
 function center(x: Float64Array, o: number, n: number): void {
-  let m = 0;
-  for (let t = 0; t < n; t++) m += x[o + t]!;
-  m /= n;
-  for (let t = 0; t < n; t++) x[o + t]! -= m;
+  x.set(centered(x, o, n), o);
 }
 
 /** The tidy records of a bank (content order, `position` where rotated; soft as probs, hard as choice). */

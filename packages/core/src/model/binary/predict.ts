@@ -7,13 +7,10 @@ import type { Predictor } from '../family.js';
  * to `wrongShares` (uniform when not given), as paper.md prescribes for option prediction.
  */
 export function binaryPredictor(bank: ResponseBank, layout: BinaryLayout, x: Float64Array, wrongShares?: Float64Array): Predictor {
+  const curve = new Float64Array(3);
   const pKey = (j: number, col: number): number => {
-    const i = bank.colItem[col]!;
-    const a = layout.pl >= 2 ? x[layout.slope + i]! : 1;
-    const sg = sigmoid(a * x[layout.theta + j]! + x[layout.intercept + i]!);
-    const lo = layout.pl >= 3 ? sigmoid(x[layout.guess + i]!) : 0;
-    const hi = layout.pl >= 4 ? 1 - sigmoid(x[layout.slip + i]!) : 1;
-    return lo + (hi - lo) * sg;
+    binaryKeyCurve(layout, x, bank.colItem[col]!, x[layout.theta + j]!, curve);
+    return curve[0]!;
   };
   const cell = (j: number, col: number, out: Float64Array): void => {
     const i = bank.colItem[col]!;

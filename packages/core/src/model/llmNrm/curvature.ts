@@ -3,7 +3,7 @@ import { ITEM_STEP_CAP, LLM_STEP_CAP } from '../../internal/stepCaps.js';
 import { computeDifficulties } from '../difficulty.js';
 import { difficultyGradBase, difficultyGradColumn, difficultyGradScratch } from './difficultyGradColumns.js';
 import { Blocks } from '../../internal/blocks.js';
-import { itemCorrection, llmNrmItemCorrections, prepareItem } from './itemCorrection.js';
+import { gateGrad, llmNrmItemCorrections, oneCellPerItem, prepareItems } from './itemCorrection.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../layout.js';
 import { cellWeights } from './cellWeights.js';
 import { llmNrmParamIndices } from './layout.js';
@@ -11,7 +11,11 @@ import { priorPrecisions, type Priors } from '../objective.js';
 import { LlmNrmError } from '../../errors.js';
 import type { CurvatureAt, CurvatureOptions } from '../family.js';
 
-/** Block Gauss-Newton curvature of the LLM-NRM objective at x (see BlockPreconditioner). */
+/**
+ * Block Gauss-Newton curvature of the LLM-NRM objective at x (see BlockPreconditioner): the cell sums
+ * in TypeScript (llmNrmCurvatureSums), assembled as an engine's are (llmNrmCurvatureFromSums); with
+ * itemInverse the SEs' item corrections too (llmNrmItemCorrections), with correctionOnly only those.
+ */
 export function llmNrmCurvature(
   bank: ResponseBank,
   L: LlmNrmLayout,
@@ -20,9 +24,20 @@ export function llmNrmCurvature(
   priors: Priors,
   opts: CurvatureOptions = {},
 ): CurvatureAt {
-  const cross = opts.cross === true;
-  const itemInverse = opts.itemInverse;
-  const { item: lamItem, llm: lamLlm, sharpness: lamS, gate: lamGate } = priorPrecisions(priors);
+  const { itemInverse, itemZ, correctionOnly, ...rest } = opts;
+  const out: CurvatureAt =
+    itemInverse !== undefined && correctionOnly === true
+      ? { blocks: new Blocks(L.size), llm: [] }
+      : llmNrmCurvatureFromSums(bank, L, x, free, priors, llmNrmCurvatureSums(bank, L, x, opts.cross === true), rest);
+  if (itemInverse === undefined) return out;
+  const corrections = llmNrmItemCorrections(bank, L, x, itemInverse, itemZ);
+  out.llmItem = corrections.llmItem;
+  if (itemZ) out.llmItemGlobals = corrections.llmItemGlobals;
+  return out;
+}
+
+/** The cell sums of llmNrmCurvature at x (LlmNrmCurvatureSums), as an engine computes them; with `cross` the cross blocks' sums too. */
+function llmNrmCurvatureSums(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, cross: boolean): LlmNrmCurvatureSums {
   const J = L.nModels;
   const I = L.nItems;
   const Kmax = L.kMax;
@@ -52,56 +67,26 @@ export function llmNrmCurvature(
   const S1 = new Float64Array(sq[I]!);
   const S2 = new Float64Array(sq[I]!);
   const Hg = new Float64Array(4); // globals (w0, kbar)
-  const blocks = new Blocks(L.size);
   const p = new Float64Array(Kmax);
   const zd = new Float64Array(Kmax);
   const pos = new Int32Array(Kmax);
   const mass = new Float64Array(1);
-  const Jrow = new Float64Array(4 * Kmax); // per option: dtheta, dsbar, ddelta, drho
   const u = new Float64Array(P);
   const touched = new Int32Array(2 + 2 * Kmax);
-  const HL = new Float64Array(P * P);
-  const llm: Float64Array[] = [];
-  // LLM-globals cross blocks (P x 2 per LLM, over w0 and kbar), for the SEs' profile over the gate.
+  // Per LLM j its P x P block at j P^2 (upper triangle).
+  const llm = new Float64Array(J * P * P);
+  // LLM-globals cross blocks (P x 2 per LLM at 2 P j, over w0 and kbar), for the SEs' profile over the gate.
   const withCross = cross && useFb;
-  const llmGlobals: Float64Array[] = [];
-  const HX = new Float64Array(2 * P);
+  const llmGlobals = new Float64Array(withCross ? J * 2 * P : 0);
   // Item-globals cross blocks over every cell (2K x 2 per item: a_i then c_i, by w0, kbar), and the
   // per-option global Jacobians of the current cell.
   const IG = withCross ? new Float64Array(2 * 2 * L.sumK) : null;
   const EG = withCross ? new Float64Array(2 * I) : null;
   const JW = new Float64Array(Kmax);
-  const hkb = new Float64Array(Kmax);
-  const llmItemGlobals: Float64Array[] = [];
-  const itemZ = opts.itemZ;
   const JK = new Float64Array(Kmax);
-  // With itemInverse: per LLM, B D^-1 B^T over the items it answered (B: the LLM-item cross block of
-  // the GN matrix, D: each item's fleet information), to profile theta over the item parameters.
-  // Per cell B = [theta W, W] + E t^T: W[r, l] = Q (1 - G) s p_l (J_rl - u_r) (a_l, c_l enter v_l
-  // as (1 - G) s (a_l theta + c_l)), E_r = Q cov_p(J_r, h) and t = db_i/d(a_i, c_i) (the gate).
-  const llmItem: Float64Array[] = [];
-  const sumK = L.sumK;
-  // One cell per (LLM, item) pair: the corrections in O(K^2) per cell (llmNrmItemCorrections);
-  // otherwise B is accumulated per pair first (itemCorrection, O(K^3)).
-  const perCell = itemInverse !== undefined && oneCellPerItem(bank);
-  const Wb = itemInverse && !perCell ? new Float64Array(P * sumK) : null;
-  const Eb = itemInverse && !perCell ? new Float64Array(P * I) : null;
-  const seen = itemInverse ? new Int32Array(I).fill(-1) : null;
-  const items: number[] = [];
-  const tItem: Float64Array[] = [];
-  if (itemInverse && useFb)
-    for (let i = 0; i < I; i++) tItem.push(gateGrad(bank, L, x, aux, wts, i, new Float64Array(2 * (itemOffsets[i + 1]! - itemOffsets[i]!))));
-  const corrections = perCell ? llmNrmItemCorrections(bank, L, x, { b, tItem, itemInverse: itemInverse!, itemZ }) : null;
-  if (corrections !== null) {
-    llmItem.push(...corrections.llmItem);
-    if (corrections.llmItemGlobals) llmItemGlobals.push(...corrections.llmItemGlobals);
-    // The standard errors' second pass: only the item corrections, not the blocks again.
-    if (opts.correctionOnly === true) return { blocks, llm: [], llmItem, ...(itemZ ? { llmItemGlobals } : {}) };
-  }
   for (let j = 0; j < J; j++) {
-    HL.fill(0);
-    HX.fill(0);
-    items.length = 0;
+    const HL = llm.subarray(j * P * P, (j + 1) * P * P);
+    const HX = llmGlobals.subarray(withCross ? 2 * P * j : 0, withCross ? 2 * P * (j + 1) : 0);
     const th = x[L.theta + j]!;
     const sb = x[L.sbar + j]!;
     const s = useS ? softplus(sb) : 1;
@@ -169,10 +154,6 @@ export function llmNrmCurvature(
         const js = useS ? omg * zd[k]! * ds : 0;
         const jd = usePos ? omg * s : 0;
         const jr = useFb ? G : 0;
-        Jrow[4 * k] = jt;
-        Jrow[4 * k + 1] = js;
-        Jrow[4 * k + 2] = jd;
-        Jrow[4 * k + 3] = jr;
         const pk = p[k]!;
         u[0]! += pk * jt;
         u[1]! += pk * js;
@@ -219,13 +200,6 @@ export function llmNrmCurvature(
       }
       // - Q u u^T over the touched indices (upper triangle; mirrored after the LLM's cells), each entry
       // once, written out by kind (the positions are a permutation).
-      let nt = 2;
-      touched[0] = 0;
-      touched[1] = 1;
-      for (let k = 0; k < K; k++) {
-        touched[nt++] = 2 + pos[k]!;
-        touched[nt++] = 2 + Kmax + pos[k]!;
-      }
       {
         const q0 = u[0]! * Q;
         const q1 = u[1]! * Q;
@@ -260,44 +234,6 @@ export function llmNrmCurvature(
           }
         }
       }
-      if (Wb !== null) {
-        if (seen![i] !== j) {
-          seen![i] = j;
-          items.push(i);
-        }
-        let ph = 0;
-        const hk = hkb; // h_k = dv_k/db_i = (rho - s z_k) G (1 - G) kappa
-        for (let k = 0; k < K; k++) {
-          hk[k] = useFb ? (x[rOff + pos[k]!]! - s * zd[k]!) * gg * kappa : 0;
-          ph += p[k]! * hk[k]!;
-        }
-        const wbase = Q * omg * s;
-        for (let l = 0; l < K; l++) {
-          const f = wbase * p[l]!;
-          const col = io + l;
-          for (let a = 0; a < nt; a++) {
-            const r = touched[a]!;
-            Wb[col * P + r]! -= f * u[r]!;
-          }
-          Wb[col * P]! += f * Jrow[4 * l]!;
-          Wb[col * P + 1]! += f * Jrow[4 * l + 1]!;
-          Wb[col * P + 2 + pos[l]!]! += f * Jrow[4 * l + 2]!;
-          Wb[col * P + 2 + Kmax + pos[l]!]! += f * Jrow[4 * l + 3]!;
-        }
-        if (useFb) {
-          for (let a = 0; a < nt; a++) {
-            const r = touched[a]!;
-            Eb![i * P + r]! -= Q * u[r]! * ph;
-          }
-          for (let k = 0; k < K; k++) {
-            const f = Q * p[k]! * hk[k]!;
-            Eb![i * P]! += f * Jrow[4 * k]!;
-            Eb![i * P + 1]! += f * Jrow[4 * k + 1]!;
-            Eb![i * P + 2 + pos[k]!]! += f * Jrow[4 * k + 2]!;
-            Eb![i * P + 2 + Kmax + pos[k]!]! += f * Jrow[4 * k + 3]!;
-          }
-        }
-      }
       if (withCross) {
         // Item-globals: a_l, c_l enter v_l as (1 - G) s (a_l theta + c_l); b_i through h t^T.
         const wbase = Q * omg * s;
@@ -321,6 +257,13 @@ export function llmNrmCurvature(
         }
         EG![2 * i]! += Q * (phw - ph * ug0);
         EG![2 * i + 1]! += Q * (phk - ph * ug1);
+        let nt = 2;
+        touched[0] = 0;
+        touched[1] = 1;
+        for (let k = 0; k < K; k++) {
+          touched[nt++] = 2 + pos[k]!;
+          touched[nt++] = 2 + Kmax + pos[k]!;
+        }
         for (let a = 0; a < nt; a++) {
           const r = touched[a]!;
           HX[2 * r]! -= Q * u[r]! * ug0;
@@ -334,86 +277,20 @@ export function llmNrmCurvature(
         Hg[2]! += Q * (gq01 - ug0 * ug1);
       }
     }
-    finishLlmHessian(HL, L, lamS, lamLlm, s, ds);
-    llm.push(Float64Array.from(HL));
-    if (withCross) llmGlobals.push(Float64Array.from(HX));
-    if (Wb !== null) {
-      const bz = itemZ ? new Float64Array(2 * P) : null;
-      llmItem.push(itemCorrection(Wb, Eb!, items, itemInverse!, tItem, itemOffsets, th, P, sumK, I, itemZ, bz));
-      if (bz !== null) llmItemGlobals.push(bz);
-    }
-    if (opts.blocksUnused === true) continue;
-    HL[0]! += 1;
-    blocks.add(llmNrmParamIndices(L, j), Float64Array.from(HL), free, 0, useFb ? LLM_STEP_CAP : Infinity);
   }
-  const itemGlobals: Float64Array[] = [];
-  const itemGN: Float64Array[] = [];
-  addItemBlocks(
-    bank,
-    L,
-    x,
-    free,
-    lamItem,
-    { sq, S0, S1, S2, U1, U0, HH, GB },
-    aux,
-    wts,
-    blocks,
-    cross,
-    withCross ? { IG: IG!, EG: EG!, itemGlobals } : null,
-    itemGN,
-    opts.blocksUnused === true,
-  );
-  // The gate globals' Gaussian priors (Priors.gateSd).
-  if (useFb) {
-    Hg[0]! += lamGate;
-    Hg[3]! += lamGate;
-  }
-  const globals = Float64Array.from(Hg);
-  if (opts.blocksUnused !== true) blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
-  const out: CurvatureAt = { blocks, llm };
-  if (withCross) Object.assign(out, { llmGlobals, globals, globalIndices: [L.w0, L.kbar], itemGlobals });
-  if (itemZ) out.llmItemGlobals = llmItemGlobals;
-  if (cross) out.itemGN = itemGN;
-  if (itemInverse) out.llmItem = llmItem;
-  return out;
-}
-
-/** One cell per (LLM, item) pair and every column's positions a permutation of 0..K-1. */
-function oneCellPerItem(bank: ResponseBank): boolean {
-  const { colItem } = bank;
-  return colItem.length === bank.items.length && new Set(colItem).size === colItem.length && positionsArePermutations(bank);
-}
-
-/** True when every column shows its K options at displayed positions 0..K-1 (each once). */
-function positionsArePermutations(bank: ResponseBank): boolean {
-  const { colPosition, colOffsets } = bank;
-  if (colPosition === null) return true;
-  const nC = colOffsets.length - 1;
-  for (let c = 0; c < nC; c++) {
-    const co = colOffsets[c]!;
-    const K = colOffsets[c + 1]! - co;
-    let mask = 0;
-    for (let k = 0; k < K; k++) {
-      const ps = colPosition[co + k]!;
-      if (ps >= K) return false;
-      mask |= 1 << ps;
-    }
-    if (mask !== (1 << K) - 1) return false;
-  }
-  return true;
-}
-
-/** The cell sums of the item blocks (see llmNrmCurvature). */
-interface ItemSums {
-  /** Offsets of each item's K x K square in s0, s1, s2 (itemSquareOffsets). */
-  sq: Int32Array;
-  S0: Float64Array;
-  S1: Float64Array;
-  S2: Float64Array;
-  U1: Float64Array;
-  U0: Float64Array;
-  HH: Float64Array;
-  GB: Float64Array;
+  return {
+    llm,
+    s0: S0,
+    s1: S1,
+    s2: S2,
+    u1: U1,
+    u0: U0,
+    hh: HH,
+    gb: GB,
+    globals: Hg,
+    ...(withCross ? { cross: { llmGlobals, ig: IG!, eg: EG! } } : {}),
+    ...(useFb ? { difficulty: { aux, w: wts } } : {}),
+  };
 }
 
 /** Offsets of each item's K x K square (K its option count), I + 1 entries. */
@@ -450,20 +327,20 @@ function addItemBlocks(
   x: Float64Array,
   free: Uint8Array,
   lamItem: number,
-  sums: ItemSums,
+  sums: LlmNrmCurvatureSums,
   aux: Float64Array,
   wts: Float64Array,
   blocks: Blocks,
   cross: boolean,
   withCross: { IG: Float64Array; EG: Float64Array; itemGlobals: Float64Array[] } | null,
   itemGN: Float64Array[],
-  blocksUnused = false,
-  itemsReady?: (i: number) => number,
+  blocksUnused: boolean,
 ): void {
   const I = L.nItems;
   const useFb = L.parts.fallback;
   const { itemOffsets } = bank;
-  const { sq, S0, S1, S2, U1, U0, HH, GB } = sums;
+  const sq = itemSquareOffsets(bank);
+  const { s0: S0, s1: S1, s2: S2, u1: U1, u0: U0, hh: HH, gb: GB, itemsReady } = sums;
   // Scratch reused across items; Blocks.add factorises H into its own copy.
   const kMx = bank.kMax;
   const Hbuf = new Float64Array(4 * kMx * kMx);
@@ -564,20 +441,13 @@ function addItemBlocks(
           arr[kk] = old + hstep;
           difficultyGradColumn(av, cv, K, g, p, fd, g1);
           arr[kk] = old;
-          if (lower) {
-            // (r, c), r > c: column c's half before column r's, as in the full loop below.
-            for (let r = 0; r < p; r++) H[p * P2 + r]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
-            const hp = (gbi * (g1[p]! - g0[p]!)) / hstep;
-            H[p * P2 + p]! += 0.5 * hp;
-            H[p * P2 + p]! += 0.5 * hp;
-            for (let r = p + 1; r < P2; r++) H[r * P2 + p]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
-          } else {
-            for (let r = 0; r < P2; r++) {
-              const hv = (gbi * (g1[r]! - g0[r]!)) / hstep;
-              H[r * P2 + p]! += 0.5 * hv;
-              H[p * P2 + r]! += 0.5 * hv;
-            }
-          }
+          // Column p's half of the symmetrised columns into the lower triangle, the only part Blocks.add
+          // reads (itemGN was copied above): at (r, c), r > c, column c's half before column r's.
+          for (let r = 0; r < p; r++) H[p * P2 + r]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
+          const hp = (gbi * (g1[p]! - g0[p]!)) / hstep;
+          H[p * P2 + p]! += 0.5 * hp;
+          H[p * P2 + p]! += 0.5 * hp;
+          for (let r = p + 1; r < P2; r++) H[r * P2 + p]! += 0.5 * ((gbi * (g1[r]! - g0[r]!)) / hstep);
         }
       }
     }
@@ -630,22 +500,22 @@ export function llmNrmRowBlocksFromSums(
   const { llm: lamLlm, sharpness: lamS, gate: lamGate } = priorPrecisions(priors);
   const J = L.nModels;
   const P = 2 + 2 * L.kMax;
-  const llm: Float64Array[] = [];
-  for (let j = 0; j < J; j++) {
-    const HL = sums.llm.slice(j * P * P, (j + 1) * P * P);
+  const llm = perLlm(sums.llm, J, P * P);
+  llm.forEach((HL, j) => {
     const sb = x[L.sbar + j]!;
     finishLlmHessian(HL, L, lamS, lamLlm, L.parts.sharpness ? softplus(sb) : 1, sigmoid(sb));
-    llm.push(HL);
-  }
+  });
   const globals = Float64Array.from(sums.globals);
   if (L.parts.fallback) {
     globals[0]! += lamGate;
     globals[3]! += lamGate;
   }
-  if (sums.llmGlobals === undefined) return { llm, globals };
-  const llmGlobals: Float64Array[] = [];
-  for (let j = 0; j < J; j++) llmGlobals.push(sums.llmGlobals.slice(2 * P * j, 2 * P * (j + 1)));
-  return { llm, globals, llmGlobals };
+  return sums.llmGlobals === undefined ? { llm, globals } : { llm, globals, llmGlobals: perLlm(sums.llmGlobals, J, 2 * P) };
+}
+
+/** Copies of the J consecutive parts of n entries at the start of `all` (per-LLM blocks an engine sums into one array). */
+function perLlm(all: Float64Array, J: number, n: number): Float64Array[] {
+  return Array.from({ length: J }, (_, j) => all.slice(j * n, (j + 1) * n));
 }
 
 /** The curvature from an engine's cell sums: llmNrmCurvature's blocks (and with `cross` its cross blocks); not the SEs' second pass. */
@@ -692,7 +562,6 @@ export function llmNrmCurvatureFromSums(
       blocks.add(llmNrmParamIndices(L, j), HL, free, 0, useFb ? LLM_STEP_CAP : Infinity);
     }
   }
-  const sq = itemSquareOffsets(bank);
   const itemGlobals: Float64Array[] = [];
   const itemGN: Float64Array[] = [];
   addItemBlocks(
@@ -701,7 +570,7 @@ export function llmNrmCurvatureFromSums(
     x,
     free,
     lamItem,
-    { sq, S0: sums.s0, S1: sums.s1, S2: sums.s2, U1: sums.u1, U0: sums.u0, HH: sums.hh, GB: sums.gb },
+    sums,
     aux,
     wts,
     blocks,
@@ -709,7 +578,6 @@ export function llmNrmCurvatureFromSums(
     withCross !== null ? { IG: withCross.ig, EG: withCross.eg, itemGlobals } : null,
     itemGN,
     blocksUnused,
-    sums.itemsReady,
   );
   const Hg = rows.globals;
   if (!blocksUnused) blocks.add([L.w0, L.kbar], Float64Array.from(Hg), free, 1e-6, opts.globalStepCap ?? Infinity);
@@ -748,10 +616,6 @@ export function llmNrmCorrectionInputs(
   const I = L.nItems;
   const { itemOffsets } = bank;
   if (!oneCellPerItem(bank)) return null;
-  const useFb = L.parts.fallback;
-  const aux = new Float64Array(3 * I);
-  const wts = new Float64Array(L.sumK);
-  if (useFb) computeDifficulties(bank, x, L.a, L.c, new Float64Array(I), aux, wts);
   const sq = itemSquareOffsets(bank);
   // `into`: the engine's own buffers, zeroed and then written as fresh ones.
   if (into !== undefined) {
@@ -780,11 +644,11 @@ export function llmNrmCorrectionInputs(
     tz: new Float64Array(2 * I),
     z: itemZ ? new Float64Array(4 * L.sumK) : null,
   };
+  const preps = prepareItems(bank, L, x, itemInverse, itemZ).prep;
   for (let i = 0; i < I; i++) {
     const io = itemOffsets[i]!;
     const K = itemOffsets[i + 1]! - io;
-    const t = useFb ? gateGrad(bank, L, x, aux, wts, i, new Float64Array(2 * K)) : undefined;
-    const prep = prepareItem(itemInverse[i]!, K, t, itemZ?.[i]);
+    const prep = preps[i]!;
     const KK = K * K;
     out.daa.set(prep.dm.subarray(0, KK), sq[i]!);
     out.dac.set(prep.dm.subarray(KK, 2 * KK), sq[i]!);
@@ -803,29 +667,8 @@ export function llmNrmCorrectionInputs(
 
 /** The SEs' second pass from an engine's per-LLM sums (llmNrmCorrectionInputs): `llmItem` (P x P) and with itemZ `llmItemGlobals` (P x 2). */
 export function llmNrmCorrectionsFromSums(L: LlmNrmLayout, llmItem: Float64Array, llmItemGlobals: Float64Array | null): CurvatureAt {
-  const J = L.nModels;
   const P = 2 + 2 * L.kMax;
-  const out: CurvatureAt = { blocks: new Blocks(L.size), llm: [], llmItem: [] };
-  for (let j = 0; j < J; j++) out.llmItem!.push(llmItem.slice(j * P * P, (j + 1) * P * P));
-  if (llmItemGlobals !== null) {
-    out.llmItemGlobals = [];
-    for (let j = 0; j < J; j++) out.llmItemGlobals.push(llmItemGlobals.slice(2 * P * j, 2 * P * (j + 1)));
-  }
+  const out: CurvatureAt = { blocks: new Blocks(L.size), llm: [], llmItem: perLlm(llmItem, L.nModels, P * P) };
+  if (llmItemGlobals !== null) out.llmItemGlobals = perLlm(llmItemGlobals, L.nModels, 2 * P);
   return out;
-}
-
-/** t = db_i/d(a_i, c_i) (the gate's difficulty; computeDifficulties' aux and w) into t[0 .. 2K); returns t. */
-function gateGrad(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, aux: Float64Array, wts: Float64Array, i: number, t: Float64Array): Float64Array {
-  const io = bank.itemOffsets[i]!;
-  const K = bank.itemOffsets[i + 1]! - io;
-  const g = bank.key[i]!;
-  const dN = aux[3 * i]!;
-  const dD = aux[3 * i + 1]!;
-  const abar = aux[3 * i + 2]!;
-  for (let k = 0; k < K; k++) {
-    const wk = wts[io + k]!;
-    t[k] = k === g ? dD : -dD * wk;
-    t[K + k] = k === g ? -dN : dN * wk - dD * wk * (x[L.a + io + k]! - abar);
-  }
-  return t;
 }

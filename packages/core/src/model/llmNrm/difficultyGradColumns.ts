@@ -1,9 +1,9 @@
 // The finite-difference columns of the gate difficulty's Hessian in a curvature item block: the
-// bits of itemDifficultyGrad's 2K + 1 calls per item, sharing their exps and log.
+// bits of 2K + 1 fresh difficultyGradBase calls per item, sharing their exps and log.
 import { difficultyGradTail } from '../difficulty.js';
 
 /**
- * The unperturbed state of itemDifficultyGrad at (a, c) that its finite-difference columns share:
+ * The unperturbed state of difficultyGradBase at (a, c) that its finite-difference columns share:
  * m = max_{k != key} c_k, the unnormalised weights exp(c_k - m) (0 at the key), their sum and its log.
  */
 export interface DifficultyGradScratch {
@@ -15,7 +15,7 @@ export interface DifficultyGradScratch {
   wn: Float64Array;
 }
 
-/** itemDifficultyGrad(a, c, K, g, grad) (the same bits), keeping its exps and log in `fd` for difficultyGradColumn. */
+/** The gate difficulty's gradient at (a, c) into grad (difficultyGradTail), keeping its exps and log in `fd` for difficultyGradColumn. */
 export function difficultyGradBase(a: Float64Array, c: Float64Array, K: number, g: number, fd: DifficultyGradScratch, grad: Float64Array): void {
   let m = -Infinity;
   for (let k = 0; k < K; k++) if (k !== g && c[k]! > m) m = c[k]!;
@@ -32,16 +32,13 @@ export function difficultyGradBase(a: Float64Array, c: Float64Array, K: number, 
 }
 
 /**
- * itemDifficultyGrad at (a, c) with coordinate p (a_p for p < K, else c_{p-K}) perturbed from
+ * difficultyGradBase at (a, c) with coordinate p (a_p for p < K, else c_{p-K}) perturbed from
  * difficultyGradBase's point, the same bits as a fresh call, recomputing only the weights that changed.
  */
 export function difficultyGradColumn(a: Float64Array, c: Float64Array, K: number, g: number, p: number, fd: DifficultyGradScratch, grad: Float64Array): void {
-  if (p < K) {
-    difficultyGradTail(a, K, g, fd.ew, fd.s, fd.m + fd.logS - c[g]!, fd.wn, grad);
-    return;
-  }
   const kk = p - K;
-  if (kk === g) {
+  // a, or the key's c: the distractors' weights are unchanged.
+  if (p < K || kk === g) {
     difficultyGradTail(a, K, g, fd.ew, fd.s, fd.m + fd.logS - c[g]!, fd.wn, grad);
     return;
   }

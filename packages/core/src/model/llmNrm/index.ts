@@ -16,9 +16,8 @@ import { hardOnlyModels } from './hardOnlyModels.js';
 
 /**
  * w0 below which the gate counts as shut for every cell: G = sigmoid(w0 - kappa (theta - b)) with
- * |b| <= 6 (the guard) and |theta| of a few units stays under 1e-3 for kappa near 1. Measured: a
- * 60 x 41 simulated fleet ended at w0 -24 and loss 3,594.27; restarted at w0 = 0 it reached
- * 3,582.96 (Adam-2500: 3,582.97) and halved the theta RMSE against the truth (0.58 to 0.31).
+ * |b| <= 6 (the guard) and |theta| of a few units stays under 1e-3 for kappa near 1 (the restart it
+ * triggers: BENCHMARKS.md "The basin").
  */
 export const GATE_SHUT = -8;
 
@@ -34,9 +33,7 @@ const GATE_OFF_LOGIT = Math.log(1e-9);
  * kappa = 1 reaches. A fleet whose fallback is genuinely unused pays one more fit and keeps the lower loss.
  */
 function fallbackDominatesNoCell(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array): boolean {
-  const I = bank.items.length;
-  const b = new Float64Array(I);
-  computeDifficulties(bank, x, L.a, L.c, b, new Float64Array(3 * I), new Float64Array(L.sumK));
+  const b = gateDifficulties(bank, L, x);
   const nC = bank.colItem.length;
   let minGap = Infinity; // min over observed cells of theta_j - b_i
   for (let j = 0; j < L.nModels; j++) {
@@ -44,6 +41,14 @@ function fallbackDominatesNoCell(bank: ResponseBank, L: LlmNrmLayout, x: Float64
     for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c]) minGap = Math.min(minGap, th - b[bank.colItem[c]!]!);
   }
   return x[L.w0]! - softplus(x[L.kbar]!) * minGap < 0;
+}
+
+/** The gate's item difficulties b_i at x (computeDifficulties, its partials discarded). */
+function gateDifficulties(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array): Float64Array {
+  const I = bank.items.length;
+  const b = new Float64Array(I);
+  computeDifficulties(bank, x, L.a, L.c, b, new Float64Array(3 * I), new Float64Array(L.sumK));
+  return b;
 }
 
 function asLlmNrm(layout: Layout): LlmNrmLayout {
@@ -95,47 +100,37 @@ function optionFamily(name: ModelName, parts: LlmNrmParts, prepare: (bank: Respo
       return (x, free, opts) => llmNrmCurvature(bank, L, x, free, priors, opts);
     },
     predictor: (bank, layout, x, _wrongShares, difficulties) => llmNrmPredictor(bank, asLlmNrm(layout), x, difficulties),
-    difficulties: (bank, layout, x) => {
-      const L = asLlmNrm(layout);
-      const I = bank.items.length;
-      const b = new Float64Array(I);
-      computeDifficulties(bank, x, L.a, L.c, b, new Float64Array(3 * I), new Float64Array(L.sumK));
-      return b;
-    },
+    difficulties: (bank, layout, x) => gateDifficulties(bank, asLlmNrm(layout), x),
     restart: (layout, x, free, bank, priors = {}) => {
       const L = asLlmNrm(layout);
       if (!L.parts.fallback || !free[L.w0]) return null;
       // The gate goes to the centre of the fit's own gate prior (Priors.gateW0, gateKappa; defaults w0 0, kappa 1).
       const centre = priorPrecisions(priors);
+      const atCentre = (out: Float64Array): Float64Array => {
+        out[L.w0] = centre.w0Centre;
+        out[L.kbar] = centre.kbarCentre;
+        return out;
+      };
       if (bank !== undefined && fallbackDominatesNoCell(bank, L, x)) {
         // A fresh start with the gate at the prior's centre (Priors.gateW0, gateKappa). From the first
         // run's own end point, whose items and LLMs have adapted to an unused fallback, the restart
         // found worse basins (simulated 16 x 60, seed 5: 1,374.28 against 1,370.83 from here). Not
         // the default start: from w0 0 NAEP's fit ends 14 nats lower but ranks Llama-3.3-70B and
         // Llama-3.1-70B above Qwen2.5-72B and -32B, against their accuracies (0.957, 0.943; 0.979, 0.977).
-        const out = llmNrmStart(bank, L);
-        out[L.w0] = centre.w0Centre;
-        out[L.kbar] = centre.kbarCentre;
-        return out;
+        return atCentre(llmNrmStart(bank, L));
       }
-      if (!(x[L.w0]! < GATE_SHUT)) return null;
-      const out = Float64Array.from(x);
-      out[L.w0] = centre.w0Centre;
-      out[L.kbar] = centre.kbarCentre;
-      return out;
+      return x[L.w0]! < GATE_SHUT ? atCentre(Float64Array.from(x)) : null;
     },
     degenerate: (bank, layout, x) => {
       const L = asLlmNrm(layout);
       const w0 = x[L.w0]!;
       if (!parts.fallback || !(w0 < GATE_SHUT)) return false;
       // Largest gate logit over every (LLM, item): w0 - kappa (min theta - max b).
-      const I = bank.items.length;
-      const b = new Float64Array(I);
-      computeDifficulties(bank, x, L.a, L.c, b, new Float64Array(3 * I), new Float64Array(L.sumK));
+      const b = gateDifficulties(bank, L, x);
       let tmin = Infinity;
       for (let j = 0; j < L.nModels; j++) tmin = Math.min(tmin, x[L.theta + j]!);
       let bmax = -Infinity;
-      for (let i = 0; i < I; i++) bmax = Math.max(bmax, b[i]!);
+      for (const bi of b) bmax = Math.max(bmax, bi);
       return w0 - softplus(x[L.kbar]!) * (tmin - bmax) < GATE_OFF_LOGIT;
     },
     llmIndices: (layout, j) => llmNrmParamIndices(asLlmNrm(layout), j),

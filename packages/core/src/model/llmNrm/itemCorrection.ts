@@ -1,4 +1,5 @@
 import type { ResponseBank } from '../../data/bank.js';
+import { computeDifficulties } from '../difficulty.js';
 import { sigmoid, softplus, type LlmNrmLayout } from '../layout.js';
 import { cellWeights } from './cellWeights.js';
 
@@ -7,7 +8,7 @@ let scratch = new Float64Array(0);
 let rowBuf = new Int32Array(0);
 
 function ensure(P: number, K: number): void {
-  const need = K * K + 2 * P * K + 2 * K + 2 * P + 2 * K;
+  const need = K * K + 2 * P * K + 2 * P + K;
   if (scratch.length < need) scratch = new Float64Array(need);
   if (rowBuf.length < P) rowBuf = new Int32Array(P);
 }
@@ -23,13 +24,10 @@ export function itemCorrection(
   Wb: Float64Array,
   Eb: Float64Array,
   items: readonly number[],
-  inv: Float64Array[],
-  tItem: Float64Array[],
+  prep: ItemPrep[],
   itemOffsets: Int32Array,
   th: number,
   P: number,
-  _sumK: number,
-  _I: number,
   itemZ: Float64Array[] | undefined,
   bz: Float64Array | null,
 ): Float64Array {
@@ -43,21 +41,17 @@ export function itemCorrection(
   const oM = 0; // K x K
   const oW = oM + Kmax * Kmax; // compact W: K x nr (row l: option l, column a: row rows[a])
   const oWM = oW + P * Kmax; // nr x K
-  const oMv = oWM + P * Kmax; // 2K
-  const oWv = oMv + 2 * Kmax; // nr
+  const oWv = oWM + P * Kmax; // nr
   const oE = oWv + P; // nr
   const oZ = oE + P; // K: theta Z_a + Z_c of one global
   const th2 = th * th;
   for (const i of items) {
     const io = itemOffsets[i]!;
     const K = itemOffsets[i + 1]! - io;
-    const P2 = 2 * K;
-    const D = inv[i]!;
-    for (let l = 0; l < K; l++) {
-      for (let m = 0; m < K; m++) {
-        buf[oM + l * K + m] = th2 * D[l * P2 + m]! + th * (D[l * P2 + K + m]! + D[(K + l) * P2 + m]!) + D[(K + l) * P2 + K + m]!;
-      }
-    }
+    const it = prep[i]!;
+    const { dm } = it;
+    const KK = K * K;
+    for (let t = 0; t < KK; t++) buf[oM + t] = th2 * dm[t]! + th * dm[KK + t]! + dm[2 * KK + t]!;
     // Only the rows this item touched (2 + 2K of P without rotations).
     let nr = 0;
     const eo = i * P;
@@ -98,18 +92,12 @@ export function itemCorrection(
         C[rP + rows[b]!]! += acc;
       }
     }
-    const t = tItem[i];
-    if (t !== undefined) {
-      let tm = 0;
-      for (let a = 0; a < P2; a++) {
-        let acc = 0;
-        for (let b = 0; b < P2; b++) acc += D[a * P2 + b]! * t[b]!;
-        buf[oMv + a] = acc;
-        tm += t[a]! * acc;
-      }
+    const mv = it.m;
+    if (mv !== null) {
+      const tm = it.tm;
       for (let a = 0; a < nr; a++) {
         let acc = 0;
-        for (let l = 0; l < K; l++) acc += buf[oW + l * nr + a]! * (th * buf[oMv + l]! + buf[oMv + K + l]!);
+        for (let l = 0; l < K; l++) acc += buf[oW + l * nr + a]! * (th * mv[l]! + mv[K + l]!);
         buf[oWv + a] = acc;
       }
       for (let a = 0; a < nr; a++) {
@@ -126,8 +114,7 @@ export function itemCorrection(
       // B Z (P x 2), Z = D^-1 G_i: B = [theta W, W] + E t^T.
       const Z = itemZ![i]!;
       for (let g = 0; g < 2; g++) {
-        let tz = 0;
-        if (t !== undefined) for (let a = 0; a < P2; a++) tz += t[a]! * Z[2 * a + g]!;
+        const tz = g === 0 ? it.tz0 : it.tz1;
         for (let l = 0; l < K; l++) buf[oZ + l] = th * Z[2 * l + g]! + Z[2 * (K + l) + g]!;
         for (let a = 0; a < nr; a++) {
           let acc = 0;
@@ -399,39 +386,57 @@ export function prepareItem(D: Float64Array, K: number, t: Float64Array | undefi
   return { dm, m, tm, tz0, tz1 };
 }
 
-/** What `llmNrmItemCorrections` needs of the curvature's set-up (the gate's b_i, its t = db_i/d(a_i, c_i)). */
-export interface ItemCorrectionInputs {
-  /** Gate difficulties b_i (zeros without the gate). */
-  b: Float64Array;
-  /** Per item t_i (absent without the gate). */
-  tItem: Float64Array[];
-  /** D_i^-1 per item (2K x 2K) and, with the globals, Z_i = D_i^-1 G_i (2K x 2). */
-  itemInverse: Float64Array[];
-  itemZ: Float64Array[] | undefined;
+/** The gate's difficulties b_i (zeros without the gate) and each item's ItemPrep at x (once per item, not per cell). */
+export function prepareItems(
+  bank: ResponseBank,
+  L: LlmNrmLayout,
+  x: Float64Array,
+  itemInverse: Float64Array[],
+  itemZ: Float64Array[] | undefined,
+): { b: Float64Array; prep: ItemPrep[] } {
+  const I = L.nItems;
+  const { itemOffsets } = bank;
+  const b = new Float64Array(I);
+  const aux = new Float64Array(3 * I);
+  const wts = new Float64Array(L.sumK);
+  if (L.parts.fallback) computeDifficulties(bank, x, L.a, L.c, b, aux, wts);
+  const prep: ItemPrep[] = [];
+  for (let i = 0; i < I; i++) {
+    const K = itemOffsets[i + 1]! - itemOffsets[i]!;
+    const t = L.parts.fallback ? gateGrad(bank, L, x, aux, wts, i, new Float64Array(2 * K)) : undefined;
+    prep.push(prepareItem(itemInverse[i]!, K, t, itemZ?.[i]));
+  }
+  return { b, prep };
 }
 
 /**
- * Per LLM, sum over its cells of B D^-1 B^T (P x P) and, with itemZ, B Z (P x 2): the
- * `llmItem` / `llmItemGlobals` of `llmNrmCurvature`, alone (no blocks, no item sums), for banks
- * with one cell per (LLM, item) pair. The cell's logits, softmax and Jacobian rows are those of
- * llmNrmCurvature's pass (v_k = (1 - G) s z_k + G rho_k, z_k = a_k theta + c_k + delta_pos):
+ * Per LLM, sum over its items of B D^-1 B^T (P x P) and, with itemZ, B Z (P x 2): the `llmItem` /
+ * `llmItemGlobals` of `llmNrmCurvature`, alone (no blocks, no item sums). itemInverse: D_i^-1 per
+ * item (2K x 2K); itemZ: Z_i = D_i^-1 G_i (2K x 2). With one cell per (LLM, item) pair each cell's
+ * correction is added straight from its pieces (cellItemCorrection, O(K^2)); otherwise B is
+ * accumulated per pair over its cells first (itemCorrection, O(K^3)). The cell's logits, softmax and
+ * Jacobian rows are those of llmNrmCurvature's pass (v_k = (1 - G) s z_k + G rho_k, z_k = a_k theta + c_k + delta_pos):
  *   dv_k/dtheta = (1 - G) s a_k - kappa G (1 - G) (rho_k - s z_k),  dv_k/dsbar = (1 - G) z_k s',
  *   dv_k/ddelta = (1 - G) s,  dv_k/drho = G;  u = sum_k p_k J_k;  h_k = dv_k/db_i.
+ * Per cell B = [theta W, W] + E t^T: W[r, l] = Q (1 - G) s p_l (J_rl - u_r) (a_l, c_l enter v_l
+ * as (1 - G) s (a_l theta + c_l)), E_r = Q cov_p(J_r, h) and t = db_i/d(a_i, c_i) (the gate).
  */
 export function llmNrmItemCorrections(
   bank: ResponseBank,
   L: LlmNrmLayout,
   x: Float64Array,
-  inputs: ItemCorrectionInputs,
+  itemInverse: Float64Array[],
+  itemZ: Float64Array[] | undefined,
 ): { llmItem: Float64Array[]; llmItemGlobals: Float64Array[] | undefined } {
-  const { b, tItem, itemInverse, itemZ } = inputs;
   const J = L.nModels;
+  const I = L.nItems;
   const Kmax = L.kMax;
   const P = 2 + 2 * Kmax;
   const { sharpness: useS, position: usePos, fallback: useFb } = L.parts;
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
   const { q, observed, colItem, colOffsets, itemOffsets, colPosition } = bank;
+  const { b, prep } = prepareItems(bank, L, x, itemInverse, itemZ);
   const w0 = x[L.w0]!;
   const kappa = useFb ? softplus(x[L.kbar]!) : 0;
   const p = new Float64Array(Kmax);
@@ -447,15 +452,20 @@ export function llmNrmItemCorrections(
   const bz = itemZ ? new Float64Array(2 * P) : null;
   const llmItem: Float64Array[] = [];
   const llmItemGlobals: Float64Array[] = [];
-  // Per item once, not per cell.
-  const prep: ItemPrep[] = [];
-  for (let i = 0; i < bank.items.length; i++) {
-    const K = itemOffsets[i + 1]! - itemOffsets[i]!;
-    prep.push(prepareItem(itemInverse[i]!, K, useFb ? tItem[i] : undefined, itemZ?.[i]));
-  }
+  const perCell = oneCellPerItem(bank);
+  // The accumulated form: W (P x sumK) and E (P x I) of the LLM's items, the items it answered, u and
+  // the indices of u a cell touches, h.
+  const Wb = perCell ? null : new Float64Array(P * L.sumK);
+  const Eb = perCell ? null : new Float64Array(P * I);
+  const seen = new Int32Array(perCell ? 0 : I).fill(-1);
+  const items: number[] = [];
+  const u = new Float64Array(P);
+  const touched = new Int32Array(P);
+  const hk = new Float64Array(Kmax);
   for (let j = 0; j < J; j++) {
     C.fill(0);
     bz?.fill(0);
+    items.length = 0;
     const th = x[L.theta + j]!;
     const sb = x[L.sbar + j]!;
     const s = useS ? softplus(sb) : 1;
@@ -496,6 +506,59 @@ export function llmNrmItemCorrections(
         f[k] = wbase * pk;
         if (useFb) ph += pk * dvdG * gg * kappa;
       }
+      if (Wb !== null) {
+        // This cell's W[r, l] = Q (1 - G) s p_l (J_rl - u_r) and E_r = Q sum_k p_k h_k (J_rk - u_r) into the LLM's accumulators.
+        // u = sum_k p_k J_k and the indices it touches (theta, sbar, then delta_pos, rho_pos per option).
+        u.fill(0);
+        let nt = 2;
+        touched[0] = 0;
+        touched[1] = 1;
+        for (let k = 0; k < K; k++) {
+          const pk = p[k]!;
+          u[0]! += pk * Jrow[4 * k]!;
+          u[1]! += pk * Jrow[4 * k + 1]!;
+          u[2 + pos[k]!]! += pk * Jrow[4 * k + 2]!;
+          u[2 + Kmax + pos[k]!]! += pk * Jrow[4 * k + 3]!;
+          touched[nt++] = 2 + pos[k]!;
+          touched[nt++] = 2 + Kmax + pos[k]!;
+        }
+        for (let l = 0; l < K; l++) {
+          const fl = wbase * p[l]!;
+          const col = io + l;
+          for (let a = 0; a < nt; a++) {
+            const r = touched[a]!;
+            Wb[col * P + r]! -= fl * u[r]!;
+          }
+          Wb[col * P]! += fl * Jrow[4 * l]!;
+          Wb[col * P + 1]! += fl * Jrow[4 * l + 1]!;
+          Wb[col * P + 2 + pos[l]!]! += fl * Jrow[4 * l + 2]!;
+          Wb[col * P + 2 + Kmax + pos[l]!]! += fl * Jrow[4 * l + 3]!;
+        }
+        if (useFb) {
+          // h_k = dv_k/db_i = (rho - s z_k) G (1 - G) kappa
+          let ph = 0;
+          for (let k = 0; k < K; k++) {
+            hk[k] = (x[rOff + pos[k]!]! - s * zd[k]!) * gg * kappa;
+            ph += p[k]! * hk[k]!;
+          }
+          for (let a = 0; a < nt; a++) {
+            const r = touched[a]!;
+            Eb![i * P + r]! -= Q * u[r]! * ph;
+          }
+          for (let k = 0; k < K; k++) {
+            const f = Q * p[k]! * hk[k]!;
+            Eb![i * P]! += f * Jrow[4 * k]!;
+            Eb![i * P + 1]! += f * Jrow[4 * k + 1]!;
+            Eb![i * P + 2 + pos[k]!]! += f * Jrow[4 * k + 2]!;
+            Eb![i * P + 2 + Kmax + pos[k]!]! += f * Jrow[4 * k + 3]!;
+          }
+        }
+        if (seen[i] !== j) {
+          seen[i] = j;
+          items.push(i);
+        }
+        continue;
+      }
       let e0 = 0;
       let e1 = 0;
       if (useFb) {
@@ -517,9 +580,54 @@ export function llmNrmItemCorrections(
       cell.e1 = e1;
       cellItemCorrection(C, P, Kmax, prep[i]!, cell, itemZ?.[i], bz);
     }
-    for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) C[c * P + r] = C[r * P + c]!;
-    llmItem.push(Float64Array.from(C));
+    if (Wb !== null) {
+      llmItem.push(itemCorrection(Wb, Eb!, items, prep, itemOffsets, th, P, itemZ, bz));
+    } else {
+      for (let r = 0; r < P; r++) for (let c = r + 1; c < P; c++) C[c * P + r] = C[r * P + c]!;
+      llmItem.push(Float64Array.from(C));
+    }
     if (bz !== null) llmItemGlobals.push(Float64Array.from(bz));
   }
   return { llmItem, llmItemGlobals: itemZ ? llmItemGlobals : undefined };
+}
+
+/** One cell per (LLM, item) pair and every column's positions a permutation of 0..K-1. */
+export function oneCellPerItem(bank: ResponseBank): boolean {
+  const { colItem } = bank;
+  return colItem.length === bank.items.length && new Set(colItem).size === colItem.length && positionsArePermutations(bank);
+}
+
+/** True when every column shows its K options at displayed positions 0..K-1 (each once). */
+function positionsArePermutations(bank: ResponseBank): boolean {
+  const { colPosition, colOffsets } = bank;
+  if (colPosition === null) return true;
+  const nC = colOffsets.length - 1;
+  for (let c = 0; c < nC; c++) {
+    const co = colOffsets[c]!;
+    const K = colOffsets[c + 1]! - co;
+    let mask = 0;
+    for (let k = 0; k < K; k++) {
+      const ps = colPosition[co + k]!;
+      if (ps >= K) return false;
+      mask |= 1 << ps;
+    }
+    if (mask !== (1 << K) - 1) return false;
+  }
+  return true;
+}
+
+/** t = db_i/d(a_i, c_i) (the gate's difficulty; computeDifficulties' aux and w) into t[0 .. 2K); returns t. */
+export function gateGrad(bank: ResponseBank, L: LlmNrmLayout, x: Float64Array, aux: Float64Array, wts: Float64Array, i: number, t: Float64Array): Float64Array {
+  const io = bank.itemOffsets[i]!;
+  const K = bank.itemOffsets[i + 1]! - io;
+  const g = bank.key[i]!;
+  const dN = aux[3 * i]!;
+  const dD = aux[3 * i + 1]!;
+  const abar = aux[3 * i + 2]!;
+  for (let k = 0; k < K; k++) {
+    const wk = wts[io + k]!;
+    t[k] = k === g ? dD : -dD * wk;
+    t[K + k] = k === g ? -dN : dN * wk - dD * wk * (x[L.a + io + k]! - abar);
+  }
+  return t;
 }

@@ -1,6 +1,6 @@
 import type { ResponseBank } from '../../data/bank.js';
 import { computeDifficulties } from '../difficulty.js';
-import { sigmoid, softplus, type LlmNrmLayout } from '../layout.js';
+import { sigmoid, softmaxInPlace, softplus, type LlmNrmLayout } from '../layout.js';
 import type { Predictor } from '../family.js';
 
 /**
@@ -54,15 +54,7 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
   };
   const cell = (j: number, col: number, out: Float64Array): void => {
     logits(j, col, out);
-    const K = bank.colOffsets[col + 1]! - bank.colOffsets[col]!;
-    let m = -Infinity;
-    for (let k = 0; k < K; k++) if (out[k]! > m) m = out[k]!;
-    let sum = 0;
-    for (let k = 0; k < K; k++) {
-      out[k] = Math.exp(out[k]! - m);
-      sum += out[k]!;
-    }
-    for (let k = 0; k < K; k++) out[k]! /= sum;
+    softmaxInPlace(out, bank.colOffsets[col + 1]! - bank.colOffsets[col]!);
   };
   // dv_k along w, from v_k = (1 - G) s z_k + G rho_k (z_k = a_k theta + c_k + delta_k):
   //   dv_k = (1 - G) (ds z_k + s dz_k) + dG (rho_k - s z_k) + G drho_k,  dz_k = a_k dtheta + ddelta_k,
@@ -108,24 +100,16 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
       const dG = useFb ? G * (1 - G) * (wW0 - dKappa * (th - b[i]!) - kappa * wTh) : 0;
       const omg = 1 - G;
       const os = omg * s;
-      let m = -Infinity;
       for (let k = 0; k < K; k++) {
         const p = colPosition === null ? k : colPosition[co + k]!;
         const a = x[aOff + io + k]!;
         const z = a * th + x[cOff + io + k]! + (usePos ? x[dOff + p]! : 0);
         const dz = a * wTh + (usePos ? wDelta[p]! : 0);
         const rho = useFb ? x[rOff + p]! : 0;
-        const v = os * z + G * rho;
-        out[k] = v;
-        if (v > m) m = v;
+        out[k] = os * z + G * rho;
         dv[k] = omg * (ds * z + s * dz) + dG * (rho - s * z) + (useFb ? G * wRho[p]! : 0);
       }
-      let sum = 0;
-      for (let k = 0; k < K; k++) {
-        out[k] = Math.exp(out[k]! - m);
-        sum += out[k]!;
-      }
-      for (let k = 0; k < K; k++) out[k]! /= sum;
+      softmaxInPlace(out, K);
     };
   };
   const tmp = new Float64Array(bank.kMax);
