@@ -106,10 +106,13 @@ function packageBlocks(dir) {
   const tests = TESTS.map((g) => `${dir}/${g}`);
   const own = readPackage(dir).name;
   const bench = SOURCES.map((g) => `${dir}/bench/${g}`);
+  // Build scripts run in Node at build time only (core's bundle validator generator): direction kept.
+  const scripts = SOURCES.map((g) => `${dir}/scripts/${g}`);
   return [
     { files, rules: rules({ allowed, nodeFree, test: false }) },
     { files: tests, rules: { 'no-restricted-globals': 'off', ...rules({ allowed, nodeFree: false, test: true }) } },
     { files: bench, rules: { 'no-restricted-globals': 'off', ...rules({ allowed: [...allowed, own], nodeFree: false, test: false }) } },
+    { files: scripts, rules: { 'no-restricted-globals': 'off', ...rules({ allowed, nodeFree: false, test: false }) } },
   ];
 }
 

@@ -1,10 +1,10 @@
-import AjvModule from 'ajv';
 import { correctness, type ResponseBank } from './bank.js';
 import { LlmNrmError } from '../errors.js';
 import type { FitResult } from '../fit/fit.js';
 import { familyOfLayout, getFamily, itemDifficulties } from '../model/registry.js';
 import type { Layout } from '../model/layout.js';
 import schema from '../schema/calibration-bundle.schema.json' with { type: 'json' };
+import { validate as schemaValidate } from '../generated/bundleValidator.js';
 import type { ItemSpec } from '../model/types.js';
 import type { BundleItem, BundleLlm, CalibrationBundle } from './bundleFormat.js';
 
@@ -12,14 +12,11 @@ import type { BundleItem, BundleLlm, CalibrationBundle } from './bundleFormat.js
 export const CALIBRATION_BUNDLE_SCHEMA: object = schema;
 export const BUNDLE_SCHEMA_VERSION = 1;
 
-const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as unknown as new (o: object) => {
-  compile(s: object): ((d: unknown) => boolean) & { errors?: { instancePath: string; message?: string; params?: unknown }[] | null };
-};
-let validator: ReturnType<InstanceType<typeof Ajv>['compile']> | undefined;
+// The schema compiled to standalone code at build time (scripts/build-validator.mjs): no ajv at run time.
+const validator = schemaValidate as ((d: unknown) => boolean) & { errors?: { instancePath: string; message?: string; params?: unknown }[] | null };
 
 /** Validate a parsed bundle against the JSON Schema; throws INVALID_BUNDLE naming the first problems. */
 export function validateBundle(value: unknown, source = 'bundle'): CalibrationBundle {
-  validator ??= new Ajv({ allErrors: true, strict: false }).compile(schema);
   if (!validator(value)) {
     const errs = (validator.errors ?? [])
       .slice(0, 5)
