@@ -170,38 +170,45 @@ export function createWasmObjective(
     if (useFb) bf.set(diff);
   }
 
+  // A loss pass's set-up at x for rows [r0, r1): the gate's difficulties, the parameters in f32 and
+  // the gate scalars; returns the blocks it covers.
+  function setPassAt(x: Float64Array, r0: number, r1: number): [number, number] {
+    if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
+    if (useFb) computeDifficulties(bank, x, A, Cc, b, aux, wts);
+    paramsIn(x, r0, r1, b);
+    return kernel.setPass(r0, r1, useFb ? x[layout.w0]! : 0, useFb ? softplus(x[layout.kbar]!) : 0);
+  }
+
+  // Blocks [b0, b1) of the set pass, on the pool or here.
+  function runBlocks(b0: number, b1: number): void {
+    if (held.pool !== null) held.pool.run(held.id, kernel.header, b0, b1, kernel.exports);
+    else for (let blk = b0; blk < b1; blk++) kernel.exports.runBlock(kernel.header, blk);
+  }
+
   // The twin's targets: a loss pass over every row at x whose cells write p into their lanes (f32,
   // on the kernel's f32 parameters) instead of summing the loss.
   function predictTargets(x: Float64Array): void {
-    if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
-    if (useFb) computeDifficulties(bank, x, A, Cc, b, aux, wts);
-    paramsIn(x, 0, J, b);
-    const [b0, b1] = kernel.setPass(0, J, useFb ? x[layout.w0]! : 0, useFb ? softplus(x[layout.kbar]!) : 0);
+    const [b0, b1] = setPassAt(x, 0, J);
     kernel.setPredictTargets(true);
     try {
-      if (held.pool !== null) held.pool.run(held.id, kernel.header, b0, b1, kernel.exports);
-      else for (let blk = b0; blk < b1; blk++) kernel.exports.runBlock(kernel.header, blk);
+      runBlocks(b0, b1);
     } finally {
       kernel.setPredictTargets(false);
     }
   }
 
   function lossAndGrad(x: Float64Array, g: Float64Array, scope: EvalScope = {}): number {
-    if (held.pool === null && threaded) throw new LlmNrmError('INVALID_OPTION', 'this wasm objective was disposed');
     const r0 = Math.max(0, scope.rowStart ?? 0);
     const r1 = Math.min(J, scope.rowEnd ?? J);
     const tp = scope.thetaPrior === false ? 0 : 1;
+    const [b0, b1] = setPassAt(x, r0, r1);
     g.fill(0);
-    if (useFb) computeDifficulties(bank, x, A, Cc, b, aux, wts);
-    paramsIn(x, r0, r1, b);
     const kappa = useFb ? softplus(x[layout.kbar]!) : 0;
-    const [b0, b1] = kernel.setPass(r0, r1, useFb ? x[layout.w0]! : 0, kappa);
+    runBlocks(b0, b1);
     if (held.pool !== null) {
-      held.pool.run(held.id, kernel.header, b0, b1, kernel.exports);
       // The blocks' partials added on the threads too (the same sums in the same order).
       if (kernel.setReduce(b0, b1)) held.pool.run(held.id, kernel.header, 0, kernel.reduceTasks, kernel.exports, TASK.REDUCE);
     } else {
-      for (let blk = b0; blk < b1; blk++) kernel.exports.runBlock(kernel.header, blk);
       kernel.reduce(b0, b1);
     }
 

@@ -79,7 +79,7 @@ export async function* readParquetRange(path: string, range?: ParquetRange, coun
       const out: TidyRow[] = [];
       for (let i = b; i < Math.min(n, b + BATCH); i++) {
         const value: Record<string, unknown> = {};
-        TIDY_COLUMNS.forEach((c, t) => (value[c.name] = plainCell(read[t]?.[i])));
+        for (let t = 0; t < TIDY_COLUMNS.length; t++) value[TIDY_COLUMNS[t]!.name] = plainCell(read[t]?.[i]);
         out.push({ line: ++line, value });
       }
       yield out;
