@@ -60,8 +60,6 @@ async function run(data: ReaderWorkerData, post: (m: ReaderWorkerMessage) => voi
 
 if (parentPort !== null) {
   const port = parentPort;
-  void run(workerData as ReaderWorkerData, (m) => {
-    if (m.t === 'batch') port.postMessage(m, [m.batch.ints.buffer as ArrayBuffer, m.batch.values.buffer as ArrayBuffer]);
-    else port.postMessage(m);
-  });
+  // A batch's arrays are views of a shared slab (recordEncoding.ts): posted, not transferred.
+  void run(workerData as ReaderWorkerData, (m) => port.postMessage(m));
 }

@@ -15,6 +15,16 @@ const NO_CHOICE = 3;
 /** The record is in `whole` (it has fields beyond the compact ones). */
 const WHOLE = 4;
 const INT_MAX = 0x7fffffff;
+/**
+ * Bytes of one slab of shared memory that a worker copies its batches into, one after another.
+ * Above glibc's largest dynamic mmap threshold (32 MiB on 64-bit), so a slab is a mapping of its
+ * own, returned to the system once both threads have dropped it. Batches in buffers of their own,
+ * transferred and then freed by the main thread, went back to the worker's malloc arena, where no
+ * later allocation of the main thread reuses them: at 189 x 31,554 (the worker's batches queue
+ * while this thread reads the first chunk) about 200 MB stayed resident through the whole fit
+ * (issue 28; cli/BENCHMARKS.md).
+ */
+const SLAB_BYTES = 48 << 20;
 
 /** One batch of a chunk's records, and the lines skipped in it (`skipInvalid`), in line order. */
 export interface EncodedBatch {
@@ -37,6 +47,8 @@ export class BatchEncoder {
   private strings: string[] = [];
   private whole: ResponseRecord[] = [];
   private skipped: { line: number; reason: string }[] = [];
+  private slab: SharedArrayBuffer | null = null;
+  private slabAt = 0;
   count = 0;
 
   private id(s: string): number {
@@ -117,11 +129,22 @@ export class BatchEncoder {
     this.skipped.push({ line, reason });
   }
 
-  /** The batch so far (copies of its filled part, to transfer), and a fresh one begun. */
+  /** The batch so far (its filled part copied into the current slab, shared with the main thread), and a fresh one begun. */
   take(): EncodedBatch {
+    const valueBytes = this.nValues * 8;
+    const bytes = valueBytes + Math.ceil(this.nInts / 2) * 8;
+    if (this.slab === null || this.slabAt + bytes > this.slab.byteLength) {
+      this.slab = new SharedArrayBuffer(Math.max(SLAB_BYTES, bytes));
+      this.slabAt = 0;
+    }
+    const values = new Float64Array(this.slab, this.slabAt, this.nValues);
+    values.set(this.values.subarray(0, this.nValues));
+    const ints = new Int32Array(this.slab, this.slabAt + valueBytes, this.nInts);
+    ints.set(this.ints.subarray(0, this.nInts));
+    this.slabAt += bytes;
     const b: EncodedBatch = {
-      ints: this.ints.slice(0, this.nInts),
-      values: this.values.slice(0, this.nValues),
+      ints,
+      values,
       strings: this.strings,
       whole: this.whole,
       skipped: this.skipped,
