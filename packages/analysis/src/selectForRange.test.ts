@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { simulateFleet } from '@llm-nrm/core';
 import { accuracyAt, accuracyCurve, predictAccuracy } from './accuracyCurve.js';
-import { selectForRange } from './selectForRange.js';
+import { BELOW_FLEET, selectForRange } from './selectForRange.js';
 import { selectItems } from './selectItems.js';
 
 const fleet = simulateFleet({ models: 40, items: 300, seed: 3 });
@@ -30,6 +30,24 @@ describe('selectForRange', () => {
     // And its expected log information, the criterion, is higher.
     const logInfo = (xs: ArrayLike<number>) => Array.from(xs).reduce((s, v) => s + Math.log(1 / 9 + v), 0);
     expect(logInfo(r)).toBeGreaterThan(logInfo(t));
+  });
+
+  it('by default also measures abilities below the weakest calibrated LLM (BELOW_FLEET)', () => {
+    const n = 20;
+    const byDefault = selectForRange(bank, layout, truth, n);
+    const weakest = sorted[0]!;
+    expect(Array.from(byDefault.abilities)).toEqual([...thetas, ...BELOW_FLEET.map((d) => weakest - d)]);
+    const fleetOnly = selectForRange(bank, layout, truth, n, { abilities: thetas });
+    const below = weakest - BELOW_FLEET[BELOW_FLEET.length - 1]!;
+    const infoAt = (items: Int32Array) =>
+      selectForRange(bank, layout, truth, n, { abilities: [below], eligible: Uint8Array.from(bank.items, (_, k) => (items.includes(k) ? 1 : 0)) })
+        .testInformation[0]![0]!;
+    expect(infoAt(byDefault.forms[0]!)).toBeGreaterThan(infoAt(fleetOnly.forms[0]!));
+    // `rows` restricts the fleet, and the anchors follow its weakest.
+    const rows = [3, 5, 8];
+    const r = selectForRange(bank, layout, truth, 5, { rows });
+    const w = Math.min(...rows.map((j) => thetas[j]!));
+    expect(Array.from(r.abilities)).toEqual([...rows.map((j) => thetas[j]!), ...BELOW_FLEET.map((d) => w - d)]);
   });
 
   it('makes parallel forms with no shared item, keeps benchmark shares and only eligible items', () => {

@@ -2,8 +2,21 @@ import { LlmNrmError, familyOfLayout, type Layout, type ResponseBank } from '@ll
 import { informationSplit } from './informationSplit.js';
 import { binaryInformation } from './itemInformation.js';
 
+/**
+ * Abilities below the weakest calibrated LLM that a default selection measures too, in theta units
+ * under it. A run scored on a package is as likely to fall below the fleet (a smaller model, a
+ * random-answer run) as inside it, and from items chosen for the fleet alone such a run answers at
+ * chance: on NAEP, leave-one-LLM-out at 41 items, Qwen2.5-0.5B (43.7% on the bank) got 26.8% of its
+ * tiny items right, as a random-answer run does, and its predicted accuracy was 12.3 points off.
+ * With these two abilities the worst error is 6.6 points (analysis/BENCHMARKS.md).
+ */
+export const BELOW_FLEET = [0.5, 1] as const;
+
 export interface SelectForRangeOptions {
-  /** Abilities the test must measure well (default: the layout's fitted thetas of `rows`, or of all LLMs). */
+  /**
+   * Abilities the test must measure well (default: the layout's fitted thetas of `rows`, or of all
+   * LLMs, and BELOW_FLEET under the weakest of them).
+   */
   abilities?: ArrayLike<number>;
   /** LLMs whose fitted thetas are the abilities (when `abilities` is not given). */
   rows?: ArrayLike<number>;
@@ -115,12 +128,7 @@ export function selectForRange(bank: ResponseBank, layout: Layout, x: Float64Arr
     for (let i = 0; i < I; i++) if (options.eligible[i]) pool++;
   }
   if (n * F > pool) throw new LlmNrmError('INVALID_OPTION', `${F} form(s) of ${n} items need ${n * F} items; ${pool} of the bank's ${I} can be selected`);
-  const abilities =
-    options.abilities !== undefined
-      ? Float64Array.from(options.abilities)
-      : options.rows !== undefined
-        ? Float64Array.from(options.rows, (j) => x[layout.theta + j]!)
-        : x.slice(layout.theta, layout.theta + layout.nModels);
+  const abilities = options.abilities !== undefined ? Float64Array.from(options.abilities) : fleetAbilities(layout, x, options.rows);
   const M = abilities.length;
   if (M === 0) throw new LlmNrmError('INVALID_OPTION', 'no abilities to select items for');
   const tau = options.priorPrecision ?? 1 / 9;
@@ -164,4 +172,12 @@ export function selectForRange(bank: ResponseBank, layout: Layout, x: Float64Arr
     testInformation: T.map((Tf) => Float64Array.from(Tf, (v) => v - tau)),
     abilities,
   };
+}
+
+/** The calibrated LLMs' thetas (of `rows`, or all), and BELOW_FLEET under the weakest. */
+function fleetAbilities(layout: Layout, x: Float64Array, rows: ArrayLike<number> | undefined): Float64Array {
+  const fleet = rows !== undefined ? Array.from(rows, (j) => x[layout.theta + j]!) : Array.from(x.subarray(layout.theta, layout.theta + layout.nModels));
+  if (fleet.length === 0) return new Float64Array(0);
+  const weakest = Math.min(...fleet);
+  return Float64Array.from([...fleet, ...BELOW_FLEET.map((d) => weakest - d)]);
 }

@@ -4,7 +4,9 @@ import { selectionStudy } from './selectionStudy.js';
 
 describe('selectionStudy', () => {
   it('cross-fits the estimator (+xacc): the same thetas, out-of-sample accuracy and an interval whose coverage it reports', () => {
-    const { bank } = simulateFleet({ models: 20, items: 60, seed: 12 });
+    // 40 LLMs, so 40 held out: with 20 one LLM moved a coverage by 0.05, and across seeds 12-21 the
+    // in-sample estimator's 90% coverage ran from 0.5 to 0.95 (mean 0.77) on 20.
+    const { bank } = simulateFleet({ models: 40, items: 60, seed: 12 });
     const res = selectionStudy(bank, {
       budgets: [15],
       folds: 2,

@@ -56,7 +56,7 @@ function readme(pkg: TinyPackage, harnesses: string[]): string {
       (benches.length > 0 ? ` over ${benches.length} benchmark(s): ${benches.join(', ')}.` : '.'),
     b.adaptive !== undefined
       ? 'The pool is every calibrated item with a prompt; an adaptive run asks each model only the items most informative at its own estimate.'
-      : `The items were chosen to measure the whole ability range of those LLMs${b.form ? ` (form ${b.form.name} of ${b.form.of} parallel forms with no shared item)` : ''}.`,
+      : `The items were chosen to measure the whole ability range of those LLMs and a little below the weakest of them, so that a weaker model is told apart from random answers${b.form ? ` (form ${b.form.name} of ${b.form.of} parallel forms with no shared item)` : ''}.`,
     'A run in your harness places a new model on the same scale as the calibrated LLMs, with a standard error, and predicts its',
     'accuracy on the full bank.',
     '',
