@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bankFromRecords, bankRecords, fit, simulateFleet, toBundle, withObserved } from '@llm-nrm/core';
-import { STUDY_METHODS, accuracyCurve, accuracyAt, calibratedLlmFolds, heldOutThetas, kendallTau, selectForRange, selectionStudy } from '@llm-nrm/analysis';
+import { STUDY_METHODS, accuracyCurve, accuracyAt, calibratedLlmFolds, heldOutThetas, kendallTau, selectForRange, selectionStudy, tinyRunRecords } from '@llm-nrm/analysis';
 import { writeLmEvalHarness } from '@llm-nrm/adapters';
 
 const run = promisify(execFile);
@@ -91,7 +91,6 @@ if (process.env.IN_MEMORY) {
 
 const bin = new URL('../dist/bin.js', import.meta.url).pathname;
 // One presentation per (model, item), the content-order one: what `publish` scores the calibrated LLMs on.
-const { tinyRunRecords } = await import(new URL('../dist/tinyRunScores.js', import.meta.url).href);
 const cli = async (...args) => {
   const c0 = performance.now();
   try {

@@ -416,8 +416,8 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         ? { ids: [bundle.items.filter((_, i) => eligible === undefined || eligible[i] === 1).map((it) => it.id)] }
         : argv['item-list'] !== undefined
           ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)] }
-          : selectForRange(bank, layout, x, argv.items, {
-              abilities: bundle.llms.map((l) => l.theta),
+          : // The default abilities, as `select` takes them: the calibrated LLMs' and BELOW_FLEET under the weakest.
+            selectForRange(bank, layout, x, argv.items, {
               perBenchmark: argv['per-benchmark'],
               forms: argv.forms,
               ...(eligible ? { eligible } : {}),
