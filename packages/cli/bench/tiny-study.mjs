@@ -16,7 +16,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bankFromRecords, bankRecords, fit, simulateFleet, toBundle, withObserved } from '@llm-nrm/core';
-import { STUDY_METHODS, accuracyCurve, accuracyAt, calibratedLlmFolds, heldOutThetas, kendallTau, selectForRange, selectionStudy, tinyRunRecords } from '@llm-nrm/analysis';
+import {
+  STUDY_METHODS,
+  accuracyCurve,
+  accuracyAt,
+  calibratedLlmFolds,
+  heldOutThetas,
+  kendallTau,
+  selectForRange,
+  selectionStudy,
+  tinyRunRecords,
+} from '@llm-nrm/analysis';
 import { writeLmEvalHarness } from '@llm-nrm/adapters';
 
 const run = promisify(execFile);
