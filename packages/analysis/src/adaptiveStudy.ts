@@ -9,6 +9,7 @@ import { foldTinyRun, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
 import { nextAdaptiveItems } from './nextAdaptiveItems.js';
 import { selectForRange } from './selectForRange.js';
+import { unflaggedItems } from './unflaggedItems.js';
 
 export interface AdaptiveStudyOptions {
   /** Fixed lengths of the adaptive runs (default [10, 20, 41]). */
@@ -138,12 +139,14 @@ export function adaptiveStudy(bank: ResponseBank, options: AdaptiveStudyOptions 
     const fullFold = heldOutThetas(bank, fold, spec, undefined, options.fitOptions, options.fit);
     for (const j of heldList) full[j] = fullFold[j]!;
     const pool = poolFromLayout(bank, L, calib.x);
-    const ranked = selectForRange(bank, L, calib.x, Math.min(I, budgets[budgets.length - 1] ?? 0), { rows: trainList }).forms[0]!;
+    // The pool as `publish --adaptive` ships it and the static tiny test as `publish` selects it: flagged items left out.
+    const flags = unflaggedItems(bank, L, calib.x);
+    const ranked = selectForRange(bank, L, calib.x, Math.min(I - flags.leftOut.length, budgets[budgets.length - 1] ?? 0), { rows: trainList }).forms[0]!;
     say(`adaptive fold ${fold.index + 1}/${fold.of}: ${heldList.length} held-out LLMs`);
     for (const j of heldList) {
       // Items this LLM answered (a replay can only ask those).
       const available = new Uint8Array(I);
-      for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c]) available[bank.colItem[c]!] = 1;
+      for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c] && flags.eligible[bank.colItem[c]!]) available[bank.colItem[c]!] = 1;
       const asked = new Uint8Array(I);
       const order: number[] = [];
       let est = { theta: 0, se: 3, u: u0 };

@@ -18,6 +18,11 @@ export interface CalibratedLlmFold {
   calib: FitLike;
   /** A seeded random permutation of the items: random baselines of every budget take nested prefixes of it. */
   perm: Int32Array;
+  /**
+   * `randomDraws` random item orders, `perm` first, then further seeded ones: the random baselines
+   * averaged over draws (`compression`, and the files study, which so draws the same items).
+   */
+  perms: Int32Array[];
 }
 
 export interface CalibratedLlmFoldsOptions {
@@ -30,6 +35,8 @@ export interface CalibratedLlmFoldsOptions {
   label?: string;
   /** Calibrate and yield only these fold indices (default all): one fold per process; the random item orders stay those of a full run. */
   only?: ReadonlySet<number>;
+  /** Random item orders per fold in `perms` (default 1: `perm` alone); the draws after the first come from their own stream (seed + 104729). */
+  randomDraws?: number;
 }
 
 /**
@@ -48,6 +55,8 @@ export function* calibratedLlmFolds(bank: ResponseBank, spec: ModelSpec, options
   const I = bank.items.length;
   const fold = llmFolds(J, k, seed);
   const rng = randomSource(seed + 7919);
+  const draws = Math.max(1, Math.floor(options.randomDraws ?? 1));
+  const drawRng = randomSource(seed + 104729);
   for (let f = 0; f < k; f++) {
     const trainRows = Uint8Array.from(fold, (v) => (v === f ? 0 : 1));
     const heldRows = Uint8Array.from(fold, (v) => (v === f ? 1 : 0));
@@ -55,10 +64,12 @@ export function* calibratedLlmFolds(bank: ResponseBank, spec: ModelSpec, options
     const heldList: number[] = [];
     for (let j = 0; j < J; j++) (trainRows[j] ? trainList : heldList).push(j);
     const perm = randomPermutation(I, rng);
+    const perms = [perm];
+    for (let d = 1; d < draws; d++) perms.push(randomPermutation(I, drawRng));
     if (options.only !== undefined && !options.only.has(f)) continue;
     say?.(`${label} ${f + 1}/${k}: calibrating ${spec.name} on ${trainList.length} LLMs`);
     const calib = fitOnMask(bank, rowMask(bank, trainRows), spec, options.fitOptions, options.fit, say, `${label} ${f + 1}/${k}: `);
-    yield { index: f, of: k, trainRows, heldRows, trainList, heldList, calib, perm };
+    yield { index: f, of: k, trainRows, heldRows, trainList, heldList, calib, perm, perms };
   }
 }
 

@@ -37,8 +37,30 @@ describe('compression (Fig. 3a)', () => {
     expect(pAll!.kendall).toBeGreaterThan(0.8);
     expect(p15!.kendall).toBeGreaterThan(0.4);
     expect(Number.isFinite(p5!.kendallRandom)).toBe(true);
-    const fixed = compression(bank, { budgets: [40], folds: 2, seed: 1, scoring: 'fixed-items', random: false, fitOptions });
-    expect(fixed.points[0]!.kendall).toBe(1);
+    // A random draw of 40 of the 40 items is every item: fixed-item scoring of it is the reference
+    // exactly (the selection of 40 leaves flagged items out, as publish does, so it need not be).
+    const fixed = compression(bank, { budgets: [40], folds: 2, seed: 1, scoring: 'fixed-items', randomDraws: 1, fitOptions });
+    expect(fixed.randomDraws).toBe(1);
+    expect(fixed.points[0]!.kendallRandom).toBe(1);
+  }, 180_000);
+
+  it('selects as publish does: an item keyed wrong (flagged possible-wrong-key) is never among the selected', () => {
+    const { bank, truth, layout } = simulateFleet({ models: 20, items: 40, seed: 3 });
+    // Re-key the item the selection takes first to its least likely option at high ability.
+    const first = compression(bank, { budgets: [10], folds: 2, seed: 1, random: false, fitOptions }).points[0]!.selected[0]![0]!;
+    const i = bank.items.findIndex((it) => it.id === first);
+    const io = bank.itemOffsets[i]!;
+    const K = bank.itemOffsets[i + 1]! - io;
+    const L = layout as { a: number; c: number };
+    let worst = 0;
+    for (let k = 1; k < K; k++) if (2 * truth[L.a + io + k]! + truth[L.c + io + k]! < 2 * truth[L.a + io + worst]! + truth[L.c + io + worst]!) worst = k;
+    const key = Int32Array.from(bank.key);
+    key[i] = worst;
+    const res = compression({ ...bank, key }, { budgets: [10], folds: 2, seed: 1, random: false, fitOptions });
+    for (const ids of res.points[0]!.selected) {
+      expect(ids).toHaveLength(10);
+      expect(ids).not.toContain(first);
+    }
   }, 180_000);
 
   it('keeps theta-only scoring as a study option', () => {

@@ -3,6 +3,7 @@ import { simulateFleet } from '@llm-nrm/core';
 import { accuracyAt, accuracyCurve, predictAccuracy } from './accuracyCurve.js';
 import { BELOW_FLEET, selectForRange } from './selectForRange.js';
 import { selectItems } from './selectItems.js';
+import { unflaggedItems } from './unflaggedItems.js';
 
 const fleet = simulateFleet({ models: 40, items: 300, seed: 3 });
 const { bank, layout, truth } = fleet;
@@ -13,14 +14,18 @@ const sorted = thetas.slice().sort((a, b) => a - b);
 describe('selectForRange', () => {
   it('measures the ends of the ability range better than the top-information items', () => {
     const n = 20;
-    const range = selectForRange(bank, layout, truth, n);
+    // Flagged items kept, as selectItems keeps them: the criterion alone is compared.
+    const range = selectForRange(bank, layout, truth, n, { includeFlagged: true });
     const top = selectItems(bank, layout, truth, n, { abilities: thetas });
     const testInfo = (items: ArrayLike<number>) =>
-      selectForRange(bank, layout, truth, 1, { abilities: sorted }).abilities.map((_, t) => {
+      selectForRange(bank, layout, truth, 1, { abilities: sorted, includeFlagged: true }).abilities.map((_, t) => {
         let s = 0;
         for (const i of Array.from(items))
-          s += selectForRange(bank, layout, truth, 1, { abilities: [sorted[t]!], eligible: Uint8Array.from(bank.items, (_, k) => (k === i ? 1 : 0)) })
-            .testInformation[0]![0]!;
+          s += selectForRange(bank, layout, truth, 1, {
+            abilities: [sorted[t]!],
+            includeFlagged: true,
+            eligible: Uint8Array.from(bank.items, (_, k) => (k === i ? 1 : 0)),
+          }).testInformation[0]![0]!;
         return s;
       });
     const r = testInfo(range.forms[0]!);
@@ -40,8 +45,11 @@ describe('selectForRange', () => {
     const fleetOnly = selectForRange(bank, layout, truth, n, { abilities: thetas });
     const below = weakest - BELOW_FLEET[BELOW_FLEET.length - 1]!;
     const infoAt = (items: Int32Array) =>
-      selectForRange(bank, layout, truth, n, { abilities: [below], eligible: Uint8Array.from(bank.items, (_, k) => (items.includes(k) ? 1 : 0)) })
-        .testInformation[0]![0]!;
+      selectForRange(bank, layout, truth, n, {
+        abilities: [below],
+        includeFlagged: true,
+        eligible: Uint8Array.from(bank.items, (_, k) => (items.includes(k) ? 1 : 0)),
+      }).testInformation[0]![0]!;
     expect(infoAt(byDefault.forms[0]!)).toBeGreaterThan(infoAt(fleetOnly.forms[0]!));
     // `rows` restricts the fleet, and the anchors follow its weakest.
     const rows = [3, 5, 8];
@@ -52,7 +60,7 @@ describe('selectForRange', () => {
 
   it('makes parallel forms with no shared item, keeps benchmark shares and only eligible items', () => {
     const eligible = Uint8Array.from(bank.items, (_, i) => (i % 7 === 0 ? 0 : 1));
-    const s = selectForRange(bank, layout, truth, 30, { forms: 2, perBenchmark: true, eligible });
+    const s = selectForRange(bank, layout, truth, 30, { forms: 2, perBenchmark: true, eligible, includeFlagged: true });
     expect(s.forms).toHaveLength(2);
     const [a, b] = s.forms.map((f) => new Set(f));
     expect(a!.size).toBe(30);
@@ -62,7 +70,25 @@ describe('selectForRange', () => {
       // 'big' holds 2/3 of the eligible items: 20 of 30.
       expect(Array.from(f).filter((i) => bank.items[i]!.benchmark === 'big').length).toBe(20);
     }
-    expect(() => selectForRange(bank, layout, truth, 200, { forms: 2 })).toThrow(/need 400 items; 300 of the bank's 300/);
+    expect(() => selectForRange(bank, layout, truth, 200, { forms: 2, includeFlagged: true })).toThrow(
+      /need 400 items; 300 of the bank's 300 can be selected$/,
+    );
+  });
+
+  it('leaves out the items unflaggedItems flags unless includeFlagged, and says so when they are short', () => {
+    const { eligible, leftOut } = unflaggedItems(bank, layout, truth);
+    expect(leftOut.length).toBeGreaterThan(0);
+    const s = selectForRange(bank, layout, truth, 30);
+    expect(s.leftOut).toEqual(leftOut);
+    expect(Array.from(s.forms[0]!).every((i) => eligible[i] === 1)).toBe(true);
+    const all = selectForRange(bank, layout, truth, 30, { includeFlagged: true });
+    expect(all.leftOut).toEqual([]);
+    // Without the rule the criterion takes flagged items (they look informative); with it, none.
+    expect(Array.from(all.forms[0]!).some((i) => eligible[i] === 0)).toBe(true);
+    const room = bank.items.length - leftOut.length;
+    expect(() => selectForRange(bank, layout, truth, room + 1)).toThrow(
+      new RegExp(`${room} of the bank's 300 can be selected \\(${leftOut.length} flagged items left out`),
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import { LlmNrmError, familyOfLayout, type Layout, type ResponseBank } from '@llm-nrm/core';
 import { informationSplit } from './informationSplit.js';
 import { binaryInformation } from './itemInformation.js';
+import { unflaggedItems, type LeftOutItem } from './unflaggedItems.js';
 
 /**
  * Abilities below the weakest calibrated LLM that a default selection measures too, in theta units
@@ -31,6 +32,12 @@ export interface SelectForRangeOptions {
   forms?: number;
   /** Items that may be selected (eligible[i] = 1; default all), e.g. those with a recorded prompt. */
   eligible?: ArrayLike<number>;
+  /**
+   * Also select the items `unflaggedItems` leaves out (possible wrong key; default false). Every
+   * tiny selection (`select`, `publish`, `evaluate --compression`, the studies) leaves them out
+   * here, so the study measures the items users get.
+   */
+  includeFlagged?: boolean;
 }
 
 export interface RangeSelection {
@@ -42,6 +49,8 @@ export interface RangeSelection {
   testInformation: Float64Array[];
   /** The abilities the selection was made for. */
   abilities: Float64Array;
+  /** Items left out because `unflaggedItems` flags them (empty with `includeFlagged`). */
+  leftOut: LeftOutItem[];
 }
 
 /** I x M information matrix: the item-parameter information of every item at every ability. */
@@ -122,23 +131,33 @@ export function selectForRange(bank: ResponseBank, layout: Layout, x: Float64Arr
   const F = options.forms ?? 1;
   if (!Number.isInteger(n) || n < 1) throw new LlmNrmError('INVALID_OPTION', `invalid item budget: ${n}`);
   if (!Number.isInteger(F) || F < 1) throw new LlmNrmError('INVALID_OPTION', `invalid number of forms: ${F}`);
+  const flagged = options.includeFlagged ? null : unflaggedItems(bank, layout, x);
+  const eligible =
+    flagged === null
+      ? options.eligible
+      : options.eligible === undefined
+        ? flagged.eligible
+        : Uint8Array.from(flagged.eligible, (v, i) => (v && options.eligible![i] ? 1 : 0));
   let pool = I;
-  if (options.eligible !== undefined) {
+  if (eligible !== undefined) {
     pool = 0;
-    for (let i = 0; i < I; i++) if (options.eligible[i]) pool++;
+    for (let i = 0; i < I; i++) if (eligible[i]) pool++;
   }
-  if (n * F > pool) throw new LlmNrmError('INVALID_OPTION', `${F} form(s) of ${n} items need ${n * F} items; ${pool} of the bank's ${I} can be selected`);
+  if (n * F > pool) {
+    const why = flagged !== null && flagged.leftOut.length > 0 ? ` (${flagged.leftOut.length} flagged items left out; --include-flagged keeps them)` : '';
+    throw new LlmNrmError('INVALID_OPTION', `${F} form(s) of ${n} items need ${n * F} items; ${pool} of the bank's ${I} can be selected${why}`);
+  }
   const abilities = options.abilities !== undefined ? Float64Array.from(options.abilities) : fleetAbilities(layout, x, options.rows);
   const M = abilities.length;
   if (M === 0) throw new LlmNrmError('INVALID_OPTION', 'no abilities to select items for');
   const tau = options.priorPrecision ?? 1 / 9;
   const info = informationMatrix(bank, layout, x, abilities);
-  const { of, quota } = options.perBenchmark ? quotas(bank, n, options.eligible) : { of: new Int32Array(I), quota: Int32Array.of(n) };
+  const { of, quota } = options.perBenchmark ? quotas(bank, n, eligible) : { of: new Int32Array(I), quota: Int32Array.of(n) };
   const T = Array.from({ length: F }, () => new Float64Array(M).fill(tau));
   const left = Array.from({ length: F }, () => Int32Array.from(quota));
   const used = new Uint8Array(I);
   // Ineligible items count as taken.
-  if (options.eligible !== undefined) for (let i = 0; i < I; i++) if (!options.eligible[i]) used[i] = 1;
+  if (eligible !== undefined) for (let i = 0; i < I; i++) if (!eligible[i]) used[i] = 1;
   const picks: number[][] = Array.from({ length: F }, () => []);
   for (let step = 0; step < n * F; step++) {
     const f = step % F;
@@ -171,6 +190,7 @@ export function selectForRange(bank: ResponseBank, layout: Layout, x: Float64Arr
     ids: forms.map((p) => Array.from(p, (i) => bank.items[i]!.id)),
     testInformation: T.map((Tf) => Float64Array.from(Tf, (v) => v - tau)),
     abilities,
+    leftOut: flagged?.leftOut ?? [],
   };
 }
 

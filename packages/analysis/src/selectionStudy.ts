@@ -266,7 +266,7 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         accuracy: (into) => scoreAccuracy(range, into),
       };
       for (const method of methods) {
-        // Names can arrive unchecked (cli/bench/tiny-study.mjs reads them from METHODS): fail on a typo.
+        // Names can arrive unchecked (bench/tiny-study.mjs reads them from METHODS): fail on a typo.
         if (!Object.hasOwn(scorers, method)) throw new LlmNrmError('INVALID_OPTION', `selectionStudy: unknown method '${method}'`);
         scorers[method](slot(method, n));
       }

@@ -101,7 +101,7 @@ export interface TinyBank {
    * (`Question <id>`, letters as options), published only with `--allow-placeholder-prompts`; absent: none.
    */
   placeholderPrompts?: number;
-  /** Items of the bank left out of selection because `llm-nrm report` flags them (possible-wrong-key, dominant-distractor); absent: none. */
+  /** Items of the bank left out of selection because `llm-nrm report` flags them (possible-wrong-key: analysis SELECTION_FLAGS); absent: none. */
   leftOut?: { id: string; flags: string[] }[];
   /**
    * How the harness-side aggregation and `llm-nrm score` score a run: theta and sharpness (prior

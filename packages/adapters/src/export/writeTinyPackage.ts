@@ -70,9 +70,9 @@ function readme(pkg: TinyPackage, harnesses: string[]): string {
   }
   if (b.leftOut !== undefined && b.leftOut.length > 0) {
     lines.push(
-      `Left out of selection: ${b.leftOut.length} item(s) of the bank that \`llm-nrm report\` flags (a possibly wrong key, or one distractor`,
-      'chosen over the key across most of the ability range); such an item looks very informative because it separates LLMs by',
-      'agreement with a doubtful key (`llm-nrm publish --include-flagged` keeps them):',
+      `Left out of selection: ${b.leftOut.length} item(s) of the bank that \`llm-nrm report\` flags as a possibly wrong key (another`,
+      'option, not the key, is the most likely answer at high ability); such an item looks very informative because it separates',
+      'LLMs by agreement with a doubtful key (`llm-nrm publish --include-flagged` keeps them):',
       '',
       ...b.leftOut.map((l) => `- \`${l.id}\`: ${l.flags.join(', ')}`),
       '',

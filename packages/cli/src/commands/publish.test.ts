@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankRecords, itemContentSha256, parseBundle, simulateFleet, type ResponseRecord } from '@llm-nrm/core';
 import { writeLmEvalHarness } from '@llm-nrm/adapters';
-import { adaptiveStep, fitRunAccuracy, predictRunAccuracy } from '@llm-nrm/analysis';
+import { SELECTION_FLAGS, adaptiveStep, fitRunAccuracy, predictRunAccuracy } from '@llm-nrm/analysis';
 import { repoRoot, tempDir } from '@llm-nrm/tooling/test';
 import { runCli } from '../../test/runCli.js';
 
@@ -387,7 +387,7 @@ describe('llm-nrm publish', () => {
     const left: { id: string; flags: string[] }[] = bank.leftOut ?? [];
     const report = JSON.parse((await runCli(['report', bundlePath, '--json'])).out);
     const suspect = (report.flagged as { id: string; flags: string[] }[])
-      .filter((q) => q.flags.includes('possible-wrong-key') || q.flags.includes('dominant-distractor'))
+      .filter((q) => q.flags.some((f) => (SELECTION_FLAGS as readonly string[]).includes(f)))
       .map((q) => q.id);
     expect(left.map((l) => l.id).sort()).toEqual([...suspect].sort());
     const ids = new Set(bank.bundle.items.map((it: { id: string }) => it.id));
@@ -428,7 +428,7 @@ describe('llm-nrm publish', () => {
     const report = JSON.parse((await runCli(['report', bundlePath, '--json'])).out);
     const suspect = new Set(
       (report.flagged as { id: string; flags: string[] }[])
-        .filter((q) => q.flags.includes('possible-wrong-key') || q.flags.includes('dominant-distractor'))
+        .filter((q) => q.flags.some((f) => (SELECTION_FLAGS as readonly string[]).includes(f)))
         .map((q) => q.id),
     );
     // The pool: every calibrated item but the flagged ones, in bundle order, each with its recorded prompt.

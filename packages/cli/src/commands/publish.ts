@@ -273,7 +273,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         default: false,
       })
       .option('include-flagged', {
-        describe: 'Also select items `report` flags as possible-wrong-key or dominant-distractor (left out by default and listed in the README)',
+        describe: 'Also select items `report` flags as possible-wrong-key (left out by default and listed in the README)',
         type: 'boolean',
         default: false,
       })
@@ -407,21 +407,31 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       );
     }
     const prompted = argv['render-prompt'] && nExact < need ? undefined : exact;
-    // Items whose key or options `report` flags stay out of selection (listed in the README) unless asked for.
-    const flagged = argv['include-flagged'] || argv['item-list'] !== undefined ? { leftOut: [] } : unflaggedItems(bank, layout, x);
-    const eligible = 'eligible' in flagged ? Uint8Array.from(flagged.eligible, (v, i) => (v && (prompted === undefined || prompted[i]) ? 1 : 0)) : prompted;
-    if (flagged.leftOut.length > 0) info(argv.quiet, `left out ${flagged.leftOut.length} flagged items (listed in the README; --include-flagged keeps them)`);
+    // Items whose key `report` flags stay out (listed in the README) unless asked for: selectForRange
+    // leaves them out of a selection (as in every study of it), the adaptive pool here.
+    const includeFlagged = argv['include-flagged'] || argv['item-list'] !== undefined;
+    const poolFlags = adaptive !== null && argv['item-list'] === undefined && !includeFlagged ? unflaggedItems(bank, layout, x) : null;
     const sel =
       adaptive !== null && argv['item-list'] === undefined
-        ? { ids: [bundle.items.filter((_, i) => eligible === undefined || eligible[i] === 1).map((it) => it.id)] }
+        ? {
+            ids: [
+              bundle.items
+                .filter((_, i) => (prompted === undefined || prompted[i] === 1) && (poolFlags === null || poolFlags.eligible[i] === 1))
+                .map((it) => it.id),
+            ],
+            leftOut: poolFlags?.leftOut ?? [],
+          }
         : argv['item-list'] !== undefined
-          ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)] }
+          ? { ids: [await readItemList(argv['item-list'], bundle, argv.forms, argv['render-prompt'] ? undefined : exact)], leftOut: [] }
           : // The default abilities, as `select` takes them: the calibrated LLMs' and BELOW_FLEET under the weakest.
             selectForRange(bank, layout, x, argv.items, {
               perBenchmark: argv['per-benchmark'],
               forms: argv.forms,
-              ...(eligible ? { eligible } : {}),
+              includeFlagged,
+              ...(prompted ? { eligible: prompted } : {}),
             });
+    const flagged = { leftOut: sel.leftOut };
+    if (flagged.leftOut.length > 0) info(argv.quiet, `left out ${flagged.leftOut.length} flagged items (listed in the README; --include-flagged keeps them)`);
     if (adaptive !== null && argv['item-list'] === undefined && prompted !== undefined && nExact < bundle.items.length)
       info(argv.quiet, `the pool leaves out ${bundle.items.length - nExact} items without a recorded prompt (--render-prompt renders one for them)`);
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.

@@ -4,19 +4,20 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixture, tempDir } from '@llm-nrm/tooling/test';
 import { runCli } from '../../test/runCli.js';
+import { SELECTION_FLAGS } from '@llm-nrm/analysis';
 
 const tmp = tempDir('llm-nrm-cli-select-naep-');
 afterAll(() => tmp.cleanup());
 
 describe('select on NAEP', () => {
-  it('leaves the items report flags (possible wrong key, dominant distractor) out of the 41, and --include-flagged keeps them eligible', async () => {
+  it('leaves the items report flags as possible wrong keys out of the 41, and --include-flagged keeps them eligible', async () => {
     const bundle = join(tmp.dir, 'naep.json');
     expect((await runCli(['fit', fixture('response-matrices/mainlp-llm-psychometrics'), '-o', bundle, '-q'])).code).toBe(0);
     const report = await runCli(['report', bundle, '--json']);
     expect(report.code).toBe(0);
     const suspect = new Set(
       (JSON.parse(report.out).flagged as { id: string; flags: string[] }[])
-        .filter((q) => q.flags.includes('possible-wrong-key') || q.flags.includes('dominant-distractor'))
+        .filter((q) => q.flags.some((f) => (SELECTION_FLAGS as readonly string[]).includes(f)))
         .map((q) => q.id),
     );
     expect(suspect.size).toBeGreaterThan(0);

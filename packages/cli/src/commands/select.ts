@@ -48,8 +48,7 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
       })
       .option('per-benchmark', { describe: "Keep each benchmark's share of the bank (range method)", type: 'boolean', default: false })
       .option('include-flagged', {
-        describe:
-          'Also select items `report` flags as possible-wrong-key or dominant-distractor (left out by default: a mis-keyed item looks very informative)',
+        describe: 'Also select items `report` flags as possible-wrong-key (left out by default: a mis-keyed item looks very informative)',
         type: 'boolean',
         default: false,
       })
@@ -72,7 +71,7 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
     if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
     const bundle = await readBundle(argv.bundle);
     const { bank, layout, x } = bundleBank(bundle);
-    // Items whose key or options `report` flags are left out unless asked for.
+    // Items whose key `report` flags are left out unless asked for (selectForRange's rule, for both methods).
     const flagged = argv['include-flagged'] ? { eligible: undefined, leftOut: [] } : unflaggedItems(bank, layout, x);
     if (flagged.leftOut.length > 0)
       info(
@@ -95,13 +94,17 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
         : (() => {
             const r = selectForRange(bank, layout, x, argv.items, {
               perBenchmark: argv['per-benchmark'],
-              ...(flagged.eligible ? { eligible: flagged.eligible } : {}),
+              includeFlagged: argv['include-flagged'],
               ...(argv.abilities === 'prior' ? { abilities: Array.from({ length: 41 }, (_, t) => -3 + 0.15 * t) } : {}),
             });
             const items = r.forms[0]!;
             // Per item, its information averaged over the abilities (for the table).
             const info = Float64Array.from(items, (i) => {
-              const one = selectForRange(bank, layout, x, 1, { abilities: r.abilities, eligible: Uint8Array.from(bank.items, (_, k) => (k === i ? 1 : 0)) });
+              const one = selectForRange(bank, layout, x, 1, {
+                abilities: r.abilities,
+                includeFlagged: true,
+                eligible: Uint8Array.from(bank.items, (_, k) => (k === i ? 1 : 0)),
+              });
               return one.testInformation[0]!.reduce((s, v) => s + v, 0) / r.abilities.length;
             });
             return { items, ids: r.ids[0]!, information: info };

@@ -1,7 +1,8 @@
 // Tiny-benchmark study (issue 10): Kendall tau of tiny-run thetas vs full-bank thetas and the MAE of
 // the predicted full-bank accuracy, over 5 LLM folds.
-//   node packages/cli/bench/tiny-study.mjs sim [models] [items]   simulated fleet (default 189 x 2000)
-//   node packages/cli/bench/tiny-study.mjs naep                     NAEP fixture (18 LLMs x 297 items x 4 rotations)
+//   node bench/tiny-study.mjs sim [models] [items]   simulated fleet (default 189 x 2000)
+//   node bench/tiny-study.mjs naep                     NAEP fixture (18 LLMs x 297 items x 4 rotations)
+//   node bench/tiny-study.mjs soft|hard [items]        the real-shaped fleets of bench/tiny-fleets.mjs (default 2000 items)
 // Default: the exported-files study. Per fold the calibration is written as a bundle and a tidy file, and
 // the built CLI publishes the tiny package (`llm-nrm publish`; `--item-list` for random items); the
 // held-out LLMs' answers to its items (one presentation each, with the package's prompts) go through the
@@ -28,6 +29,7 @@ import {
   tinyRunRecords,
 } from '@llm-nrm/analysis';
 import { writeLmEvalHarness } from '@llm-nrm/adapters';
+import { benchFleet, naepRecords } from './benchFleet.mjs';
 
 const run = promisify(execFile);
 const [what = 'sim', m = '189', n = '2000'] = process.argv.slice(2);
@@ -56,15 +58,17 @@ if (what === 'merge') {
   process.exit(0);
 }
 const budgets = (process.env.BUDGETS ?? '10,20,41,100').split(',').map(Number);
+// Random baselines: the mean over DRAWS seeded draws per fold (default 5), the same items `compression` draws.
+const DRAWS = Number(process.env.DRAWS ?? 5);
 const say = (s) => process.stderr.write(`${s}\n`);
 let bank;
 let records;
 if (what === 'naep') {
-  const { readNaepRotations } = await import('@llm-nrm/adapters');
-  const dir = new URL('../../../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url).pathname;
-  records = [];
-  for await (const r of readNaepRotations(dir)) records.push(r);
+  records = await naepRecords();
   bank = bankFromRecords(records).bank;
+} else if (what === 'soft' || what === 'hard') {
+  bank = await benchFleet(what, { items: Number(process.argv[3] ?? 2000) });
+  records = [...bankRecords(bank)];
 } else {
   bank = simulateFleet({ models: Number(m), items: Number(n), seed: 1 }).bank;
   records = [...bankRecords(bank)];
@@ -77,7 +81,7 @@ if (process.env.ENGINE === 'wasm') {
   const we = w.wasmEngine({ threads: 1 });
   fitOptions = { engine: { name: 'wasm', objective: (b, fam, pr) => we.objective(b, fam.layout(b), pr) } };
 }
-const label = what === 'naep' ? 'NAEP fixture' : `simulated ${m} x ${n}`;
+const label = what === 'naep' ? 'NAEP fixture' : what === 'soft' || what === 'hard' ? `${what} fleet` : `simulated ${m} x ${n}`;
 const t0 = performance.now();
 const secs = () => ((performance.now() - t0) / 1000).toFixed(1);
 
@@ -99,7 +103,7 @@ if (process.env.IN_MEMORY) {
   process.exit(0);
 }
 
-const bin = new URL('../dist/bin.js', import.meta.url).pathname;
+const bin = new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
 // One presentation per (model, item), the content-order one: what `publish` scores the calibrated LLMs on.
 const cli = async (...args) => {
   const c0 = performance.now();
@@ -131,6 +135,7 @@ const writeJsonl = async (file, rows) => {
   await done;
 };
 const hasPrompts = records.some((r) => typeof r.prompt === 'string' && Array.isArray(r.continuations));
+const hasQuestions = records.some((r) => (typeof r.prompt === 'string' && r.prompt !== '') || Array.isArray(r.contexts));
 const J = bank.models.length;
 const I = bank.items.length;
 const nC = bank.colItem.length;
@@ -149,7 +154,8 @@ const fullAcc = Float64Array.from({ length: J }, (_, j) => {
   }
   return right / cnt;
 });
-const METHODS = ['shipping', 'random', '2pl', 'accuracy'];
+const RANDOMS = Array.from({ length: DRAWS }, (_, d) => `random#${d}`);
+const METHODS = ['shipping', ...RANDOMS, '2pl', 'accuracy'];
 const est = new Map(
   METHODS.flatMap((me) =>
     budgets.map((b) => [
@@ -167,7 +173,15 @@ const bundleOf = (fit, trainIds) => {
 };
 try {
   const only = process.env.FOLDS ? new Set(process.env.FOLDS.split(',').map(Number)) : undefined;
-  for (const fold of calibratedLlmFolds(bank, llm, { folds: 5, seed: 1, fitOptions, onProgress: say, label: 'study fold', ...(only ? { only } : {}) })) {
+  for (const fold of calibratedLlmFolds(bank, llm, {
+    folds: 5,
+    seed: 1,
+    fitOptions,
+    onProgress: say,
+    label: 'study fold',
+    randomDraws: DRAWS,
+    ...(only ? { only } : {}),
+  })) {
     const f = fold.index;
     const dir = join(work, `fold${f}`);
     const trainIds = new Set(fold.trainList.map((j) => bank.models[j]));
@@ -218,6 +232,8 @@ try {
           '--name',
           `${method}${size}`,
           ...(hasPrompts ? [] : ['--render-prompt']),
+          // Simulated fleets have no question text: placeholder prompts, which the simulated answers ignore.
+          ...(hasQuestions ? [] : ['--allow-placeholder-prompts']),
           ...extra,
           '-o',
           pkg,
@@ -248,9 +264,11 @@ try {
       const shipped = await viaPackage('shipping', []);
       put('shipping', shipped, (l) => l.predictedAccuracy.overall);
       put('accuracy', shipped, (l) => ({ accuracy: l.accuracy }));
-      const listFile = join(dir, `random-${size}.txt`);
-      writeFileSync(listFile, Array.from(fold.perm.subarray(0, size), (i) => bank.items[i].id).join('\n'));
-      put('random', await viaPackage('random', ['--item-list', listFile]), (l) => l.predictedAccuracy.overall);
+      for (let d = 0; d < DRAWS; d++) {
+        const listFile = join(dir, `random-${size}-${d}.txt`);
+        writeFileSync(listFile, Array.from(fold.perms[d].subarray(0, size), (i) => bank.items[i].id).join('\n'));
+        put(`random#${d}`, await viaPackage(`random${d}_`, ['--item-list', listFile]), (l) => l.predictedAccuracy.overall);
+      }
       say(`study fold ${f + 1}/5: ${size} items, 2pl: own selection, lm-eval samples, score back`);
       const sel2 = selectForRange(bank, c2.layout, c2.x, size, { rows: fold.trainList }).ids[0];
       put('2pl', await scoreBack(bundle2, new Set(sel2), `tiny_2pl${size}`, null), (l) => ({ accuracy: accuracyAt(curve2, l.theta) }));
@@ -291,26 +309,39 @@ function printTable(title, budgets, est, full, fullAcc) {
     `| method | ${budgets.map((b) => `Kendall @${b}`).join(' | ')} | ${budgets.map((b) => `acc MAE @${b}`).join(' | ')} | 90% coverage @${budgets.join('/')} |`,
   );
   console.log(`|---|${budgets.map(() => '---').join('|')}|${budgets.map(() => '---').join('|')}|---|`);
-  for (const method of ['shipping', 'random', '2pl', 'accuracy']) {
+  const draws = [...est.keys()].filter((k) => k.startsWith('random#') && k.endsWith(`@${budgets[0]}`)).length;
+  const rows = [
+    ['shipping', ['shipping']],
+    [`random (mean of ${draws})`, Array.from({ length: draws }, (_, d) => `random#${d}`)],
+    ['2pl', ['2pl']],
+    ['accuracy', ['accuracy']],
+  ];
+  for (const [name, members] of rows) {
     const cells = budgets.map((b) => {
-      const s = est.get(`${method}@${b}`);
-      let err = 0;
-      let cnt = 0;
-      let cov = 0;
-      let ncov = 0;
-      for (let j = 0; j < full.length; j++) {
-        if (!Number.isFinite(s.a[j]) || !Number.isFinite(fullAcc[j])) continue;
-        err += Math.abs(s.a[j] - fullAcc[j]);
-        cnt++;
-        if (Number.isFinite(s.low[j])) {
-          ncov++;
-          if (fullAcc[j] >= s.low[j] && fullAcc[j] <= s.high[j]) cov++;
-        }
-      }
-      return { k: kendallTau(s.t, full), mae: (100 * err) / cnt, cov: ncov ? `${((100 * cov) / ncov).toFixed(0)}%` : '-' };
+      const parts = members.map((method) => cell(est.get(`${method}@${b}`)));
+      const mean = (f) => parts.reduce((s, p) => s + p[f], 0) / parts.length;
+      const cov = parts.every((p) => Number.isFinite(p.cov)) ? `${mean('cov').toFixed(0)}%` : '-';
+      return { k: mean('k'), mae: mean('mae'), cov };
     });
     console.log(
-      `| ${method} | ${cells.map((c) => c.k.toFixed(3)).join(' | ')} | ${cells.map((c) => c.mae.toFixed(2)).join(' | ')} | ${cells.map((c) => c.cov).join('/')} |`,
+      `| ${name} | ${cells.map((c) => c.k.toFixed(3)).join(' | ')} | ${cells.map((c) => c.mae.toFixed(2)).join(' | ')} | ${cells.map((c) => c.cov).join('/')} |`,
     );
+  }
+
+  function cell(s) {
+    let err = 0;
+    let cnt = 0;
+    let cov = 0;
+    let ncov = 0;
+    for (let j = 0; j < full.length; j++) {
+      if (!Number.isFinite(s.a[j]) || !Number.isFinite(fullAcc[j])) continue;
+      err += Math.abs(s.a[j] - fullAcc[j]);
+      cnt++;
+      if (Number.isFinite(s.low[j])) {
+        ncov++;
+        if (fullAcc[j] >= s.low[j] && fullAcc[j] <= s.high[j]) cov++;
+      }
+    }
+    return { k: kendallTau(s.t, full), mae: (100 * err) / cnt, cov: ncov ? (100 * cov) / ncov : NaN };
   }
 }
