@@ -141,7 +141,11 @@ export function adaptiveStudy(bank: ResponseBank, options: AdaptiveStudyOptions 
     const pool = poolFromLayout(bank, L, calib.x);
     // The pool as `publish --adaptive` ships it and the static tiny test as `publish` selects it: flagged items left out.
     const flags = unflaggedItems(bank, L, calib.x);
-    const ranked = selectForRange(bank, L, calib.x, Math.min(I - flags.leftOut.length, budgets[budgets.length - 1] ?? 0), { rows: trainList }).forms[0]!;
+    const ranked = selectForRange(bank, L, calib.x, Math.min(I - flags.leftOut.length, budgets[budgets.length - 1] ?? 0), {
+      rows: trainList,
+      eligible: flags.eligible,
+      includeFlagged: true,
+    }).forms[0]!;
     say(`adaptive fold ${fold.index + 1}/${fold.of}: ${heldList.length} held-out LLMs`);
     for (const j of heldList) {
       // Items this LLM answered (a replay can only ask those).

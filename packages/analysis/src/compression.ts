@@ -150,12 +150,14 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
       fixedItems(columnsOfItems(bank, pick), into);
     };
     fixedItems(allCols, full);
-    // Budgets beyond the items selection may take (flagged ones left out) take all of those.
-    const maxBudget = Math.min(I - unflaggedItems(bank, calib.layout, calib.x).leftOut.length, Math.max(...budgets));
+    // Flagged items left out as `publish` leaves them out (computed once: the budget cap and the
+    // selection); budgets beyond the items left take all of those.
+    const flags = unflaggedItems(bank, calib.layout, calib.x);
+    const maxBudget = Math.min(I - flags.leftOut.length, Math.max(...budgets));
     const ranked =
       (options.selection ?? 'range') === 'range'
         ? (() => {
-            const r = selectForRange(bank, calib.layout, calib.x, maxBudget, { rows: trainList });
+            const r = selectForRange(bank, calib.layout, calib.x, maxBudget, { rows: trainList, eligible: flags.eligible, includeFlagged: true });
             return { items: r.forms[0]!, ids: r.ids[0]! };
           })()
         : selectItems(bank, calib.layout, calib.x, I, { rows: trainList, information: options.information ?? 'nrm' });

@@ -33,9 +33,10 @@ export interface SelectForRangeOptions {
   /** Items that may be selected (eligible[i] = 1; default all), e.g. those with a recorded prompt. */
   eligible?: ArrayLike<number>;
   /**
-   * Also select the items `unflaggedItems` leaves out (possible wrong key; default false). Every
-   * tiny selection (`select`, `publish`, `evaluate --compression`, the studies) leaves them out
-   * here, so the study measures the items users get.
+   * Also select the items `unflaggedItems` leaves out (possible wrong key; default false), so every
+   * tiny selection (`select`, `publish`, `evaluate --compression`, the studies) leaves out the same
+   * items and the study measures the items users get. A caller that already holds
+   * `unflaggedItems`' result passes its `eligible` with `includeFlagged: true` (not computed twice).
    */
   includeFlagged?: boolean;
 }

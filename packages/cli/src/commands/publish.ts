@@ -430,8 +430,8 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
               includeFlagged,
               ...(prompted ? { eligible: prompted } : {}),
             });
-    const flagged = { leftOut: sel.leftOut };
-    if (flagged.leftOut.length > 0) info(argv.quiet, `left out ${flagged.leftOut.length} flagged items (listed in the README; --include-flagged keeps them)`);
+    const { leftOut } = sel;
+    if (leftOut.length > 0) info(argv.quiet, `left out ${leftOut.length} flagged items (listed in the README; --include-flagged keeps them)`);
     if (adaptive !== null && argv['item-list'] === undefined && prompted !== undefined && nExact < bundle.items.length)
       info(argv.quiet, `the pool leaves out ${bundle.items.length - nExact} items without a recorded prompt (--render-prompt renders one for them)`);
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.
@@ -589,7 +589,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         tool: { name: 'llm-nrm', version: toolVersion() },
         renderedPrompts: rendered,
         ...(placeheld > 0 ? { placeholderPrompts: placeheld } : {}),
-        ...(flagged.leftOut.length > 0 ? { leftOut: flagged.leftOut } : {}),
+        ...(leftOut.length > 0 ? { leftOut } : {}),
         ...(adaptive !== null ? { adaptive } : {}),
         scoring: {
           nuisance: TINY_NUISANCE,

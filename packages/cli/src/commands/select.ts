@@ -71,7 +71,7 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
     if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
     const bundle = await readBundle(argv.bundle);
     const { bank, layout, x } = bundleBank(bundle);
-    // Items whose key `report` flags are left out unless asked for (selectForRange's rule, for both methods).
+    // Items whose key `report` flags are left out unless asked for (selectForRange's rule), computed once for both methods.
     const flagged = argv['include-flagged'] ? { eligible: undefined, leftOut: [] } : unflaggedItems(bank, layout, x);
     if (flagged.leftOut.length > 0)
       info(
@@ -94,7 +94,8 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
         : (() => {
             const r = selectForRange(bank, layout, x, argv.items, {
               perBenchmark: argv['per-benchmark'],
-              includeFlagged: argv['include-flagged'],
+              includeFlagged: true,
+              ...(flagged.eligible ? { eligible: flagged.eligible } : {}),
               ...(argv.abilities === 'prior' ? { abilities: Array.from({ length: 41 }, (_, t) => -3 + 0.15 * t) } : {}),
             });
             const items = r.forms[0]!;
