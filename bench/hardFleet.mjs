@@ -4,8 +4,9 @@
 // CLI on files: wall seconds and convergence of `fit`, the largest sharpness, theta's Spearman with
 // the simulated truth, and 5-fold held-out option log-loss against nrm-hard (`evaluate --cv`).
 //   node bench/hardFleet.mjs [--models 29 --items 12000 --seed 1 --unparsable 0.1 --folds 5 --no-cv --keep DIR]
+//   node bench/hardFleet.mjs --seeds 1,2,3,4,5,6 --no-cv   several fleets, then the median of each figure
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,14 +16,11 @@ const opt = (name, dflt) => (args.includes(`--${name}`) ? args[args.indexOf(`--$
 const here = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const models = opt('models', '29');
 const items = opt('items', '12000');
-const seed = opt('seed', '1');
+const seeds = opt('seeds', opt('seed', '1')).split(',');
 const unparsable = Number(opt('unparsable', '0.1'));
 const folds = opt('folds', '5');
 const keep = opt('keep', null);
-const work = keep ?? mkdtempSync(join(tmpdir(), 'llm-nrm-hardfleet-'));
-
-const cli = (argv) =>
-  execFileSync(process.execPath, [join(here, 'packages/cli/dist/bin.js'), ...argv, '-q'], { cwd: work, maxBuffer: 1 << 28, encoding: 'utf8' });
+const root = keep ?? mkdtempSync(join(tmpdir(), 'llm-nrm-hardfleet-'));
 
 function ranks(xs) {
   const idx = xs.map((_, i) => i).sort((a, b) => xs[a] - xs[b]);
@@ -50,52 +48,76 @@ function pearson(a, b) {
   return sab / Math.sqrt(saa * sbb);
 }
 
-const sim = join(work, 'sim.jsonl');
-const truthFile = join(work, 'truth.json');
-cli(['simulate', '--models', models, '--items', items, '--options', '10', '--hard', '1', '--seed', seed, '-o', sim, '--truth', truthFile]);
-// Unparsable answers, as a harness reports them: the record kept, its choice null (seeded LCG).
-let state = Number(seed) * 7 + 1;
-const draw = () => ((state = (state * 1103515245 + 12345) % 2147483648), state / 2147483648);
-const responses = join(work, 'r.jsonl');
-const lines = readFileSync(sim, 'utf8').trimEnd().split('\n');
-writeFileSync(responses, lines.map((l) => (draw() < unparsable ? JSON.stringify({ ...JSON.parse(l), choice: null }) : l)).join('\n') + '\n');
-const truth = new Map(JSON.parse(readFileSync(truthFile, 'utf8')).llms.map((l) => [l.id, l.theta]));
+function runSeed(seed) {
+  const work = seeds.length > 1 ? join(root, `seed-${seed}`) : root;
+  mkdirSync(work, { recursive: true });
+  const cli = (argv) =>
+    execFileSync(process.execPath, [join(here, 'packages/cli/dist/bin.js'), ...argv, '-q'], { cwd: work, maxBuffer: 1 << 28, encoding: 'utf8' });
+  const sim = join(work, 'sim.jsonl');
+  const truthFile = join(work, 'truth.json');
+  cli(['simulate', '--models', models, '--items', items, '--options', '10', '--hard', '1', '--seed', seed, '-o', sim, '--truth', truthFile]);
+  // Unparsable answers, as a harness reports them: the record kept, its choice null (seeded LCG).
+  let state = Number(seed) * 7 + 1;
+  const draw = () => ((state = (state * 1103515245 + 12345) % 2147483648), state / 2147483648);
+  const responses = join(work, 'r.jsonl');
+  const lines = readFileSync(sim, 'utf8').trimEnd().split('\n');
+  writeFileSync(responses, lines.map((l) => (draw() < unparsable ? JSON.stringify({ ...JSON.parse(l), choice: null }) : l)).join('\n') + '\n');
+  const truth = new Map(JSON.parse(readFileSync(truthFile, 'utf8')).llms.map((l) => [l.id, l.theta]));
 
-const rows = [];
-for (const model of ['llm-nrm', 'nrm-hard']) {
-  const bundle = join(work, `${model}.json`);
-  const t0 = performance.now();
-  let ok = true;
-  try {
-    cli(['fit', responses, '--skip-invalid', '--model', model, '-o', bundle, '--allow-unconverged']);
-  } catch {
-    ok = false;
+  const rows = [];
+  for (const model of ['llm-nrm', 'nrm-hard']) {
+    const bundle = join(work, `${model}.json`);
+    const t0 = performance.now();
+    let ok = true;
+    try {
+      cli(['fit', responses, '--skip-invalid', '--model', model, '-o', bundle, '--allow-unconverged']);
+    } catch {
+      ok = false;
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    if (!ok) {
+      rows.push({ model, seconds, failed: true });
+      continue;
+    }
+    const b = JSON.parse(readFileSync(bundle, 'utf8'));
+    const th = b.llms.map((l) => l.theta);
+    const tr = b.llms.map((l) => truth.get(l.id));
+    rows.push({
+      model,
+      seconds: Number(seconds.toFixed(1)),
+      converged: b.fit.converged,
+      reason: b.fit.reason,
+      distance: b.fit.distance,
+      iterations: b.fit.iterations,
+      maxSharpness: Math.max(...b.llms.map((l) => l.sharpness)),
+      spearman: Number(pearson(ranks(th), ranks(tr)).toFixed(4)),
+      warnings: (b.warnings ?? []).map((w) => w.code),
+    });
   }
-  const seconds = (performance.now() - t0) / 1000;
-  if (!ok) {
-    rows.push({ model, seconds, failed: true });
-    continue;
+  let cv = null;
+  if (!args.includes('--no-cv')) {
+    const out = JSON.parse(cli(['evaluate', responses, '--cv', folds, '--models', 'llm-nrm,nrm-hard', '--seed', seed, '--json']));
+    cv = out.cv.rows.map((r) => ({ model: r.name, optionLogLoss: r.option.logLoss, optionAccuracy: r.option.accuracy, seconds: r.seconds }));
+    cv.unconverged = out.unconverged ?? [];
   }
-  const b = JSON.parse(readFileSync(bundle, 'utf8'));
-  const th = b.llms.map((l) => l.theta);
-  const tr = b.llms.map((l) => truth.get(l.id));
-  rows.push({
-    model,
-    seconds: Number(seconds.toFixed(1)),
-    converged: b.fit.converged,
-    reason: b.fit.reason,
-    distance: b.fit.distance,
-    iterations: b.fit.iterations,
-    maxSharpness: Math.max(...b.llms.map((l) => l.sharpness)),
-    spearman: Number(pearson(ranks(th), ranks(tr)).toFixed(4)),
-    warnings: (b.warnings ?? []).map((w) => w.code),
-  });
+  return { models: Number(models), items: Number(items), seed: Number(seed), unparsable, fits: rows, cv };
 }
-let cv = null;
-if (!args.includes('--no-cv')) {
-  const out = JSON.parse(cli(['evaluate', responses, '--cv', folds, '--models', 'llm-nrm,nrm-hard', '--seed', seed, '--json']));
-  cv = out.cv.rows.map((r) => ({ model: r.name, optionLogLoss: r.option.logLoss, optionAccuracy: r.option.accuracy, seconds: r.seconds }));
-  cv.unconverged = out.unconverged ?? [];
+
+const median = (xs) => {
+  const v = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return v.length === 0 ? NaN : v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+const results = seeds.map(runSeed);
+for (const r of results) console.log(JSON.stringify(r, null, 2));
+if (results.length > 1) {
+  for (const model of ['llm-nrm', 'nrm-hard']) {
+    const fits = results.map((r) => r.fits.find((f) => f.model === model));
+    const of = (k) => fits.map((f) => (f?.failed ? NaN : f?.[k]));
+    console.log(
+      `${model} over seeds ${seeds.join(',')}: Spearman median ${median(of('spearman')).toFixed(4)} (${of('spearman').join(' / ')}), ` +
+        `seconds median ${median(of('seconds')).toFixed(1)}, converged ${of('converged').filter((c) => c === true).length} of ${fits.length}, ` +
+        `largest sharpness ${Math.max(...of('maxSharpness').filter(Number.isFinite)).toFixed(2)}`,
+    );
+  }
 }
-console.log(JSON.stringify({ models: Number(models), items: Number(items), seed: Number(seed), unparsable, fits: rows, cv }, null, 2));
-if (keep === null) rmSync(work, { recursive: true, force: true });
+if (keep === null) rmSync(root, { recursive: true, force: true });
