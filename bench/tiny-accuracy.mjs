@@ -1,21 +1,23 @@
-// Accuracy of a tiny run's predicted full-bank accuracy (issue 30), leave-one-LLM-out on the NAEP
-// fixture: per LLM calibrate on the other 17, select BUDGET items (default 41), fit the run-accuracy
-// model on the 17 scored as tiny runs, score the held-out LLM from one presentation per item and
-// predict. Also a random-answer run per fold (softmax of uniform log-probabilities).
-//   node bench/tiny-accuracy.mjs            (build first: npm run build)
-import { bankFromRecords } from '@llm-nrm/core';
-import { readNaepRotations } from '@llm-nrm/adapters';
+// Accuracy of a tiny run's predicted full-bank accuracy (issue 30): per LLM fold calibrate on the
+// other LLMs, select BUDGET items (default 41), fit the run-accuracy model on them scored as tiny
+// runs, score the held-out LLMs from one presentation per item and predict. Also a random-answer run
+// per fold (softmax of uniform log-probabilities).
+//   node bench/tiny-accuracy.mjs            NAEP (18 real LLMs), leave-one-LLM-out
+//   node bench/tiny-accuracy.mjs soft|hard  the real-shaped simulated fleets (benchFleet.mjs), FOLDS (default 5) LLM folds, ITEMS (default 1000)
+// Build first: npm run build.
 import { runAccuracyStudy } from '@llm-nrm/analysis';
+import { benchFleet } from './benchFleet.mjs';
 
+const what = process.argv[2] ?? 'naep';
 const budget = Number(process.env.BUDGET ?? 41);
-const dir = new URL('../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url).pathname;
-const records = [];
-for await (const r of readNaepRotations(dir)) records.push(r);
-const { bank } = bankFromRecords(records);
+const bank = await benchFleet(what, { items: Number(process.env.ITEMS ?? 1000) });
+const folds = what === 'naep' ? bank.models.length : Number(process.env.FOLDS ?? 5);
 const t0 = performance.now();
-const res = runAccuracyStudy(bank, { budget, onProgress: (s) => process.stderr.write(`${s}\n`) });
+const res = runAccuracyStudy(bank, { budget, folds, onProgress: (s) => process.stderr.write(`${s}\n`) });
 const pct = (v) => (100 * v).toFixed(1);
-console.log(`NAEP, leave-one-LLM-out, ${budget} items: | LLM | observed | predicted [90%] | error |`);
+console.log(
+  `${what}, ${folds === bank.models.length ? 'leave-one-LLM-out' : `${folds} LLM folds`}, ${budget} items: | LLM | observed | predicted [90%] | error |`,
+);
 let sum = 0;
 let worst = 0;
 let covered = 0;

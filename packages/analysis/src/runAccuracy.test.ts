@@ -66,6 +66,21 @@ describe('fitRunAccuracy / predictRunAccuracy', () => {
     expect(p.low).toBeLessThanOrEqual(0.25);
   });
 
+  it('uses the curve for a new LLM a little less sharp than the calibrated ones (their sharpness is in-sample)', () => {
+    const rows = fleet(40, 7);
+    const m = fitRunAccuracy(rows, chance);
+    const lowest = Math.min(...rows.map((r) => r.logSharpness));
+    expect(m.logSharpnessRange[0]).toBeCloseTo(lowest - 1, 12);
+    expect(m.curveWeight).toBeGreaterThan(0.05);
+    const run = { theta: 0.5, tinyAccuracy: 0.55 };
+    const inside = predictRunAccuracy(m, m.curve, { ...run, logSharpness: lowest - 0.8 });
+    const own = ownAccuracy(m, run.tinyAccuracy);
+    const blend = (1 - m.curveWeight) * own + m.curveWeight * accuracyAt(m.curve, run.theta);
+    expect(inside.accuracy).toBeCloseTo(blend, 12);
+    // Far below (a random-answer run's sharpness): the run's own accuracy alone.
+    expect(predictRunAccuracy(m, m.curve, { ...run, logSharpness: lowest - 1.5 }).accuracy).toBeCloseTo(own, 12);
+  });
+
   it('shrinks toward the run’s own accuracy on a small fleet', () => {
     const rows = fleet(3, 5);
     const m = fitRunAccuracy(rows, chance);

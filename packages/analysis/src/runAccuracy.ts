@@ -19,7 +19,8 @@ import { accuracyAt, accuracyCurve, type AccuracyCurve } from './accuracyCurve.j
  * the earlier least-squares estimator on NAEP, where Qwen2.5-0.5B at 46.6% was predicted 79.1%),
  * shrunk toward the run's own prediction when the fleet is small, and zero where the run's accuracy
  * or sharpness lies outside the fleet's (the curve does not extrapolate: a random-answer run has a
- * mid-fleet theta at a tiny sharpness). The prediction never leaves the run's own 99% range (its
+ * mid-fleet theta at a tiny sharpness; the sharpness range reaches one unit lower, since the fleet's
+ * is in-sample). The prediction never leaves the run's own 99% range (its
  * accuracy's Wilson interval through the same map); the 90% interval is the blend's leave-one-out
  * residual SD, at least the run's own binomial SD.
  */
@@ -36,7 +37,10 @@ export interface RunAccuracyModel {
   residualSd: number;
   /** Tiny items a run answers. */
   items: number;
-  /** The calibrated LLMs' range of tiny accuracy and of log sharpness: the curve's support. */
+  /**
+   * The curve's support: the calibrated LLMs' range of tiny accuracy, and of log sharpness widened
+   * below by SHARPNESS_SUPPORT_MARGIN (packages published before 2026-12-07 hold the bare range).
+   */
   tinyAccuracyRange: [number, number];
   logSharpnessRange: [number, number];
   /** Calibrated LLMs it rests on. */
@@ -68,6 +72,16 @@ export interface RunAccuracyPrediction {
 const SHIFT_PRIOR_SD = 0.5;
 /** Calibrated LLMs at which the curve's weight is halved (shrinkage toward the run's own accuracy). */
 const CURVE_HALF_FLEET = 5;
+/**
+ * How far below the calibrated LLMs' tiny-run log sharpness the curve is still used. Their
+ * sharpness is in-sample (the items were fitted and chosen with their answers), so a new LLM's
+ * falls below their range (on a simulated hard fleet -0.55 against 0.23 to 0.84), which switched
+ * the curve off and left the strongest LLMs to the one logit shift, over-predicted by 12-25 points.
+ * One unit (a factor e) brought the worst error on NAEP / the soft / the hard fleet from 7.1 / 17.4
+ * / 25.1 to 4.2 / 7.6 / 11.7 points (analysis BENCHMARKS.md); a random-answer run's sharpness lies
+ * far lower still (log sharpness about -3), so it stays off the curve.
+ */
+const SHARPNESS_SUPPORT_MARGIN = 1;
 const Z90 = 1.6449;
 const Z99 = 2.5758;
 
@@ -160,7 +174,7 @@ export function fitRunAccuracy(
     residualSd,
     items,
     tinyAccuracyRange: range((r) => r.tinyAccuracy),
-    logSharpnessRange: range((r) => r.logSharpness),
+    logSharpnessRange: ((r) => [r[0] - SHARPNESS_SUPPORT_MARGIN, r[1]] as [number, number])(range((r) => r.logSharpness)),
     llms: n,
     curve,
   };
