@@ -5,14 +5,13 @@
 // predicted full-bank accuracy against the observed one (argmax over every presentation).
 //   node bench/tiny-accuracy-files.mjs      (build first: npm run build; about 6 minutes)
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bankFromRecords } from '@llm-nrm/core';
-import { tinyRunRecords } from '@llm-nrm/analysis';
-import { writeLmEvalHarness } from '@llm-nrm/adapters';
 import { naepRecords } from './benchFleet.mjs';
+import { packageItems, scoreThroughLmEval } from './packageRun.mjs';
 
 const run = promisify(execFile);
 const bin = new URL('../packages/cli/dist/bin.js', import.meta.url).pathname;
@@ -42,22 +41,9 @@ try {
     await cli('fit', calib, '-o', join(dir, 'bundle.json'), '-q');
     const pkg = join(dir, 'pkg');
     await cli('publish', join(dir, 'bundle.json'), '--responses', calib, '--items', budget, '--render-prompt', '--harness', 'lm-eval', '-o', pkg, '-q');
-    const items = new Map(
-      readFileSync(join(pkg, 'items.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l))
-        .map((it) => [it.item_id, it]),
-    );
-    const task = JSON.parse(readFileSync(join(pkg, 'bank.json'), 'utf8')).task;
+    const { items, task } = packageItems(pkg);
     const held = records.filter((r) => r.model === m);
-    const answers = tinyRunRecords(held, new Set(items.keys())).map((r) => ({
-      ...r,
-      prompt: items.get(r.item).prompt,
-      continuations: items.get(r.item).continuations,
-    }));
-    await writeLmEvalHarness(answers, join(dir, 'run'), { tinyTask: task, date: '2026-01-01T00-00-00.000001' });
-    const p = JSON.parse(await cli('score', pkg, join(dir, 'run'), '--json', '-q')).llms[0].predictedAccuracy.overall;
+    const p = (await scoreThroughLmEval(cli, pkg, held, new Set(items.keys()), task, items, join(dir, 'run')))[0].predictedAccuracy.overall;
     let right = 0;
     for (const r of held) {
       const s = r.probs ?? r.logprobs;

@@ -17,19 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bankFromRecords, bankRecords, fit, simulateFleet, toBundle, withObserved } from '@llm-nrm/core';
-import {
-  STUDY_METHODS,
-  accuracyCurve,
-  accuracyAt,
-  calibratedLlmFolds,
-  heldOutThetas,
-  kendallTau,
-  selectForRange,
-  selectionStudy,
-  tinyRunRecords,
-} from '@llm-nrm/analysis';
-import { writeLmEvalHarness } from '@llm-nrm/adapters';
+import { STUDY_METHODS, accuracyCurve, accuracyAt, calibratedLlmFolds, heldOutThetas, kendallTau, selectForRange, selectionStudy } from '@llm-nrm/analysis';
 import { benchFleet, naepRecords } from './benchFleet.mjs';
+import { packageItems, scoreThroughLmEval } from './packageRun.mjs';
 
 const run = promisify(execFile);
 const [what = 'sim', m = '189', n = '2000'] = process.argv.slice(2);
@@ -208,15 +198,7 @@ try {
     for (const b of budgets) {
       const size = Math.min(b, I);
       // Score the held-out LLMs' lm-eval samples of a package (or plain bundle) back through the CLI.
-      const scoreBack = async (target, ids, task, items) => {
-        const out = join(dir, `run-${task}-${size}`);
-        const recs = tinyRunRecords(held, ids).map((r) => {
-          const it = items?.get(r.item);
-          return it ? { ...r, prompt: it.prompt, continuations: it.continuations } : r;
-        });
-        await writeLmEvalHarness(recs, out, { tinyTask: task, date: '2026-01-01T00-00-00.000001' });
-        return JSON.parse(await cli('score', target, out, '--json', '-q')).llms;
-      };
+      const scoreBack = (target, ids, task, items) => scoreThroughLmEval(cli, target, held, ids, task, items, join(dir, `run-${task}-${size}`));
       const viaPackage = async (method, extra) => {
         const pkg = join(dir, `pkg-${method}-${size}`);
         say(`study fold ${f + 1}/5: ${size} items, ${method}: publish, lm-eval samples, score back`);
@@ -240,14 +222,7 @@ try {
           '-q',
           '--force',
         );
-        const items = new Map(
-          readFileSync(join(pkg, 'items.jsonl'), 'utf8')
-            .trim()
-            .split('\n')
-            .map((l) => JSON.parse(l))
-            .map((it) => [it.item_id, it]),
-        );
-        const task = JSON.parse(readFileSync(join(pkg, 'bank.json'), 'utf8')).task;
+        const { items, task } = packageItems(pkg);
         return scoreBack(pkg, new Set(items.keys()), task, items);
       };
       const put = (method, llms, acc) => {
