@@ -166,6 +166,7 @@ export function fitRunAccuracy(
   const blended = eOwn.map((e, i) => (1 - curveWeight) * e + curveWeight * eCurve[i]!);
   const residualSd = Math.sqrt(mean(blended.map((e) => e * e)));
   const range = (f: (r: RunAccuracyRow) => number): [number, number] => [Math.min(...ok.map(f)), Math.max(...ok.map(f))];
+  const [sharpLow, sharpHigh] = range((r) => r.logSharpness);
   return {
     chanceTiny: ct,
     chanceFull: cf,
@@ -174,7 +175,7 @@ export function fitRunAccuracy(
     residualSd,
     items,
     tinyAccuracyRange: range((r) => r.tinyAccuracy),
-    logSharpnessRange: ((r) => [r[0] - SHARPNESS_SUPPORT_MARGIN, r[1]] as [number, number])(range((r) => r.logSharpness)),
+    logSharpnessRange: [sharpLow - SHARPNESS_SUPPORT_MARGIN, sharpHigh],
     llms: n,
     curve,
   };
