@@ -5,7 +5,8 @@
 //   node bench/adaptive.mjs soft    25 LLMs x ITEMS 4-option items of the real MMLU fleet's shape (realShapedFleet.mjs)
 //   node bench/adaptive.mjs hard    29 LLMs x ITEMS 10-option items, hard answers (an MMLU-Pro fleet)
 //   node bench/adaptive.mjs sim     MODELS (default 100) x ITEMS LLMs of core's simulator (the default fleet of `llm-nrm simulate`)
-// ITEMS (default 1000), DRAWS (default 5), BUDGETS (default 10,20,41), BATCH (default 4), SE (0.3), MAX (60).
+// ITEMS (default 1000), DRAWS (default 5), BUDGETS (default 10,20,41), BATCH (default 4), SE (0.3), MAX (60),
+// SEED (default 1: the LLM folds, the random draws and the randomesque choice).
 // Build first (npm run build).
 import { adaptiveStudy } from '@llm-nrm/analysis';
 import { benchFleet } from './benchFleet.mjs';
@@ -17,13 +18,14 @@ const budgets = (process.env.BUDGETS ?? '10,20,41').split(',').map(Number);
 const batch = Number(process.env.BATCH ?? 4);
 const se = Number(process.env.SE ?? 0.3);
 const maxItems = Number(process.env.MAX ?? 60);
+const seed = Number(process.env.SEED ?? 1);
 const say = process.env.QUIET ? () => {} : (s) => process.stderr.write(`${s}\n`);
 
 const bank = await benchFleet(what, { items, models: Number(process.env.MODELS ?? 100) });
 
 const t0 = performance.now();
-const res = adaptiveStudy(bank, { budgets, folds: 5, seed: 1, batch, se, maxItems, randomDraws: draws, onProgress: say });
-console.log(`${what}: ${bank.models.length} LLMs x ${bank.items.length} items, 5 LLM folds, batch ${batch}, random: mean of ${draws} draws`);
+const res = adaptiveStudy(bank, { budgets, folds: 5, seed, batch, se, maxItems, randomDraws: draws, onProgress: say });
+console.log(`${what}: ${bank.models.length} LLMs x ${bank.items.length} items, 5 LLM folds (seed ${seed}), batch ${batch}, random: mean of ${draws} draws`);
 console.log('| items | adaptive Kendall | static tiny | random | RMSE adaptive / static / random | coverage95 |');
 console.log('|---|---|---|---|---|---|');
 for (const p of res.points) {

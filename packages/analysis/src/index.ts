@@ -37,7 +37,7 @@ export { llmCrossValidate, type LlmCrossValidateOptions, type LlmCrossValidation
 export { selectItems, type ItemSelection, type SelectItemsOptions } from './selectItems.js';
 export { selectForRange, type RangeSelection, type SelectForRangeOptions } from './selectForRange.js';
 export { accuracyAt, accuracyCurve, predictAccuracy, type AccuracyCurve, type AccuracyCurveOptions } from './accuracyCurve.js';
-export { fitTinyAccuracyEstimator, predictTinyAccuracy, type TinyAccuracyEstimator, type TinyRunRow } from './tinyAccuracyEstimator.js';
+export { predictTinyAccuracy, type TinyAccuracyEstimator, type TinyRunRow } from './tinyAccuracyEstimator.js';
 export { STUDY_METHODS, selectionStudy, type SelectionStudy, type SelectionStudyOptions, type SelectionStudyRow, type StudyMethod } from './selectionStudy.js';
 export { calibratedLlmFolds, heldOutThetas, type CalibratedLlmFold, type CalibratedLlmFoldsOptions } from './calibratedLlmFolds.js';
 export { poolFromBundle, poolFromLayout, type AdaptivePool } from './adaptivePool.js';
@@ -61,13 +61,5 @@ export type { ExperimentFitOptions, FitFn, FitLike } from './internal/fitting.js
 export { placeAmong, rankIntervals, RANK_LEVEL, type RunPlacement, type RankIntervalOptions, type RankIntervals } from './rankIntervals.js';
 export { runRankInterval, type RunRank } from './runRankInterval.js';
 export { predictPackageAccuracy, predictPackageCurve, type PackageAccuracy, type PackageAccuracyCurve, type PackageRun } from './packageAccuracy.js';
-export {
-  TINY_NUISANCE,
-  crossFitCalibrations,
-  crossFittedTinyRunScores,
-  tinyRunRecords,
-  tinyRunScores,
-  type CrossFit,
-  type TinyRunScore,
-} from './tinyRunScores.js';
+export { TINY_NUISANCE, tinyRunRecords, tinyRunScores, type TinyRunScore } from './tinyRunScores.js';
 export { llmParameterErrors, type LlmParameterErrors } from './llmParameterErrors.js';

@@ -1,7 +1,7 @@
 import { randomSource, type ResponseBank } from '@llm-nrm/core';
 import { calibratedLlmFolds } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
-import { accuracyOn, foldTinyRun, tinyColumns } from './internal/tinyRunScoring.js';
+import { accuracyOn, chanceOn, foldTinyRun, tinyColumns } from './internal/tinyRunScoring.js';
 import { fitRunAccuracy, predictRunAccuracy, type RunAccuracyPrediction } from './runAccuracy.js';
 import { selectForRange } from './selectForRange.js';
 
@@ -39,16 +39,6 @@ export function runAccuracyStudy(bank: ResponseBank, options: RunAccuracyStudyOp
   const observed = Float64Array.from({ length: J }, (_, j) => accuracyOn(bank, j));
   const predicted: RunAccuracyPrediction[] = Array.from({ length: J }, () => ({ accuracy: NaN, low: NaN, high: NaN }));
   const randomRuns: RunAccuracyStudy['randomRuns'] = [];
-  const chanceOf = (cols: Uint8Array) => {
-    let s = 0;
-    let n = 0;
-    for (let c = 0; c < nC; c++) {
-      if (!cols[c]) continue;
-      s += 1 / (bank.colOffsets[c + 1]! - bank.colOffsets[c]!);
-      n++;
-    }
-    return s / Math.max(1, n);
-  };
   const spec = { name: 'llm-nrm', model: 'llm-nrm' as const };
   for (const fold of calibratedLlmFolds(bank, spec, {
     folds: options.folds ?? J,
@@ -70,7 +60,7 @@ export function runAccuracyStudy(bank: ResponseBank, options: RunAccuracyStudyOp
     };
     const model = fitRunAccuracy(
       trainList.map((j) => ({ ...run(j), fullTheta: calib.x[L.theta + j]!, fullAccuracy: observed[j]! })),
-      { chanceTiny: chanceOf(cols), chanceFull: chanceOf(new Uint8Array(nC).fill(1)), items: items.length },
+      { chanceTiny: chanceOn(bank, cols), chanceFull: chanceOn(bank), items: items.length },
     );
     for (const j of heldList) predicted[j] = predictRunAccuracy(model, model.curve, run(j));
     // A random-answer run in the first held-out LLM's row (restored after).

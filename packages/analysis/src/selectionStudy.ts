@@ -1,11 +1,11 @@
-import { LlmNrmError, fit as coreFit, withObserved, type ResponseBank } from '@llm-nrm/core';
+import { LlmNrmError, type ResponseBank } from '@llm-nrm/core';
 import { accuracyCurve, predictAccuracy } from './accuracyCurve.js';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
 import { fitOnMask, type ExperimentFitOptions, type FitFn, type FitLike } from './internal/fitting.js';
-import { fitTinyAccuracyEstimator, predictTinyAccuracy } from './tinyAccuracyEstimator.js';
 import { rowMask } from './internal/masks.js';
-import { accuracyOn, foldTinyRun, thetaAlone, tinyColumns } from './internal/tinyRunScoring.js';
+import { accuracyOn, chanceOn, foldTinyRun, thetaAlone, tinyColumns } from './internal/tinyRunScoring.js';
 import { kendallTau } from './kendallTau.js';
+import { fitRunAccuracy, predictRunAccuracy } from './runAccuracy.js';
 import { selectForRange } from './selectForRange.js';
 import { selectItems } from './selectItems.js';
 
@@ -13,13 +13,8 @@ import { selectItems } from './selectItems.js';
 export type StudyMethod =
   | 'range+fleet' // selectForRange, theta alone with the fleet's nuisance parameters (llm-nrm score's default on tiny runs)
   | 'range+sharp' // selectForRange, theta and sharpness (log-normal prior at the fleet's), bias and fallback under the fleet's spread
-  | 'range+sharp+acc' // range+sharp, accuracy by the tiny-run estimator with the leave-one-out choice of form (fitTinyAccuracyEstimator choose)
-  | 'random+sharp+acc' // random items, the same scoring and estimator
-  | 'range+sharp+xacc' // range+sharp+acc, the estimator fitted on cross-fitted tiny runs (each calibrated LLM scored on a calibration without it: publish --cross-fit)
-  | 'random+sharp+xacc' // random items, the same
-  | 'range+sharp+xfull' // cross-fitted runs, the default form [F, a, log s] (publish --cross-fit 5)
-  | 'range+sharp+full' // the estimator's default form [F, a, log s] on in-sample runs, as +acc now is
-  | 'random+sharp+xfull' // random items, the same
+  | 'range+sharp+acc' // range+sharp, accuracy by the run-accuracy model publish writes (fitRunAccuracy on the training LLMs scored as tiny runs)
+  | 'random+sharp+acc' // random items, the same scoring and model
   | 'range+fit' // selectForRange, full fixed-item fit of every per-LLM parameter
   | 'info+fit' // the n items of highest fleet-average information, full fixed-item fit (the old default)
   | 'random+sharp' // random items, theta and sharpness
@@ -74,31 +69,6 @@ interface Slot {
   t: Float64Array;
   a: Float64Array;
   hit: Float64Array;
-}
-
-/** Folds of the calibrated LLMs for the cross-fitted estimator (+xacc). */
-const CROSS_FIT_GROUPS = 5;
-
-/** [a, b] with theta_ref = a + b theta_c, least squares over the rows' LLMs (two calibrations' scales differ by their standardisation). */
-function thetaAlignment(c: FitLike, ref: FitLike, rows: Uint8Array): [number, number] {
-  let n = 0;
-  let sx = 0;
-  let sy = 0;
-  let sxx = 0;
-  let sxy = 0;
-  for (let j = 0; j < rows.length; j++) {
-    if (!rows[j]) continue;
-    const x = c.x[c.layout.theta + j]!;
-    const y = ref.x[ref.layout.theta + j]!;
-    n++;
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
-  }
-  const vx = sxx - (sx * sx) / n;
-  const b = vx > 1e-12 ? (sxy - (sx * sy) / n) / vx : 1;
-  return [(sy - b * sx) / n, b];
 }
 
 /**
@@ -156,31 +126,6 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       const c2 = fitOnMask(bank, rowMask(bank, trainRows), twoPl, options.fitOptions, options.fit);
       pl = { calib: c2, curve: curveOf(c2) };
     }
-    // Cross-fitted calibrations (the +xacc methods): the training LLMs in `groups` folds, each fold's
-    // calibration refitted without it (warm start), its theta scale mapped back onto the full
-    // calibration's by least squares over the LLMs both hold.
-    const groups = Math.min(CROSS_FIT_GROUPS, trainList.length);
-    const cross = methods.some((me) => me.endsWith('+xacc') || me.endsWith('+xfull'))
-      ? Array.from({ length: groups }, (_, g) => {
-          const member = new Uint8Array(J);
-          trainList.forEach((j, t) => (member[j] = t % groups === g ? 1 : 0));
-          const rows = Uint8Array.from(trainRows, (v, j) => (v && !member[j] ? 1 : 0));
-          say(`study fold ${f + 1}/${k}: cross-fit ${g + 1}/${groups}`);
-          const c = (options.fit ?? coreFit)(withObserved(bank, rowMask(bank, rows)), {
-            standardErrors: false,
-            ...options.fitOptions,
-            model: 'llm-nrm',
-            init: calib.x,
-          });
-          const rowList = trainList.filter((j) => rows[j]);
-          return {
-            member,
-            rows,
-            tiny: foldTinyRun(bank, c, rows, rowList, member),
-            align: thetaAlignment(c, calib, rows),
-          };
-        })
-      : [];
     for (const n of budgets) {
       const m = Math.min(n, I);
       say(`study fold ${f + 1}/${k}: ${m} items`);
@@ -206,35 +151,25 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         }
       };
       const rnd = perm.subarray(0, m);
-      const scoreSharp = (items: ArrayLike<number>, into: Slot, estimator: boolean | 'full' | 'cross' | 'cross-full') => {
+      const scoreSharp = (items: ArrayLike<number>, into: Slot, withModel: boolean) => {
         const cols = tinyColumns(bank, items);
-        const runs = heldList.map((j) => heldRun.score(j, cols));
-        // The accuracy estimator `publish` writes: fitted on the training LLMs scored as tiny runs
-        // (cross: each on the calibration without its group, theta mapped to the full scale).
-        const trainRun = (j: number) => {
-          if (estimator !== 'cross' && estimator !== 'cross-full') return allRun.score(j, cols);
-          const g = cross.find((c) => c.member[j])!;
-          const r = g.tiny.score(j, cols);
-          return { ...r, theta: g.align[0] + g.align[1] * r.theta };
-        };
-        const e = estimator
-          ? fitTinyAccuracyEstimator(
-              curve,
-              trainList.map((j) => {
-                const r = trainRun(j);
-                return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols), fullAccuracy: fullAcc[j]! };
-              }),
-              { choose: estimator === true || estimator === 'cross' },
+        const runOf = (j: number, r: { theta: number; u: number }) => ({ theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols) });
+        // The run-accuracy model `publish` writes: fitted on the training LLMs scored as tiny runs.
+        const model = withModel
+          ? fitRunAccuracy(
+              trainList.map((j) => ({ ...runOf(j, allRun.score(j, cols)), fullTheta: calib.x[calib.layout.theta + j]!, fullAccuracy: fullAcc[j]! })),
+              { chanceTiny: chanceOn(bank, cols), chanceFull: chanceOn(bank), items: cols.reduce((n, v) => n + v, 0) },
             )
           : null;
-        heldList.forEach((j, h) => {
-          into.t[j] = runs[h]!.theta;
-          if (e) {
-            const p = predictTinyAccuracy(curve, e, { theta: runs[h]!.theta, logSharpness: runs[h]!.u, tinyAccuracy: accuracyOn(bank, j, cols) });
+        for (const j of heldList) {
+          const r = heldRun.score(j, cols);
+          into.t[j] = r.theta;
+          if (model) {
+            const p = predictRunAccuracy(model, model.curve, runOf(j, r));
             into.a[j] = p.accuracy;
             into.hit[j] = fullAcc[j]! >= p.low && fullAcc[j]! <= p.high ? 1 : 0;
           } else into.a[j] = predictAccuracy(curve, into.t[j]!, 0).accuracy;
-        });
+        }
       };
       const scoreAccuracy = (items: ArrayLike<number>, into: Slot) => {
         const cols = tinyColumns(bank, items);
@@ -251,11 +186,6 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
         'random+sharp': (into) => scoreSharp(rnd, into, false),
         'range+sharp+acc': (into) => scoreSharp(range, into, true),
         'random+sharp+acc': (into) => scoreSharp(rnd, into, true),
-        'range+sharp+xacc': (into) => scoreSharp(range, into, 'cross'),
-        'random+sharp+xacc': (into) => scoreSharp(rnd, into, 'cross'),
-        'range+sharp+xfull': (into) => scoreSharp(range, into, 'cross-full'),
-        'random+sharp+xfull': (into) => scoreSharp(rnd, into, 'cross-full'),
-        'range+sharp+full': (into) => scoreSharp(range, into, 'full'),
         'range+fit': (into) => scoreFit(range, calib, llm, into, curve),
         'info+fit': (into) => scoreFit(info!.subarray(0, m), calib, llm, into, curve),
         'random+fit': (into) => scoreFit(rnd, calib, llm, into, curve),

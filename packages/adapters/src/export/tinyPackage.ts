@@ -60,7 +60,6 @@ export interface TinyAccuracy {
     tinyAccuracyRange: [number, number];
     logSharpnessRange: [number, number];
     llms: number;
-    crossFitFolds?: number;
   };
   /** Packages written before the estimator: F(theta) + beta (a - T(theta)). Read, no longer written. */
   tiny?: { accuracy: number[]; beta: number; residualSd: number };

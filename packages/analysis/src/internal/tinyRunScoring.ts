@@ -55,6 +55,19 @@ export function accuracyOn(bank: ResponseBank, j: number, cols?: Uint8Array): nu
   return n > 0 ? right / n : NaN;
 }
 
+/** Chance accuracy of a tiny run on the columns in `cols` (all where absent): the mean of 1/K over them. */
+export function chanceOn(bank: ResponseBank, cols?: Uint8Array): number {
+  const nC = bank.colItem.length;
+  let s = 0;
+  let n = 0;
+  for (let c = 0; c < nC; c++) {
+    if (cols && !cols[c]) continue;
+    s += 1 / (bank.colOffsets[c + 1]! - bank.colOffsets[c]!);
+    n++;
+  }
+  return s / Math.max(1, n);
+}
+
 /**
  * Theta alone of held-out LLM j from the columns in `cols`, nuisances as in `xs` (the training
  * fleet's means), under an N(0, thetaSd^2) prior: 3 as `scoreResponses` (default), 1 for the

@@ -81,32 +81,6 @@ const scoreJson = async (...args: string[]) => {
   return { ...r, json: r.code === 0 ? JSON.parse(r.out) : null };
 };
 
-/** The toy package again with the estimator fitted on cross-fitted tiny runs (`--cross-fit 5`), published once. */
-let crossFitted: Promise<string> | undefined;
-const crossFitPackage = () =>
-  (crossFitted ??= (async () => {
-    const dir = join(tmp.dir, 'tiny-toy-cross-fit');
-    const pub = await runCli([
-      'publish',
-      bundlePath,
-      '--responses',
-      calibration,
-      '--items',
-      String(N),
-      '--per-benchmark',
-      '--include-flagged',
-      '--name',
-      'toy',
-      '--cross-fit',
-      '5',
-      '-o',
-      dir,
-      '-q',
-    ]);
-    expect(pub.code, pub.err).toBe(0);
-    return dir;
-  })());
-
 describe('llm-nrm publish', () => {
   it('writes the package: bank.json (restricted, validated bundle; items sha256; curves), items.jsonl, each harness, README', () => {
     for (const f of [
@@ -325,7 +299,6 @@ describe('llm-nrm publish', () => {
     const m = bank.accuracy.overall.run;
     expect(bank.accuracy.overall.estimator).toBeUndefined();
     expect(m.llms).toBe(29);
-    expect(m.crossFitFolds).toBeUndefined();
     expect(m.curveWeight).toBeGreaterThanOrEqual(0);
     // The calibrated LLMs' answers to the package's items, scored as a run of it, and their full-bank accuracy.
     const ids = new Set(items().map((it: { item_id: string }) => it.item_id));
@@ -359,23 +332,6 @@ describe('llm-nrm publish', () => {
       expect(Math.abs(l.predictedAccuracy.overall.accuracy - want.accuracy)).toBeLessThan(1e-12);
       expect(Math.abs(l.predictedAccuracy.overall.high - want.high)).toBeLessThan(1e-12);
       expect(Math.abs(l.predictedAccuracy.overall.low - want.low)).toBeLessThan(1e-12);
-    }
-  });
-
-  it('--cross-fit 5 fits the run-accuracy model on tiny runs each scored on a calibration without its fold', async () => {
-    const dir = await crossFitPackage();
-    // The same items as the default package: only the model's calibration differs.
-    expect(readFileSync(join(dir, 'items.jsonl'), 'utf8')).toBe(readFileSync(join(pkg, 'items.jsonl'), 'utf8'));
-    const m = readJson(join(dir, 'bank.json')).accuracy.overall.run;
-    expect(m.crossFitFolds).toBe(5);
-    expect(m.llms).toBe(29);
-    const inSample = readJson(join(pkg, 'bank.json')).accuracy.overall.run;
-    // Out of sample the calibrated LLMs' tiny runs are noisier: another blend.
-    expect(m.curveWeight).not.toBe(inSample.curveWeight);
-    for (const bad of ['1', '30', '-2', '2.5']) {
-      const r = await runCli(['publish', bundlePath, '--responses', calibration, '--items', '5', '--cross-fit', bad, '-o', join(tmp.dir, 'cf-bad'), '-q']);
-      expect(r.code).not.toBe(0);
-      expect(r.err).toMatch(/invalid --cross-fit/);
     }
   });
 

@@ -29,8 +29,6 @@ import {
   ADAPTIVE_DEFAULTS,
   TINY_NUISANCE,
   accuracyCurve,
-  crossFitCalibrations,
-  crossFittedTinyRunScores,
   fitRunAccuracy,
   selectForRange,
   tinyRunRecords,
@@ -57,7 +55,6 @@ interface PublishArgs extends ResponsesInputArgs {
   'allow-placeholder-prompts': boolean;
   'include-flagged': boolean;
   'item-list'?: string;
-  'cross-fit'?: number;
   adaptive: boolean;
   se?: number;
   'min-items'?: number;
@@ -282,13 +279,6 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         type: 'string',
         requiresArg: true,
       })
-      .option('cross-fit', {
-        describe:
-          'Fit the accuracy estimator on cross-fitted tiny runs: the calibrated LLMs in this many folds (e.g. 5), each scored on the calibration ' +
-          'refitted without its fold, as a new LLM is (default 0: in sample; costs one refit per fold)',
-        type: 'number',
-        requiresArg: true,
-      })
       .option('adaptive', {
         describe:
           'Publish an adaptive test: the whole calibrated pool (every item with a prompt, flagged items left out) and lm-eval/nrm_adaptive.py, ' +
@@ -482,7 +472,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       // prediction is then the curve at theta with theta's SE (analysis' predictPackageCurve).
       if (adaptive === null && usable.length >= 2 && chanceTiny > 0 && chanceTiny < 1 && chanceFull > 0 && chanceFull < 1 && items > 0) {
         const { curve: _curve, ...model } = fitRunAccuracy(rows, { chanceTiny, chanceFull, items });
-        out.run = { ...model, ...(cross ? { crossFitFolds: cross.length } : {}) };
+        out.run = model;
       }
       return out;
     };
@@ -490,20 +480,11 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       thetas,
       bundle.llms.map((l) => acc.overall.get(l.id) ?? NaN),
     ).grid;
-    // Each calibrated LLM's own tiny run is scored on items it helped fit; --cross-fit scores it on a calibration
-    // without it instead, as a new LLM's would be.
-    // Off by default: on NAEP (14-15 calibrating LLMs) 5-fold cross-fitting brought the accuracy error at 100 items from
-    // 3.22 to 1.91 points but raised it at 10-41 items (2.59 / 1.40 / 1.06 to 4.04 / 4.84 / 2.47): analysis/BENCHMARKS.md.
-    const crossFolds = argv['cross-fit'] ?? 0;
-    if (!Number.isInteger(crossFolds) || crossFolds < 0 || crossFolds === 1 || crossFolds > bundle.llms.length) {
-      throw new LlmNrmError('INVALID_OPTION', `invalid --cross-fit: ${crossFolds} (0, or 2 to the ${bundle.llms.length} calibrated LLMs)`);
-    }
-    const cross = crossFolds > 0 ? crossFitCalibrations(bundle, records, crossFolds, (m) => info(argv.quiet, m)) : null;
     const curves = (tinyIds: Set<string>, restricted: CalibrationBundle) => {
       const runRecords = tinyRunRecords(records, tinyIds);
-      const scores = cross
-        ? crossFittedTinyRunScores(cross, (b) => restrictBundle(b, tinyIds), runRecords, TINY_NUISANCE)
-        : tinyRunScores(restricted, runRecords, TINY_NUISANCE);
+      // In sample: each calibrated LLM's run is scored on items it helped fit (rescoring it on refits
+      // without it, `--cross-fit`, was measured and dropped: analysis/BENCHMARKS.md).
+      const scores = tinyRunScores(restricted, runRecords, TINY_NUISANCE);
       const t = accuracies(runRecords, bundle);
       const benchmarks: Record<string, TinyAccuracy> = {};
       for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0])))
