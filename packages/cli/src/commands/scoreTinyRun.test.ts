@@ -190,6 +190,31 @@ describe('llm-nrm score: a tiny run from a folder of several tasks', () => {
     expect(Math.abs(py.se - ts.json.llms[0].se)).toBeLessThan(1e-4);
   });
 
+  it('a run of only hard answers: score and the exported Python scorer agree, both holding sharpness at 1', async () => {
+    const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
+    // One-hot answers (a generative task's parsed choices), as tidy records with `choice`.
+    const hard = held(pkgB).map(({ probs, ...r }) => ({ ...r, choice: probs!.indexOf(Math.max(...probs!)) }));
+    const file = join(tmp.dir, 'hard-run.jsonl');
+    writeFileSync(file, hard.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const ts = await scoreJson(pkgB, file, '-q');
+    expect(ts.code, ts.err).toBe(0);
+    expect(ts.json.llms[0].sharpness).toBe(1);
+    const pairs = held(pkgB).map((r) => [r.item, r.probs!.map((p) => (p === Math.max(...r.probs!) ? 1 : 0))]);
+    const script = [
+      'import json, sys',
+      `sys.path.insert(0, ${JSON.stringify(join(pkgB, 'lm-eval'))})`,
+      'import nrm_lmeval as m',
+      `pairs = ${JSON.stringify(pairs)}`,
+      'print(json.dumps({"theta": m.agg_theta(pairs), "se": m.agg_theta_se(pairs), "u": m._score(pairs)[2]}))',
+    ].join('\n');
+    const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const py = JSON.parse(r.stdout.trim());
+    expect(py.u).toBe(0);
+    expect(Math.abs(py.theta - ts.json.llms[0].theta)).toBeLessThan(1e-4);
+    expect(Math.abs(py.se - ts.json.llms[0].se)).toBeLessThan(1e-4);
+  });
+
   it('lm-eval/ copied alone into a tasks folder finds its bank (no bank.json one folder up)', () => {
     const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
     const alone = join(tmp.dir, 'tasks', 'tiny_a');

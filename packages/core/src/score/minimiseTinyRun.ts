@@ -1,5 +1,5 @@
 import { gridGoldenMinimum } from '../internal/gridGoldenMinimum.js';
-import { minimiseThetaSharpness } from './minimiseTheta.js';
+import { minimiseTheta, minimiseThetaSharpness } from './minimiseTheta.js';
 
 /** The calibrated fleet's spread of each position-bias and fallback coordinate: the priors of a tiny run's. */
 export interface NuisancePrior {
@@ -13,6 +13,18 @@ export interface NuisancePrior {
 
 /** Floor of a fleet variance of a bias or fallback coordinate (a fleet that agrees still leaves a little room). */
 export const NUISANCE_VAR_FLOOR = 1e-4;
+
+/**
+ * The log sharpness of a run whose every answer is hard (`hardOnlyRow`): 0, sharpness 1, where the
+ * calibration and the joint scoring fit hold such an LLM's (`hardOnlyModels`). From one-hot answers
+ * sharpness is not identified: fitted, a tiny run's ran up to its prior's edge and pulled theta in,
+ * so a hard run of 41 items was scored on another scale than its full-bank score. On a simulated
+ * 29-LLM all-hard fleet (5 LLM folds) held-out tiny runs ranked at Kendall 0.813 / 0.842 at 41 / 100
+ * items held, against 0.788 / 0.783 fitted, adaptive runs 0.837 at 20 items against 0.714; capped
+ * at 1 instead (fitted below it) 0.788 / 0.783 and 0.719. What it costs there: the run-accuracy
+ * model loses the fitted sharpness that took guessing runs off its curve (packages/analysis/BENCHMARKS.md).
+ */
+export const HARD_RUN_U = 0;
 
 /** Coordinate sweeps over bias and fallback between the (theta, log sharpness) searches of `minimiseTinyRun`. */
 export const TINY_RUN_SWEEPS = 3;
@@ -49,13 +61,15 @@ export function nuisancePrior(llms: readonly { positionBias: readonly number[]; 
  * Recipe (the exported lm-eval aggregation repeats it step for step): `minimiseThetaSharpness`, then
  * TINY_RUN_SWEEPS times: for delta then rho, each coordinate k < kMax - 1 moved by t against the last
  * (sums stay zero), t by `gridGoldenMinimum` on [-3 sd_k, 3 sd_k] in steps of sd_k / 2 to 1e-4 at
- * the current (theta, u), then `minimiseThetaSharpness` again.
+ * the current (theta, u), then `minimiseThetaSharpness` again. With `fixedU` (`HARD_RUN_U`: a run
+ * whose every answer is hard) u stays there and each step searches theta alone (`minimiseTheta`).
  */
 export function minimiseTinyRun(
   f: (theta: number, u: number) => number,
   delta: number[] | null,
   rho: number[] | null,
   prior: NuisancePrior,
+  fixedU?: number,
 ): { theta: number; se: number; u: number; loss: number } {
   const parts: [number[], number[], number[]][] = [];
   if (delta !== null) parts.push([delta, prior.delta, prior.deltaVar]);
@@ -66,7 +80,8 @@ export function minimiseTinyRun(
     return s;
   };
   const g = (theta: number, u: number): number => f(theta, u) + penalty();
-  let r = minimiseThetaSharpness(g);
+  const search = fixedU === undefined ? () => minimiseThetaSharpness(g) : () => ({ ...minimiseTheta((t) => g(t, fixedU)), u: fixedU });
+  let r = search();
   if (parts.length > 0) {
     for (let s = 0; s < TINY_RUN_SWEEPS; s++) {
       for (const [vec, , v] of parts) {
@@ -83,7 +98,7 @@ export function minimiseTinyRun(
           at(gridGoldenMinimum(at, -w, w, w / 6, 1e-4));
         }
       }
-      r = minimiseThetaSharpness(g);
+      r = search();
     }
   }
   return { ...r, loss: g(r.theta, r.u) };

@@ -95,4 +95,25 @@ describe('scoring with the nuisance parameters held at the fleet', () => {
       else expect(m.nuisance).toBe('fit');
     }
   });
+
+  it("a run of only hard answers keeps sharpness 1 under 'sharpness' (as the calibration holds such an LLM's), theta still its own", () => {
+    const hard = tiny.map(({ probs, ...r }) => ({ ...r, choice: probs!.indexOf(Math.max(...probs!)) }));
+    const scored = scoreResponses(bundle, hard, { nuisance: 'sharpness' });
+    for (const l of scored.llms) {
+      expect(l.sharpness).toBe(1);
+      expect(Number.isFinite(l.theta) && l.se > 0 && l.se < 3).toBe(true);
+    }
+    // Sharpness fitted to the same one-hot answers (given as probabilities with a hair of mass elsewhere)
+    // runs up and pulls theta in: the hold is what keeps the run on the calibration's scale.
+    const almost = tiny.map((r) => {
+      const top = r.probs!.indexOf(Math.max(...r.probs!));
+      const eps = 1e-6;
+      return { ...r, probs: r.probs!.map((_, k) => (k === top ? 1 - eps * (r.probs!.length - 1) : eps)) };
+    });
+    const fitted = scoreResponses(bundle, almost, { nuisance: 'sharpness' });
+    expect(fitted.llms.some((l) => l.sharpness > 1.5)).toBe(true);
+    // A mixed run (one soft answer) is not hard-only: its sharpness is fitted.
+    const mixed = scoreResponses(bundle, [...hard.slice(1).filter((r) => r.model === hard[0]!.model), tiny[0]!], { nuisance: 'sharpness' });
+    expect(mixed.llms[0]!.sharpness).not.toBe(1);
+  });
 });
