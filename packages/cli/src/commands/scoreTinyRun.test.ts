@@ -55,6 +55,21 @@ async function run(pkg: string, task: string, out: string): Promise<{ samples: s
   writeFileSync(results, JSON.stringify(doc, null, 2));
   return { samples, results };
 }
+/** Runs Python lines after importing a package's exported scorer as `m` (json and sys imported). */
+function runPython(pkg: string, lines: string[]) {
+  const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
+  const head = ['import json, sys', `sys.path.insert(0, ${JSON.stringify(join(pkg, 'lm-eval'))})`, 'import nrm_lmeval as m'];
+  return spawnSync(python, ['-c', [...head, ...lines].join('\n')], { encoding: 'utf8' });
+}
+/** The exported Python scorer of a package on (item, probabilities) pairs: theta, SE and log sharpness u. */
+function pythonScore(pkg: string, pairs: unknown[]): { theta: number; se: number; u: number } {
+  const r = runPython(pkg, [
+    `pairs = ${JSON.stringify(pairs)}`,
+    'print(json.dumps({"theta": m.agg_theta(pairs), "se": m.agg_theta_se(pairs), "u": m._score(pairs)[2]}))',
+  ]);
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout.trim());
+}
 const scoreJson = async (...args: string[]) => {
   const r = await runCli(['score', ...args, '--json']);
   return { ...r, json: r.code === 0 ? JSON.parse(r.out) : null };
@@ -138,12 +153,8 @@ describe('llm-nrm score: a tiny run from a folder of several tasks', () => {
   });
 
   it('the exported Python scorer refuses an all-NaN run instead of returning the prior', () => {
-    const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
     const ids = itemIds(pkgA);
-    const script = [
-      'import json, sys',
-      `sys.path.insert(0, ${JSON.stringify(join(pkgA, 'lm-eval'))})`,
-      'import nrm_lmeval as m',
+    const r = runPython(pkgA, [
       `ids = ${JSON.stringify(ids)}`,
       'nan = float("nan")',
       'rs = [m.process_results({"item_id": i, "gold": 0}, [[nan, False], [nan, False]]) for i in ids]',
@@ -153,8 +164,7 @@ describe('llm-nrm score: a tiny run from a folder of several tasks', () => {
       '    print(json.dumps({"error": str(e)}))',
       'ok = [m.process_results({"item_id": i, "gold": 0}, [[-1.0, False], [nan, False]]) for i in ids]',
       'print(json.dumps({"theta": m.agg_theta([r["nrm_theta"] for r in ok])}))',
-    ].join('\n');
-    const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
+    ]);
     expect(r.status, r.stderr).toBe(0);
     const [refused, scored] = r.stdout
       .trim()
@@ -167,7 +177,6 @@ describe('llm-nrm score: a tiny run from a folder of several tasks', () => {
   });
 
   it("the exported Python scorer gives llm-nrm score's theta and SE for the same run (bias and fallback under the fleet's spread)", async () => {
-    const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
     const out = join(tmp.dir, 'run-parity');
     await run(pkgB, 'tiny_b', out);
     const ts = await scoreJson(pkgB, out, '-q');
@@ -175,23 +184,15 @@ describe('llm-nrm score: a tiny run from a folder of several tasks', () => {
     const bank = JSON.parse(readFileSync(join(pkgB, 'lm-eval', 'bank.json'), 'utf8'));
     // The package carries the fleet's spread the scorers' priors use.
     expect(bank.scoring.fleet.rhoVar.length).toBe(bank.bundle.kMax);
-    const pairs = held(pkgB).map((r) => [r.item, r.probs]);
-    const script = [
-      'import json, sys',
-      `sys.path.insert(0, ${JSON.stringify(join(pkgB, 'lm-eval'))})`,
-      'import nrm_lmeval as m',
-      `pairs = ${JSON.stringify(pairs)}`,
-      'print(json.dumps({"theta": m.agg_theta(pairs), "se": m.agg_theta_se(pairs)}))',
-    ].join('\n');
-    const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
-    const py = JSON.parse(r.stdout.trim());
+    const py = pythonScore(
+      pkgB,
+      held(pkgB).map((r) => [r.item, r.probs]),
+    );
     expect(Math.abs(py.theta - ts.json.llms[0].theta)).toBeLessThan(1e-4);
     expect(Math.abs(py.se - ts.json.llms[0].se)).toBeLessThan(1e-4);
   });
 
   it('a run of only hard answers: score and the exported Python scorer agree, both holding sharpness at 1', async () => {
-    const python = existsSync(join(repoRoot, '.venv-lmeval/bin/python')) ? join(repoRoot, '.venv-lmeval/bin/python') : 'python3';
     // One-hot answers (a generative task's parsed choices), as tidy records with `choice`.
     const hard = held(pkgB).map(({ probs, ...r }) => ({ ...r, choice: probs!.indexOf(Math.max(...probs!)) }));
     const file = join(tmp.dir, 'hard-run.jsonl');
@@ -199,17 +200,10 @@ describe('llm-nrm score: a tiny run from a folder of several tasks', () => {
     const ts = await scoreJson(pkgB, file, '-q');
     expect(ts.code, ts.err).toBe(0);
     expect(ts.json.llms[0].sharpness).toBe(1);
-    const pairs = held(pkgB).map((r) => [r.item, r.probs!.map((p) => (p === Math.max(...r.probs!) ? 1 : 0))]);
-    const script = [
-      'import json, sys',
-      `sys.path.insert(0, ${JSON.stringify(join(pkgB, 'lm-eval'))})`,
-      'import nrm_lmeval as m',
-      `pairs = ${JSON.stringify(pairs)}`,
-      'print(json.dumps({"theta": m.agg_theta(pairs), "se": m.agg_theta_se(pairs), "u": m._score(pairs)[2]}))',
-    ].join('\n');
-    const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
-    const py = JSON.parse(r.stdout.trim());
+    const py = pythonScore(
+      pkgB,
+      held(pkgB).map((r) => [r.item, r.probs!.map((p) => (p === Math.max(...r.probs!) ? 1 : 0))]),
+    );
     expect(py.u).toBe(0);
     expect(Math.abs(py.theta - ts.json.llms[0].theta)).toBeLessThan(1e-4);
     expect(Math.abs(py.se - ts.json.llms[0].se)).toBeLessThan(1e-4);
