@@ -184,11 +184,11 @@ def _minimise_sharpness(f):
     return theta, (1 / math.sqrt(prof) if prof > 0 else math.inf), u
 
 
-def _minimise_tiny_run(f, parts, fixed_u=None):
+def _minimise_tiny_run(f, parts, hard=False):
     """core's minimiseTinyRun: (theta, u) by _minimise_sharpness, then 3 sweeps over each bias and fallback
     coordinate k < K - 1 (moved by t against the last; t on [-3 sd, 3 sd] in steps of sd / 2 to 1e-4) and
     (theta, u) again, under N(fleet mean, fleet variance) priors. parts: (current vector, mean, variance).
-    With fixed_u (a run of only hard answers: core's HARD_RUN_U) u stays there and each step searches theta alone."""
+    With hard (a run of only hard answers) u stays at core's HARD_RUN_U and each step searches theta alone."""
 
     def g(theta, u):
         tot = f(theta, u)
@@ -198,9 +198,9 @@ def _minimise_tiny_run(f, parts, fixed_u=None):
         return tot
 
     def search():
-        if fixed_u is None:
-            return _minimise_sharpness(g)
-        return _minimise(lambda t: g(t, fixed_u)) + (fixed_u,)
+        if hard:
+            return _minimise(lambda t: g(t, ${HARD_RUN_U.toFixed(1)})) + (${HARD_RUN_U.toFixed(1)},)
+        return _minimise_sharpness(g)
 
     theta, se, u = search()
     if parts:
@@ -294,7 +294,7 @@ def _score(pairs):
 
     # Only hard answers (one-hot): sharpness not identified: held at 1 as core's scoring holds it (HARD_RUN_U).
     hard = all(max(q) >= 1 - 1e-9 for _, q in cells)
-    out = _minimise_tiny_run(f, parts_eb, ${HARD_RUN_U.toFixed(1)} if hard else None) if with_s else _minimise(f) + (math.log(s0),)
+    out = _minimise_tiny_run(f, parts_eb, hard) if with_s else _minimise(f) + (math.log(s0),)
     _CACHE[key] = out
     return out
 

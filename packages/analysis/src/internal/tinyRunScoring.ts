@@ -2,7 +2,7 @@ import { familyOfLayout, softplusInv, type Layout, type ResponseBank } from '@ll
 import type { FitLike } from './fitting.js';
 import { meanLogSharpness } from './meanLogSharpness.js';
 import { neutralLlms } from './neutralLlms.js';
-import { HARD_RUN_U, hardOnlyRow, llmCrossEntropy, minimiseTheta, minimiseTinyRun, nuisancePrior, type NuisancePrior } from '@llm-nrm/core/engine';
+import { hardOnlyRow, llmCrossEntropy, minimiseTheta, minimiseTinyRun, nuisancePrior, type NuisancePrior } from '@llm-nrm/core/engine';
 
 /*
  * The one scoring rule of a tiny run (issue 30), shared by `compression` (evaluate --compression),
@@ -95,7 +95,7 @@ export function fleetNuisancePrior(layout: Layout, x: Float64Array, rows: readon
 /**
  * Theta and log-sharpness u of held-out LLM j (prior u ~ N(u0, sd^2)), its bias and fallback under
  * `prior` (core's `minimiseTinyRun`); `xs` carries the fleet's nuisances in j's slots and is left so.
- * An LLM whose every answer is hard keeps u = HARD_RUN_U (sharpness 1), as core's scoring.
+ * A run whose every answer (in `cols`) is hard keeps sharpness 1, as core's scoring (`HARD_RUN_U`).
  */
 export function thetaSharp(
   bank: ResponseBank,
@@ -126,7 +126,7 @@ export function thetaSharp(
     delta,
     rho,
     prior,
-    hardOnlyRow(bank, j) ? HARD_RUN_U : undefined,
+    hardOnlyRow(bank, j, cols),
   );
   xs.set(keep);
   return r;

@@ -61,15 +61,15 @@ export function nuisancePrior(llms: readonly { positionBias: readonly number[]; 
  * Recipe (the exported lm-eval aggregation repeats it step for step): `minimiseThetaSharpness`, then
  * TINY_RUN_SWEEPS times: for delta then rho, each coordinate k < kMax - 1 moved by t against the last
  * (sums stay zero), t by `gridGoldenMinimum` on [-3 sd_k, 3 sd_k] in steps of sd_k / 2 to 1e-4 at
- * the current (theta, u), then `minimiseThetaSharpness` again. With `fixedU` (`HARD_RUN_U`: a run
- * whose every answer is hard) u stays there and each step searches theta alone (`minimiseTheta`).
+ * the current (theta, u), then `minimiseThetaSharpness` again. For a run whose every answer is hard
+ * (`hardOnly`) u stays at HARD_RUN_U and each step searches theta alone (`minimiseTheta`).
  */
 export function minimiseTinyRun(
   f: (theta: number, u: number) => number,
   delta: number[] | null,
   rho: number[] | null,
   prior: NuisancePrior,
-  fixedU?: number,
+  hardOnly = false,
 ): { theta: number; se: number; u: number; loss: number } {
   const parts: [number[], number[], number[]][] = [];
   if (delta !== null) parts.push([delta, prior.delta, prior.deltaVar]);
@@ -80,7 +80,7 @@ export function minimiseTinyRun(
     return s;
   };
   const g = (theta: number, u: number): number => f(theta, u) + penalty();
-  const search = fixedU === undefined ? () => minimiseThetaSharpness(g) : () => ({ ...minimiseTheta((t) => g(t, fixedU)), u: fixedU });
+  const search = hardOnly ? () => ({ ...minimiseTheta((t) => g(t, HARD_RUN_U)), u: HARD_RUN_U }) : () => minimiseThetaSharpness(g);
   let r = search();
   if (parts.length > 0) {
     for (let s = 0; s < TINY_RUN_SWEEPS; s++) {

@@ -5,7 +5,7 @@ import type { Layout } from '../model/layout.js';
 import { softplusInv } from '../model/layout.js';
 import { predictor } from '../model/predict.js';
 import { minimiseTheta } from './minimiseTheta.js';
-import { HARD_RUN_U, minimiseTinyRun, nuisancePrior } from './minimiseTinyRun.js';
+import { minimiseTinyRun, nuisancePrior } from './minimiseTinyRun.js';
 import { hardOnlyRow } from '../model/llmNrm/hardOnlyModels.js';
 
 /** Smallest probability a log takes in the scoring likelihood (the same floor the exported Python uses). */
@@ -118,7 +118,6 @@ export function scoreThetaAlone(
     // bias and fallback under the fleet's spread (`minimiseTinyRun`); a run of only hard answers
     // keeps sharpness 1 (`HARD_RUN_U`).
     const u0 = fleet.logSharpness;
-    const fixedU = hardOnlyRow(bank, j) ? HARD_RUN_U : undefined;
     const sd = bundle.priors?.sharpnessSd ?? 0.5;
     const delta = family.parts.position ? [...fleet.delta] : null;
     const rho = family.parts.fallback ? [...fleet.rho] : null;
@@ -131,7 +130,7 @@ export function scoreThetaAlone(
       delta,
       rho,
       fleet,
-      fixedU,
+      hardOnlyRow(bank, j),
     );
     family.holdNuisance(layout, x, j, hold);
     x[layout.theta + j] = r.theta;

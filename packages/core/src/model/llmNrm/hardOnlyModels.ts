@@ -15,14 +15,17 @@ function hardOnlyModels(bank: ResponseBank): number[] {
   return out;
 }
 
-/** Whether bank row j has observed cells and every one is a hard answer (`hardOnlyModels`, one row). */
-function hardOnlyRow(bank: ResponseBank, j: number): boolean {
+/**
+ * Whether bank row j has observed cells and every one is a hard answer (`hardOnlyModels`, one row);
+ * with `cols`, only the columns c with cols[c] = 1 (a tiny run's, as `score` sees that run alone).
+ */
+function hardOnlyRow(bank: ResponseBank, j: number, cols?: ArrayLike<number>): boolean {
   const nC = bank.colItem.length;
   const width = bank.colOffsets[nC]!;
   let any = false;
   for (let c = 0; c < nC; c++) {
     const cell = j * nC + c;
-    if (!bank.observed[cell]) continue;
+    if (!bank.observed[cell] || (cols !== undefined && !cols[c])) continue;
     any = true;
     if (bank.hard[cell]) continue;
     // A soft record whose mass sits on one option says no more than a choice.
