@@ -75,7 +75,8 @@ describe('fitRunAccuracy / predictRunAccuracy', () => {
     const run = { theta: 0.5, tinyAccuracy: 0.55 };
     const inside = predictRunAccuracy(m, m.curve, { ...run, logSharpness: lowest - 0.8 });
     const own = ownAccuracy(m, run.tinyAccuracy);
-    const blend = (1 - m.curveWeight) * own + m.curveWeight * accuracyAt(m.curve, run.theta);
+    const bias = accuracyAt({ grid: m.curve.grid, accuracy: m.local!.bias }, run.theta);
+    const blend = (1 - m.curveWeight) * own + m.curveWeight * accuracyAt(m.curve, run.theta) + bias;
     expect(inside.accuracy).toBeCloseTo(blend, 12);
     // Far below (a random-answer run's sharpness): the run's own accuracy alone.
     expect(predictRunAccuracy(m, m.curve, { ...run, logSharpness: lowest - 1.5 }).accuracy).toBeCloseTo(own, 12);
@@ -91,11 +92,64 @@ describe('fitRunAccuracy / predictRunAccuracy', () => {
   });
 
   it('stays inside what the run’s answers allow', () => {
-    const m = fitRunAccuracy(fleet(40, 6), chance);
+    const { local: _local, ...m } = fitRunAccuracy(fleet(40, 6), chance);
     // A run whose soft scores put it at the top but whose answers are mostly wrong.
-    const p = predictRunAccuracy(m, m.curve, { theta: 2.5, logSharpness: 0.6, tinyAccuracy: 0.35 });
+    const run = { theta: 2.5, logSharpness: 0.6, tinyAccuracy: 0.35 };
+    const p = predictRunAccuracy(m, m.curve, run);
     // 14 or 15 of 41 right: the Wilson 99% interval of the accuracy ends at 0.550, mapped onto the bank.
     expect(p.high).toBeLessThanOrEqual(ownAccuracy(m, 0.551));
     expect(p.accuracy).toBeLessThan(accuracyAt(m.curve, 2.5) - 0.05);
+    // With the local correction the range moves by the correction at the run's theta, no further.
+    const withLocal = fitRunAccuracy(fleet(40, 6), chance);
+    const bias = accuracyAt({ grid: withLocal.curve.grid, accuracy: withLocal.local!.bias }, run.theta);
+    const q = predictRunAccuracy(withLocal, withLocal.curve, run);
+    expect(q.accuracy).toBeLessThanOrEqual(ownAccuracy(m, 0.551) + bias + 1e-12);
+    expect(q.accuracy).toBeCloseTo(p.accuracy + bias, 12);
+  });
+
+  it('corrects by the calibrated LLMs’ local errors where they are many, shrunk where they are few', () => {
+    // A tiny test that saturates: above theta 0.5 the tiny-run theta and accuracy grow a third as fast,
+    // so one blend reads the strong LLMs low (the 189-LLM fleet's failure).
+    const shape = (n: number, seed: number) =>
+      fleet(n, seed).map((r) =>
+        r.fullTheta > 0.5
+          ? {
+              ...r,
+              theta: r.theta - (2 / 3) * (r.fullTheta - 0.5),
+              tinyAccuracy: r.tinyAccuracy - (2 / 3) * (r.tinyAccuracy - 0.55) * (r.tinyAccuracy > 0.55 ? 1 : 0),
+            }
+          : r,
+      );
+    const many = fitRunAccuracy(shape(150, 11), chance);
+    const at = (m: typeof many, t: number) => accuracyAt({ grid: m.curve.grid, accuracy: m.local!.bias }, t);
+    expect(at(many, 2)).toBeGreaterThan(0.02);
+    expect(Math.abs(at(many, -1))).toBeLessThan(0.02);
+    // The interval's SD is never below the global one.
+    for (const v of many.local!.sd) expect(v).toBeGreaterThanOrEqual(many.residualSd - 1e-15);
+    // Held-out LLMs of the same fleet: the correction lowers the error over the strong ones.
+    const fresh = shape(400, 12).filter((r) => r.fullTheta > 1);
+    const { local: _drop, ...bare } = many;
+    const mae = (m: typeof bare) => fresh.reduce((s, r) => s + Math.abs(predictRunAccuracy(m, many.curve, r).accuracy - r.fullAccuracy), 0) / fresh.length;
+    expect(mae(many)).toBeLessThan(mae(bare) - 0.01);
+    // Three LLMs: the kernel holds at most 3 of them, so at most 3 / 13 of their mean error counts.
+    const few = fitRunAccuracy(shape(3, 13), chance);
+    expect(Math.max(...few.local!.bias.map(Math.abs))).toBeLessThan(0.25 * 0.3);
+  });
+
+  it('leaves rows of only hard answers out of the local correction', () => {
+    const rows = fleet(40, 14);
+    expect(
+      fitRunAccuracy(
+        rows.map((r) => ({ ...r, hard: true })),
+        chance,
+      ).local,
+    ).toBeUndefined();
+    const mixed = fitRunAccuracy(
+      rows.map((r, i) => ({ ...r, hard: i >= 2 })),
+      chance,
+    );
+    expect(mixed.local).toBeDefined();
+    // Two soft rows: at most 2 / 12 of their errors anywhere.
+    expect(Math.max(...mixed.local!.bias.map(Math.abs))).toBeLessThan(mixed.residualSd * 4);
   });
 });

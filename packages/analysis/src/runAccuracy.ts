@@ -23,6 +23,18 @@ import { accuracyAt, accuracyCurve, type AccuracyCurve } from './accuracyCurve.j
  * is in-sample). The prediction never leaves the run's own 99% range (its
  * accuracy's Wilson interval through the same map); the 90% interval is the blend's leave-one-out
  * residual SD, at least the run's own binomial SD.
+ *
+ * Then a local correction (`local`): where the calibrated LLMs are many, one blend weight and one SD
+ * miss by ability (on a simulated 189-LLM fleet LLMs below 30% accuracy were predicted within 1.7
+ * points, those above 2.5-4.7 points low: their tiny accuracy saturates and the curve at a tiny-run
+ * theta reads low). Each prediction is moved by the calibrated LLMs' leave-one-out errors of the blend
+ * near the run's tiny-run theta (a Gaussian kernel, `accuracyCurve`'s bandwidth), and its interval
+ * takes their local spread; both shrunk toward none and the global SD by n_eff / (n_eff +
+ * LOCAL_PRIOR_LLMS), n_eff the kernel's effective number of LLMs, so a small fleet keeps the global
+ * rule; the SD is never below the global one. The correction is added after the run's own 99% range
+ * (it measures the error of the map that range goes through), and its interval is not cut by that
+ * range. Rows of only hard answers are left out of it (their errors did not transfer to held-out
+ * LLMs on a simulated all-hard fleet: analysis BENCHMARKS.md).
  */
 export interface RunAccuracyModel {
   /** Mean 1/K over the tiny items (chance accuracy of the run). */
@@ -45,6 +57,12 @@ export interface RunAccuracyModel {
   logSharpnessRange: [number, number];
   /** Calibrated LLMs it rests on. */
   llms: number;
+  /**
+   * The local correction on the accuracy curve's grid: `bias` added to the blend at the run's theta,
+   * `sd` the 90% interval's scale there (linear interpolation, flat beyond the grid). Absent (packages
+   * before 2026-12-07, or fewer than 2 calibrated LLMs with soft answers): none, `residualSd` alone.
+   */
+  local?: { bias: number[]; sd: number[] };
 }
 
 /** One calibrated LLM scored as a tiny run of the package, with its full-bank thetas and accuracy. */
@@ -56,6 +74,8 @@ export interface RunAccuracyRow {
   logSharpness: number;
   tinyAccuracy: number;
   fullAccuracy: number;
+  /** Every answer of its tiny run is hard (sharpness held at 1): left out of the local correction. */
+  hard?: boolean;
 }
 
 /** A run's features: its tiny-run theta and log sharpness and its accuracy on the tiny items. */
@@ -82,6 +102,12 @@ const CURVE_HALF_FLEET = 5;
  * far lower still (log sharpness about -3), so it stays off the curve.
  */
 const SHARPNESS_SUPPORT_MARGIN = 1;
+/**
+ * Prior weight, in calibrated LLMs, of no local correction: at a theta where the kernel's effective
+ * number of LLMs is n_eff, the correction counts n_eff / (n_eff + 10). Measured (analysis
+ * BENCHMARKS.md): 10 against 20 and unshrunk; unshrunk NAEP's 17 rows gave a worst error of 14.9 points.
+ */
+const LOCAL_PRIOR_LLMS = 10;
 const Z90 = 1.6449;
 const Z99 = 2.5758;
 
@@ -141,19 +167,22 @@ export function fitRunAccuracy(
   );
   const shift = shiftOf(ok, ct, cf, items);
   // Leave-one-LLM-out errors of the own prediction and of the curve.
+  // Each row's curve without it (its leave-one-out curve), for the blend weight and the local correction.
+  const looCurves = ok.map((_, i) => {
+    const rest = ok.filter((_, t) => t !== i);
+    return rest.length >= 2
+      ? accuracyCurve(
+          rest.map((x) => x.fullTheta),
+          rest.map((x) => x.fullAccuracy),
+        )
+      : curve;
+  });
   const eOwn: number[] = [];
   const eCurve: number[] = [];
   ok.forEach((r, i) => {
     const rest = ok.filter((_, t) => t !== i);
     eOwn.push(r.fullAccuracy - ownAccuracy({ chanceTiny: ct, chanceFull: cf, items, shift: shiftOf(rest, ct, cf, items) }, r.tinyAccuracy));
-    const c =
-      rest.length >= 2
-        ? accuracyCurve(
-            rest.map((x) => x.fullTheta),
-            rest.map((x) => x.fullAccuracy),
-          )
-        : curve;
-    eCurve.push(r.fullAccuracy - accuracyAt(c, r.theta));
+    eCurve.push(r.fullAccuracy - accuracyAt(looCurves[i]!, r.theta));
   });
   const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
   const vo = mean(eOwn.map((e) => e * e));
@@ -167,7 +196,7 @@ export function fitRunAccuracy(
   const residualSd = Math.sqrt(mean(blended.map((e) => e * e)));
   const range = (f: (r: RunAccuracyRow) => number): [number, number] => [Math.min(...ok.map(f)), Math.max(...ok.map(f))];
   const [sharpLow, sharpHigh] = range((r) => r.logSharpness);
-  return {
+  const model: RunAccuracyModel = {
     chanceTiny: ct,
     chanceFull: cf,
     shift,
@@ -177,8 +206,53 @@ export function fitRunAccuracy(
     tinyAccuracyRange: range((r) => r.tinyAccuracy),
     logSharpnessRange: [sharpLow - SHARPNESS_SUPPORT_MARGIN, sharpHigh],
     llms: n,
-    curve,
   };
+  const local = localCorrection(model, ok, looCurves);
+  return { ...model, ...(local ? { local } : {}), curve };
+}
+
+/**
+ * The local correction (see `RunAccuracyModel`): each soft row's leave-one-out error of the blend
+ * (the curve refitted without it, as `predictRunAccuracy` forms the prediction), smoothed over the
+ * rows' tiny-run thetas onto the curve's grid.
+ */
+function localCorrection(m: RunAccuracyModel, rows: readonly RunAccuracyRow[], looCurves: readonly AccuracyCurve[]): RunAccuracyModel['local'] {
+  const soft = rows.flatMap((r, i) => (r.hard === true ? [] : [{ r, c: looCurves[i]! }]));
+  if (soft.length < 2) return undefined;
+  const errs = soft.map(({ r, c }) => r.fullAccuracy - predictRunAccuracy(m, c, r).accuracy);
+  const th = soft.map(({ r }) => r.theta);
+  const mean = th.reduce((a, b) => a + b, 0) / th.length;
+  const sd = Math.sqrt(th.reduce((a, b) => a + (b - mean) ** 2, 0) / (th.length - 1));
+  // accuracyCurve's bandwidth: Silverman's rule, at least 0.15.
+  const h = Math.max(0.15, 1.06 * sd * th.length ** -0.2);
+  const globalSd = Math.max(m.residualSd, Math.sqrt(errs.reduce((a, e) => a + e * e, 0) / errs.length));
+  const bias: number[] = [];
+  const sds: number[] = [];
+  for (const g of looCurves[0]!.grid) {
+    let w = 0;
+    let w2 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    th.forEach((t, i) => {
+      const k = Math.exp(-0.5 * ((g - t) / h) ** 2);
+      w += k;
+      w2 += k * k;
+      s1 += k * errs[i]!;
+      s2 += k * errs[i]! * errs[i]!;
+    });
+    if (!(w > 1e-12)) {
+      bias.push(0);
+      sds.push(globalSd);
+      continue;
+    }
+    const nEff = (w * w) / w2;
+    const f = nEff / (nEff + LOCAL_PRIOR_LLMS);
+    const b = s1 / w;
+    const v = Math.max(0, s2 / w - b * b);
+    bias.push(f * b);
+    sds.push(Math.max(globalSd, Math.sqrt(f * v + (1 - f) * globalSd * globalSd)));
+  }
+  return { bias, sd: sds };
 }
 
 /** The prediction for a run, with its 90% interval; `curve` is F on its grid (the package's `accuracy`). */
@@ -204,9 +278,19 @@ export function predictRunAccuracy(m: RunAccuracyModel, curve: Pick<AccuracyCurv
     run.logSharpness >= m.logSharpnessRange[0] &&
     run.logSharpness <= m.logSharpnessRange[1];
   const w = inside ? m.curveWeight : 0;
-  const mid = Math.min(hi99, Math.max(lo99, (1 - w) * own + w * accuracyAt(curve, run.theta)));
-  // The 90% interval: the blend's leave-one-out SD, or the run's own (Wilson 90% through the map) where wider.
+  // The local correction at the run's theta, inside the support only: it corrects the rows' blend, and
+  // outside it a run has its own accuracy alone (a random-answer run stays at chance).
+  const local = inside && m.local !== undefined ? m.local : undefined;
+  const bias = local ? accuracyAt({ grid: curve.grid, accuracy: local.bias }, run.theta) : 0;
+  const sd = local ? accuracyAt({ grid: curve.grid, accuracy: local.sd }, run.theta) : m.residualSd;
+  // The correction measures the error of the whole prediction, the map onto the bank included, so the
+  // run's own range moves with it: at the top, where tiny accuracy saturates, one shift reads low and so
+  // does the range through it (kept inside the unmoved range, and the interval cut by it, the
+  // correction lost most of its gain on a simulated 189-LLM fleet: analysis BENCHMARKS.md).
+  const mid = clip01(Math.min(hi99, Math.max(lo99, (1 - w) * own + w * accuracyAt(curve, run.theta))) + bias);
+  // The 90% interval: the blend's leave-one-out SD (local where the model has it), or the run's own (Wilson 90% through the map) where wider.
   const [lo90, hi90] = wilson(Z90).map((v) => ownAccuracy(m, v)) as [number, number];
-  const half = Math.max(Z90 * m.residualSd, ((hi90 - lo90) / 2) * (1 - w));
+  const half = Math.max(Z90 * sd, ((hi90 - lo90) / 2) * (1 - w));
+  if (local) return { accuracy: mid, low: clip01(mid - half), high: clip01(mid + half) };
   return { accuracy: mid, low: clip01(Math.max(mid - half, lo99)), high: clip01(Math.min(mid + half, hi99)) };
 }

@@ -56,7 +56,7 @@ export function runAccuracyStudy(bank: ResponseBank, options: RunAccuracyStudyOp
     const tiny = foldTinyRun(bank, calib, trainRows, trainList, new Uint8Array(J).fill(1));
     const run = (j: number) => {
       const r = tiny.score(j, cols);
-      return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols) };
+      return { theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols), hard: r.hard };
     };
     const model = fitRunAccuracy(
       trainList.map((j) => ({ ...run(j), fullTheta: calib.x[L.theta + j]!, fullAccuracy: observed[j]! })),

@@ -153,7 +153,12 @@ export function selectionStudy(bank: ResponseBank, options: SelectionStudyOption
       const rnd = perm.subarray(0, m);
       const scoreSharp = (items: ArrayLike<number>, into: Slot, withModel: boolean) => {
         const cols = tinyColumns(bank, items);
-        const runOf = (j: number, r: { theta: number; u: number }) => ({ theta: r.theta, logSharpness: r.u, tinyAccuracy: accuracyOn(bank, j, cols) });
+        const runOf = (j: number, r: { theta: number; u: number; hard: boolean }) => ({
+          theta: r.theta,
+          logSharpness: r.u,
+          tinyAccuracy: accuracyOn(bank, j, cols),
+          hard: r.hard,
+        });
         // The run-accuracy model `publish` writes: fitted on the training LLMs scored as tiny runs.
         const model = withModel
           ? fitRunAccuracy(

@@ -11,6 +11,8 @@ export const TINY_NUISANCE = 'sharpness' as const;
 export interface TinyRunScore {
   theta: number;
   logSharpness: number;
+  /** Every answer of the run is hard (core's `LlmScore.hardAnswers`): its sharpness was held at 1. */
+  hard: boolean;
 }
 
 const isIdentity = (pos: number[] | undefined) => pos === undefined || pos.every((p, k) => p === k);
@@ -41,5 +43,5 @@ export function tinyRunScores(restricted: CalibrationBundle, runRecords: Respons
     runRecords.filter((r) => calibrated.has(r.model)),
     { nuisance, skipInvalid: true },
   );
-  return new Map(res.llms.map((l) => [l.id, { theta: l.theta, logSharpness: Math.log(l.sharpness) }]));
+  return new Map(res.llms.map((l) => [l.id, { theta: l.theta, logSharpness: Math.log(l.sharpness), hard: l.hardAnswers }]));
 }

@@ -359,10 +359,17 @@ def _predict_run(m, grid, acc, theta, u, a):
     finite = math.isfinite(theta) and math.isfinite(u)
     inside = finite and ta[0] <= a <= ta[1] and sa[0] <= u <= sa[1]
     w = m["curveWeight"] if inside else 0.0
+    # The local correction at theta inside the support (packages from 2026-12-07 on): a bias and the interval's SD on the grid.
+    local = m.get("local") if inside else None
+    bias = _interp(grid, local["bias"], theta) if local else 0.0
+    sd = _interp(grid, local["sd"], theta) if local else m["residualSd"]
     blend = (1.0 - w) * own + (w * _interp(grid, acc, theta) if w > 0 else 0.0)
-    mid = min(hi99, max(lo99, blend))
+    # The correction is added after the run's own range (it measures the error of the map that range goes through).
+    mid = min(1.0, max(0.0, min(hi99, max(lo99, blend)) + bias))
     lo90, hi90 = (_own_accuracy(m, v) for v in _wilson(a, n, 1.6449))
-    half = max(1.6449 * m["residualSd"], (hi90 - lo90) / 2.0 * (1.0 - w))
+    half = max(1.6449 * sd, (hi90 - lo90) / 2.0 * (1.0 - w))
+    if local:
+        return mid, min(1.0, max(0.0, mid - half)), min(1.0, max(0.0, mid + half))
     return mid, min(1.0, max(0.0, max(mid - half, lo99))), min(1.0, max(0.0, min(mid + half, hi99)))
 
 

@@ -60,6 +60,8 @@ export interface TinyAccuracy {
     tinyAccuracyRange: [number, number];
     logSharpnessRange: [number, number];
     llms: number;
+    /** The local correction on the grid: a bias added at the run's theta and the 90% interval's SD there (written from 2026-12-07). */
+    local?: { bias: number[]; sd: number[] };
   };
   /** Packages written before the estimator: F(theta) + beta (a - T(theta)). Read, no longer written. */
   tiny?: { accuracy: number[]; beta: number; residualSd: number };

@@ -106,9 +106,10 @@ export function thetaSharp(
   u0: number,
   sd: number,
   prior: NuisancePrior,
-): { theta: number; se: number; u: number } {
+): { theta: number; se: number; u: number; hard: boolean } {
   const family = familyOfLayout(layout);
-  if (family.kind !== 'option-level') return { ...thetaAlone(bank, layout, xs, j, cols), u: 0 };
+  const hard = hardOnlyRow(bank, j, cols);
+  if (family.kind !== 'option-level') return { ...thetaAlone(bank, layout, xs, j, cols), u: 0, hard };
   const sj = family.sharpnessIndex(layout, j);
   const data = llmCrossEntropy(bank, layout, xs, j, cols);
   const keep = xs.slice();
@@ -126,10 +127,10 @@ export function thetaSharp(
     delta,
     rho,
     prior,
-    hardOnlyRow(bank, j, cols),
+    hard,
   );
   xs.set(keep);
-  return r;
+  return { ...r, hard };
 }
 
 /** SD of a tiny run's log-sharpness prior (the calibration's default `sharpnessSd`, as core's scoring). */
@@ -147,7 +148,7 @@ export function foldTinyRun(
   trainRows: Uint8Array,
   trainList: readonly number[],
   setRows?: Uint8Array,
-): { xs: Float64Array; score: (j: number, cols: Uint8Array) => { theta: number; se: number; u: number } } {
+): { xs: Float64Array; score: (j: number, cols: Uint8Array) => { theta: number; se: number; u: number; hard: boolean } } {
   const xs = neutralLlms(calib, trainRows, setRows);
   const u0 = meanLogSharpness(calib, trainList);
   const prior = fleetNuisancePrior(calib.layout, calib.x, trainList);

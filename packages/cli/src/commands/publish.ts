@@ -456,6 +456,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
           logSharpness: s?.logSharpness ?? NaN,
           tinyAccuracy: run.acc?.get(l.id) ?? NaN,
           fullAccuracy: full[j]!,
+          hard: s?.hard ?? false,
         };
       });
       const chanceTiny = chanceOf(run.ids, run.bench);

@@ -322,6 +322,12 @@ export function formatScores(bundle: CalibrationBundle, scored: (LlmScore & Plac
     Number.isFinite(l.percentile) ? `${l.percentile.toFixed(1)}%` : '-',
   ]);
   const lines = [formatTable(['model', 'theta', 'se', 'sharpness', 'cells', 'accuracy', 'rank', 'percentile'], rows).trimEnd()];
+  // Said, not left to be read off a sharpness of exactly 1 (issue 31: nothing said so).
+  const held = hasSharpness ? scored.filter((l) => l.hardAnswers && l.nuisance !== 'fleet') : [];
+  if (held.length > 0)
+    lines.push(
+      `${held.length === scored.length ? 'every model' : held.map((l) => l.id).join(', ')}: only hard answers (choices or one-hot), so sharpness is held at 1 (one-hot answers cannot identify it)`,
+    );
   if (scored.length <= 10) {
     lines.push('');
     for (const l of scored) {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bankRecords, simulateFleet, type ResponseRecord } from '@llm-nrm/core';
 import { writeLmEvalHarness } from '@llm-nrm/adapters';
+import { predictPackageCurve } from '@llm-nrm/analysis';
 import { repoRoot, tempDir } from '@llm-nrm/tooling/test';
 import { runCli } from '../../test/runCli.js';
 
@@ -190,6 +191,29 @@ describe('llm-nrm score: a tiny run from a folder of several tasks', () => {
     );
     expect(Math.abs(py.theta - ts.json.llms[0].theta)).toBeLessThan(1e-4);
     expect(Math.abs(py.se - ts.json.llms[0].se)).toBeLessThan(1e-4);
+    // The accuracy prediction too, through the run-accuracy model's local correction (a soft fleet's
+    // package carries one, and this run's prediction moves by it).
+    const model = bank.accuracy.overall.run;
+    expect(model.local.bias).toHaveLength(bank.accuracy.grid.length);
+    const l = ts.json.llms[0];
+    const { local: _local, ...bare } = model;
+    const without = predictPackageCurve(
+      bank.accuracy.grid,
+      { ...bank.accuracy.overall, run: bare },
+      {
+        theta: l.theta,
+        se: l.se,
+        logSharpness: Math.log(l.sharpness),
+        tinyAccuracy: l.accuracy,
+      },
+    );
+    expect(Math.abs(without.accuracy - l.predictedAccuracy.overall.accuracy)).toBeGreaterThan(1e-4);
+    const r = runPython(pkgB, [`pairs = ${JSON.stringify(held(pkgB).map((x) => [x.item, x.probs]))}`, 'print(json.dumps(m._pred_acc(pairs)))']);
+    expect(r.status, r.stderr).toBe(0);
+    const [acc, low, high] = JSON.parse(r.stdout.trim()) as [number, number, number];
+    expect(Math.abs(acc - l.predictedAccuracy.overall.accuracy)).toBeLessThan(1e-4);
+    expect(Math.abs(low - l.predictedAccuracy.overall.low)).toBeLessThan(1e-4);
+    expect(Math.abs(high - l.predictedAccuracy.overall.high)).toBeLessThan(1e-4);
   });
 
   it('a run of only hard answers: score and the exported Python scorer agree, both holding sharpness at 1', async () => {
@@ -200,6 +224,9 @@ describe('llm-nrm score: a tiny run from a folder of several tasks', () => {
     const ts = await scoreJson(pkgB, file, '-q');
     expect(ts.code, ts.err).toBe(0);
     expect(ts.json.llms[0].sharpness).toBe(1);
+    expect(ts.json.llms[0].hardAnswers).toBe(true);
+    const text = await runCli(['score', pkgB, file]);
+    expect(text.out).toContain('every model: only hard answers (choices or one-hot), so sharpness is held at 1');
     const py = pythonScore(
       pkgB,
       held(pkgB).map((r) => [r.item, r.probs!.map((p) => (p === Math.max(...r.probs!) ? 1 : 0))]),

@@ -4,6 +4,7 @@ import type { CalibrationBundle } from '../data/bundleFormat.js';
 import type { Engine } from '../engines.js';
 import { fit } from '../fit/fit.js';
 import { familyOfLayout } from '../model/registry.js';
+import { hardOnlyRow } from '../model/llmNrm/hardOnlyModels.js';
 import { scoreThetaAlone } from './scoreThetaAlone.js';
 import type { OptimizeProgress } from '../fit/optimizer.js';
 import type { RecordSource, ResponseRecord } from '../model/types.js';
@@ -58,6 +59,11 @@ export interface LlmScore {
   items: number;
   /** How the nuisance parameters were scored (see `ScoreOptions.nuisance`). */
   nuisance: 'fit' | 'fleet' | 'sharpness';
+  /**
+   * Every answer scored is hard (a choice, or all mass on one option: `hardOnlyRow`). Fitted ('fit',
+   * 'sharpness'), such an LLM's sharpness is held at 1: one-hot answers cannot identify it.
+   */
+  hardAnswers: boolean;
 }
 
 export interface ScoreResult {
@@ -145,7 +151,16 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
       if (!modes.includes('fit')) loss += t.loss;
     }
     const n = counts[j]!;
-    const base = { id, theta: x[L.theta + j]!, se: se[j]!, cells: n.cells, accuracy: n.cells > 0 ? n.right / n.cells : 0, items: n.items, nuisance: used };
+    const base = {
+      id,
+      theta: x[L.theta + j]!,
+      se: se[j]!,
+      cells: n.cells,
+      accuracy: n.cells > 0 ? n.right / n.cells : 0,
+      items: n.items,
+      nuisance: used,
+      hardAnswers: hardOnlyRow(bank, j),
+    };
     return { ...base, ...family.bundleLlm(L, x, j) };
   });
   return { llms, stats, loss, converged };
