@@ -2,7 +2,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -56,4 +57,33 @@ export function readmeExample(readmeUrl: URL, dir: string): { file: string; code
   const file = join(dir, 'readme-example.ts');
   writeFileSync(file, code);
   return { file, code };
+}
+
+/**
+ * Runs `body`, the body of an async JavaScript function, on a worker thread and resolves with what it
+ * returns (structured-cloned). In it, `await load('analysis')` imports a package's built entry
+ * (`packages/<name>/dist/index.js`: e2e tests run after `turbo run build`). For the studies that
+ * compute for minutes without awaiting: on vitest's own worker they block its event loop, and a
+ * task update left unanswered for 60 s fails the whole run ("Timeout calling onTaskUpdate", an
+ * unhandled error, exit 1) though every test passed.
+ */
+export function inWorkerThread<T>(body: string): Promise<T> {
+  const dist = JSON.stringify(pathToFileURL(join(repoRoot, 'packages')).href);
+  const code = [
+    "const { parentPort } = require('node:worker_threads');",
+    `const load = (name) => import(${dist} + '/' + name + '/dist/index.js');`,
+    `(async () => {\n${body}\n})().then((v) => parentPort.postMessage(v), (e) => { throw e; });`,
+  ].join('\n');
+  return new Promise((done, fail) => {
+    const w = new Worker(code, { eval: true });
+    let answered = false;
+    w.once('message', (v: T) => {
+      answered = true;
+      done(v);
+    });
+    w.once('error', fail);
+    w.once('exit', (c) => {
+      if (!answered) fail(new Error(`the worker thread exited with code ${c} before answering`));
+    });
+  });
 }

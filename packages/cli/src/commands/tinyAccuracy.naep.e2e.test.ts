@@ -4,19 +4,21 @@
 // tiny runs, predict the held-out LLM's full-bank accuracy from its tiny run. Also a random-answer
 // run per fold. About 150 s on the 2-core machine: `npm run test:e2e`.
 import { describe, expect, it } from 'vitest';
-import { bankFromRecords, type ResponseRecord } from '@llm-nrm/core';
-import { readNaepRotations } from '@llm-nrm/adapters';
-import { runAccuracyStudy } from '@llm-nrm/analysis';
+import type { RunAccuracyStudy } from '@llm-nrm/analysis';
+import { inWorkerThread } from '@llm-nrm/tooling/test';
 
 const NAEP = new URL('../../../../../shared/fixtures/response-matrices/mainlp-llm-psychometrics', import.meta.url).pathname;
 
 describe('predicted full-bank accuracy of 41-item tiny runs, leave-one-LLM-out on NAEP', () => {
   it('within 4 points on average and 10 for any LLM, 90% intervals covering 80-100%, random-answer runs at chance on average', async () => {
-    const records: ResponseRecord[] = [];
-    for await (const r of readNaepRotations(NAEP)) records.push(r);
-    const { bank } = bankFromRecords(records);
-    const res = runAccuracyStudy(bank, { budget: 41 });
-    const J = bank.models.length;
+    // On a worker thread (the built packages): the study computes for minutes without awaiting.
+    const { res, J } = await inWorkerThread<{ res: RunAccuracyStudy; J: number }>(`
+      const [core, adapters, analysis] = await Promise.all([load('core'), load('adapters'), load('analysis')]);
+      const records = [];
+      for await (const r of adapters.readNaepRotations(${JSON.stringify(NAEP)})) records.push(r);
+      const { bank } = core.bankFromRecords(records);
+      return { res: analysis.runAccuracyStudy(bank, { budget: 41 }), J: bank.models.length };
+    `);
     expect(J).toBe(18);
     const errors = res.predicted.map((p, j) => Math.abs(p.accuracy - res.observed[j]!));
     const covered = res.predicted.filter((p, j) => res.observed[j]! >= p.low && res.observed[j]! <= p.high).length;
