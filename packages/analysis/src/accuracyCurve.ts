@@ -57,6 +57,14 @@ export function accuracyAt(curve: Pick<AccuracyCurve, 'grid' | 'accuracy'>, thet
   return a[lo]! + t * (a[hi]! - a[lo]!);
 }
 
+/** The curve's Gaussian-kernel bandwidth over thetas: Silverman's 1.06 sd n^-1/5, at least 0.15. */
+export function kernelBandwidth(thetas: readonly number[]): number {
+  const n = thetas.length;
+  const mean = thetas.reduce((s, t) => s + t, 0) / n;
+  const sd = Math.sqrt(thetas.reduce((s, t) => s + (t - mean) ** 2, 0) / Math.max(1, n - 1));
+  return Math.max(0.15, 1.06 * sd * n ** -0.2);
+}
+
 /**
  * The calibrated LLMs' observed accuracy regressed on their theta: a Gaussian-kernel
  * (Nadaraya-Watson) smooth made non-decreasing by isotonic regression. It predicts a new LLM's
@@ -70,9 +78,7 @@ export function accuracyCurve(thetas: ArrayLike<number>, accuracies: ArrayLike<n
   const n = pts.length;
   if (n < 2) throw new LlmNrmError('INVALID_OPTION', `an accuracy curve needs at least 2 calibrated LLMs with accuracies, got ${n}`);
   const grid = options.grid ?? Array.from({ length: 81 }, (_, t) => Math.round((-4 + 0.1 * t) * 10) / 10);
-  const mean = pts.reduce((s, p) => s + p[0], 0) / n;
-  const sd = Math.sqrt(pts.reduce((s, p) => s + (p[0] - mean) ** 2, 0) / Math.max(1, n - 1));
-  const h = options.bandwidth ?? Math.max(0.15, 1.06 * sd * n ** -0.2);
+  const h = options.bandwidth ?? kernelBandwidth(pts.map((p) => p[0]));
   const smooth = grid.map((g) => {
     let w = 0;
     let s = 0;

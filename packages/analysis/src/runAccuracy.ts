@@ -1,5 +1,5 @@
 import { LlmNrmError } from '@llm-nrm/core';
-import { accuracyAt, accuracyCurve, type AccuracyCurve } from './accuracyCurve.js';
+import { accuracyAt, accuracyCurve, kernelBandwidth, type AccuracyCurve } from './accuracyCurve.js';
 
 /**
  * The full-bank accuracy of a tiny run (issue 30), one rule for `llm-nrm score`, the site and the
@@ -221,10 +221,7 @@ function localCorrection(m: RunAccuracyModel, rows: readonly RunAccuracyRow[], l
   if (soft.length < 2) return undefined;
   const errs = soft.map(({ r, c }) => r.fullAccuracy - predictRunAccuracy(m, c, r).accuracy);
   const th = soft.map(({ r }) => r.theta);
-  const mean = th.reduce((a, b) => a + b, 0) / th.length;
-  const sd = Math.sqrt(th.reduce((a, b) => a + (b - mean) ** 2, 0) / (th.length - 1));
-  // accuracyCurve's bandwidth: Silverman's rule, at least 0.15.
-  const h = Math.max(0.15, 1.06 * sd * th.length ** -0.2);
+  const h = kernelBandwidth(th);
   const globalSd = Math.max(m.residualSd, Math.sqrt(errs.reduce((a, e) => a + e * e, 0) / errs.length));
   const bias: number[] = [];
   const sds: number[] = [];

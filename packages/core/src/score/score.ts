@@ -144,8 +144,9 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
   }
   const llms = bank.models.map((id, j): LlmScore => {
     const used = modes[j]!;
+    const hardAnswers = hardOnlyRow(bank, j);
     if (used !== 'fit') {
-      const t = scoreThetaAlone(bank, L, x, j, bundle, options.thetaSd ?? 3, used === 'sharpness');
+      const t = scoreThetaAlone(bank, L, x, j, bundle, options.thetaSd ?? 3, used === 'sharpness', hardAnswers);
       x[L.theta + j] = t.theta;
       se[j] = t.se;
       if (!modes.includes('fit')) loss += t.loss;
@@ -159,7 +160,7 @@ export function scoreResponses(bundle: CalibrationBundle, records: Iterable<Resp
       accuracy: n.cells > 0 ? n.right / n.cells : 0,
       items: n.items,
       nuisance: used,
-      hardAnswers: hardOnlyRow(bank, j),
+      hardAnswers,
     };
     return { ...base, ...family.bundleLlm(L, x, j) };
   });

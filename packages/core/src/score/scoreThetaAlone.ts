@@ -6,7 +6,6 @@ import { softplusInv } from '../model/layout.js';
 import { predictor } from '../model/predict.js';
 import { minimiseTheta } from './minimiseTheta.js';
 import { minimiseTinyRun, nuisancePrior } from './minimiseTinyRun.js';
-import { hardOnlyRow } from '../model/llmNrm/hardOnlyModels.js';
 
 /** Smallest probability a log takes in the scoring likelihood (the same floor the exported Python uses). */
 export const SCORE_P_FLOOR = 1e-300;
@@ -97,8 +96,9 @@ function objective(bank: ResponseBank, layout: Layout, x: Float64Array, j: numbe
 /**
  * Theta of LLM j alone, its sharpness, bias and fallback held at the fleet's (`fleetNuisance`),
  * or (`withSharpness`) theta and sharpness fitted with bias and fallback under the fleet's spread
- * (`minimiseTinyRun`); items and globals at the bundle's; `x` is the bundle's parameters laid out for `bank` and is
- * modified in LLM j's slots.
+ * (`minimiseTinyRun`; `hardOnly`: j's every answer is hard, `hardOnlyRow`, so sharpness stays 1); items
+ * and globals at the bundle's; `x` is the bundle's parameters laid out for `bank` and is modified in
+ * LLM j's slots.
  */
 export function scoreThetaAlone(
   bank: ResponseBank,
@@ -108,6 +108,7 @@ export function scoreThetaAlone(
   bundle: CalibrationBundle,
   thetaSd: number,
   withSharpness = false,
+  hardOnly = false,
 ): { theta: number; se: number; sharpness?: number; loss: number } {
   const family = familyOfLayout(layout);
   const fleet = fleetNuisance(bundle);
@@ -130,7 +131,7 @@ export function scoreThetaAlone(
       delta,
       rho,
       fleet,
-      hardOnlyRow(bank, j),
+      hardOnly,
     );
     family.holdNuisance(layout, x, j, hold);
     x[layout.theta + j] = r.theta;
