@@ -30,7 +30,7 @@ export { freeMask, llmParamIndices } from './model/registry.js';
 export { minimiseTheta, minimiseThetaSharpness } from './score/minimiseTheta.js';
 export { HARD_RUN_U, minimiseTinyRun, nuisancePrior, NUISANCE_VAR_FLOOR, TINY_RUN_SWEEPS, type NuisancePrior } from './score/minimiseTinyRun.js';
 export { shuffleInPlace } from './simulate/random.js';
-export { gridGoldenMinimum } from './internal/gridGoldenMinimum.js';
+export { gridMinimum } from './internal/gridMinimum.js';
 export { SCORE_P_FLOOR, fleetNuisance, llmCrossEntropy } from './score/scoreThetaAlone.js';
 export { wrongOptionShares } from './model/predict.js';
 export { hardOnlyRow } from './model/llmNrm/hardOnlyModels.js';

@@ -1,7 +1,7 @@
 // The Python half of the lm-eval export, written beside the task YAML as nrm_lmeval.py. Standard
 // library only (lm-eval's own `datasets` is used for the Dataset it expects): nothing to install.
 // It repeats `scoreThetaAlone` of @llm-nrm/core step for step (same probabilities, same grid and
-// golden-section search, same SE), so lm-eval's results table and `llm-nrm score` agree.
+// Brent search (`gridMinimum`), same SE), so lm-eval's results table and `llm-nrm score` agree.
 
 import { HARD_RUN_U } from '@llm-nrm/core/engine';
 
@@ -133,46 +133,83 @@ def _sigmoid(x):
     return math.exp(x) / (1.0 + math.exp(x))
 
 
-def _grid_golden(f, lo, hi, step, tol):
-    """Best point of the grid lo, lo + step, ..., hi, then golden section on its bracket to width tol (core's gridGoldenMinimum)."""
-    best, fb = lo, math.inf
+def _grid_minimum(f, lo, hi, step, tol):
+    """Best point of the grid lo, lo + step, ..., hi, then Brent's method on its bracket until about tol wide (core's gridMinimum, step for step)."""
+    x, fx = lo, math.inf
     for i in range(int(round((hi - lo) / step)) + 1):
-        x = lo + i * step
-        v = f(x)
-        if v < fb:
-            fb, best = v, x
-    a, b = best - step, best + step
-    r = (math.sqrt(5) - 1) / 2
-    x1 = b - r * (b - a)
-    x2 = a + r * (b - a)
-    f1, f2 = f(x1), f(x2)
-    while b - a > tol:
-        if f1 < f2:
-            b, x2, f2 = x2, x1, f1
-            x1 = b - r * (b - a)
-            f1 = f(x1)
+        t = lo + i * step
+        v = f(t)
+        if v < fx:
+            fx, x = v, t
+    a, b = x - step, x + step
+    golden = (3 - math.sqrt(5)) / 2
+    tol1 = tol / 3
+    tol2 = 2 * tol1
+    w = v = x
+    fw = fv = fx
+    d = e = 0.0
+    while True:
+        xm = 0.5 * (a + b)
+        if abs(x - xm) <= tol2 - 0.5 * (b - a):
+            break
+        p = q = r = 0.0
+        if abs(e) > tol1:
+            r = (x - w) * (fx - fv)
+            q = (x - v) * (fx - fw)
+            p = (x - v) * q - (x - w) * r
+            q = 2 * (q - r)
+            if q > 0:
+                p = -p
+            else:
+                q = -q
+            r = e
+            e = d
+        if abs(p) < abs(0.5 * q * r) and p > q * (a - x) and p < q * (b - x):
+            d = p / q
+            u = x + d
+            if u - a < tol2 or b - u < tol2:
+                d = tol1 if xm - x >= 0 else -tol1
         else:
-            a, x1, f1 = x1, x2, f2
-            x2 = a + r * (b - a)
-            f2 = f(x2)
-    return (a + b) / 2
+            e = a - x if x >= xm else b - x
+            d = golden * e
+        u = x + d if abs(d) >= tol1 else x + (tol1 if d >= 0 else -tol1)
+        fu = f(u)
+        if fu <= fx:
+            if u >= x:
+                a = x
+            else:
+                b = x
+            v, fv = w, fw
+            w, fw = x, fx
+            x, fx = u, fu
+        else:
+            if u < x:
+                a = u
+            else:
+                b = u
+            if fu <= fw or w == x:
+                v, fv = w, fw
+                w, fw = u, fu
+            elif fu <= fv or v == x or v == w:
+                v, fv = u, fu
+    return x
 
 
 def _minimise(f):
-    """Grid -8..8 (step 0.25), golden section to 1e-9, SE from a central second difference (h 1e-3)."""
-    theta = _grid_golden(f, -8.0, 8.0, 0.25, 1e-9)
+    """Grid -8..8 (step 0.25), Brent to 1e-9, SE from a central second difference (h 1e-3)."""
+    theta = _grid_minimum(f, -8.0, 8.0, 0.25, 1e-9)
     h = 1e-3
     curv = (f(theta + h) - 2 * f(theta) + f(theta - h)) / (h * h)
     return theta, (1 / math.sqrt(curv) if curv > 0 else math.inf)
 
 
 def _minimise_sharpness(f):
-    """Golden section over u = log sharpness (grid -2..2 step 0.25, then to 1e-6), theta by _minimise at each u; the profile SE of theta (core's minimiseThetaSharpness)."""
+    """_grid_minimum over u = log sharpness (grid -2..2 step 0.25, then to 1e-6), theta by _minimise at each u; the profile SE of theta (core's minimiseThetaSharpness)."""
     def val(u):
         th, _ = _minimise(lambda t: f(t, u))
         return f(th, u)
 
-    u = _grid_golden(val, -2.0, 2.0, 0.25, 1e-6)
+    u = _grid_minimum(val, -2.0, 2.0, 0.25, 1e-6)
     theta, _ = _minimise(lambda t: f(t, u))
     # The profile SE (sharpness estimated with theta): H_tt - H_tu^2 / H_uu by central differences.
     h = 1e-3
@@ -216,7 +253,7 @@ def _minimise_tiny_run(f, parts, hard=False):
                         return g(theta, u)
 
                     w = 3 * math.sqrt(var[k])
-                    at(_grid_golden(at, -w, w, w / 6, 1e-4))
+                    at(_grid_minimum(at, -w, w, w / 6, 1e-4))
             theta, se, u = search()
     return theta, se, u
 

@@ -1,20 +1,20 @@
-import { gridGoldenMinimum } from '../internal/gridGoldenMinimum.js';
+import { gridMinimum } from '../internal/gridMinimum.js';
 
 /**
  * The 1-D MAP and its standard error, by a fixed recipe the exported lm-eval aggregation repeats
  * step for step (so both give the same number): the best point of a grid -8..8 in steps of 0.25,
- * golden-section search on the bracket around it to 1e-9, and SE = 1 / sqrt(f'') from a central
+ * Brent's method on the bracket around it to 1e-9 (`gridMinimum`), and SE = 1 / sqrt(f'') from a central
  * second difference with h = 1e-3.
  */
 export function minimiseTheta(f: (theta: number) => number): { theta: number; se: number } {
-  const theta = gridGoldenMinimum(f, -8, 8, 0.25, 1e-9);
+  const theta = gridMinimum(f, -8, 8, 0.25, 1e-9);
   const h = 1e-3;
   const curv = (f(theta + h) - 2 * f(theta) + f(theta - h)) / (h * h);
   return { theta, se: curv > 0 ? 1 / Math.sqrt(curv) : Infinity };
 }
 
 /**
- * Minimise f(theta, u) over theta and a log-sharpness u: golden-section search over u (grid
+ * Minimise f(theta, u) over theta and a log-sharpness u: `gridMinimum` over u (grid
  * -2..2 in steps of 0.25 first, then to 1e-6), each u's theta by `minimiseTheta`. The SE of theta is
  * the profile one at the optimum (sharpness estimated with it), below.
  */
@@ -24,7 +24,7 @@ export function minimiseThetaSharpness(f: (theta: number, u: number) => number):
     const r = inner(u);
     return f(r.theta, u);
   };
-  const u = gridGoldenMinimum(val, -2, 2, 0.25, 1e-6);
+  const u = gridMinimum(val, -2, 2, 0.25, 1e-6);
   const r = inner(u);
   // The SE of theta with sharpness estimated too: the profile curvature H_tt - H_tu^2 / H_uu from
   // central differences (h = 1e-3) at the optimum. The conditional 1 / sqrt(H_tt) took sharpness as

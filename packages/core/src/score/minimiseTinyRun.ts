@@ -1,4 +1,4 @@
-import { gridGoldenMinimum } from '../internal/gridGoldenMinimum.js';
+import { gridMinimum } from '../internal/gridMinimum.js';
 import { minimiseTheta, minimiseThetaSharpness } from './minimiseTheta.js';
 
 /** The calibrated fleet's spread of each position-bias and fallback coordinate: the priors of a tiny run's. */
@@ -60,7 +60,7 @@ export function nuisancePrior(llms: readonly { positionBias: readonly number[]; 
  * `delta` and `rho` (mutated here; null when the model has no such part); this adds their priors.
  * Recipe (the exported lm-eval aggregation repeats it step for step): `minimiseThetaSharpness`, then
  * TINY_RUN_SWEEPS times: for delta then rho, each coordinate k < kMax - 1 moved by t against the last
- * (sums stay zero), t by `gridGoldenMinimum` on [-3 sd_k, 3 sd_k] in steps of sd_k / 2 to 1e-4 at
+ * (sums stay zero), t by `gridMinimum` on [-3 sd_k, 3 sd_k] in steps of sd_k / 2 to 1e-4 at
  * the current (theta, u), then `minimiseThetaSharpness` again. For a run whose every answer is hard
  * (`hardOnly`) u stays at HARD_RUN_U and each step searches theta alone (`minimiseTheta`).
  */
@@ -95,7 +95,7 @@ export function minimiseTinyRun(
             return g(r.theta, r.u);
           };
           const w = 3 * Math.sqrt(v[k]!);
-          at(gridGoldenMinimum(at, -w, w, w / 6, 1e-4));
+          at(gridMinimum(at, -w, w, w / 6, 1e-4));
         }
       }
       r = search();

@@ -9,6 +9,7 @@ import { minimiseTinyRun, nuisancePrior } from './minimiseTinyRun.js';
 
 /** Smallest probability a log takes in the scoring likelihood (the same floor the exported Python uses). */
 export const SCORE_P_FLOOR = 1e-300;
+const LOG_SCORE_P_FLOOR = Math.log(SCORE_P_FLOOR);
 
 /**
  * The fleet's typical nuisance parameters: mean pre-softplus sharpness, mean position bias and
@@ -63,6 +64,29 @@ export function llmCrossEntropy(bank: ResponseBank, layout: Layout, x: Float64Ar
   const list: number[] = [];
   for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c] && (cols === undefined || cols[c])) list.push(c);
   const p = new Float64Array(bank.kMax);
+  const logits = pred.logits;
+  if (logits !== null) {
+    // Option-level: log p_k = v_k - logsumexp(v), one log a cell instead of one an option (the
+    // scorers call this thousands of times a run); the floor on p is a floor on log p.
+    return (prior) => {
+      let s = prior;
+      for (const c of list) {
+        const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
+        const qo = j * width + bank.colOffsets[c]!;
+        logits(j, c, p);
+        let m = -Infinity;
+        for (let k = 0; k < K; k++) if (p[k]! > m) m = p[k]!;
+        let z = 0;
+        for (let k = 0; k < K; k++) z += Math.exp(p[k]! - m);
+        const lse = m + Math.log(z);
+        for (let k = 0; k < K; k++) {
+          const q = bank.q[qo + k]!;
+          if (q > 0) s -= q * Math.max(p[k]! - lse, LOG_SCORE_P_FLOOR);
+        }
+      }
+      return s;
+    };
+  }
   return (prior) => {
     let s = prior;
     for (const c of list) {

@@ -34,22 +34,29 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
     }
     return sOut;
   };
+  // The bank's arrays and the layout's offsets read once: the scorers call this for every cell of
+  // thousands of evaluations a run.
+  const { colItem, itemOffsets, colOffsets, colPosition } = bank;
+  const { a: aOff, c: cOff, theta: thOff, delta: dBase, rho: rBase, kMax } = layout;
   const logits = (j: number, col: number, v: Float64Array, dv?: Float64Array, theta?: number): void => {
-    const i = bank.colItem[col]!;
-    const io = bank.itemOffsets[i]!;
-    const co = bank.colOffsets[col]!;
-    const K = bank.colOffsets[col + 1]! - co;
-    const th = theta ?? x[layout.theta + j]!;
+    const i = colItem[col]!;
+    const io = itemOffsets[i]!;
+    const co = colOffsets[col]!;
+    const K = colOffsets[col + 1]! - co;
+    const th = theta === undefined ? x[thOff + j]! : theta;
     const s = useS ? rowS(j) : 1;
     const G = useFb ? sigmoid(w0 - kappa * (th - b[i]!)) : 0;
     const dG = -kappa * G * (1 - G);
+    const os = (1 - G) * s;
+    const dOff = dBase + j * kMax;
+    const rOff = rBase + j * kMax;
     for (let k = 0; k < K; k++) {
-      const p = bank.colPosition === null ? k : bank.colPosition[co + k]!;
-      const a = x[layout.a + io + k]!;
-      const z = a * th + x[layout.c + io + k]! + (usePos ? x[layout.delta + j * layout.kMax + p]! : 0);
-      const rho = useFb ? x[layout.rho + j * layout.kMax + p]! : 0;
-      v[k] = (1 - G) * s * z + G * rho;
-      if (dv !== undefined) dv[k] = (1 - G) * s * a + dG * (rho - s * z);
+      const p = colPosition === null ? k : colPosition[co + k]!;
+      const a = x[aOff + io + k]!;
+      const z = a * th + x[cOff + io + k]! + (usePos ? x[dOff + p]! : 0);
+      const rho = useFb ? x[rOff + p]! : 0;
+      v[k] = os * z + G * rho;
+      if (dv !== undefined) dv[k] = os * a + dG * (rho - s * z);
     }
   };
   const cell = (j: number, col: number, out: Float64Array): void => {
@@ -87,10 +94,7 @@ export function llmNrmPredictor(bank: ResponseBank, layout: LlmNrmLayout, x: Flo
     const s = useS ? rowS(j) : 1;
     const ds = useS ? sigmoid(x[layout.sbar + j]!) * wS : 0;
     const dKappa = sigmoid(x[layout.kbar]!) * wKb;
-    // One cell: p as `cell` computes it (the same bits) and dv, sharing G and z; arrays read once here.
-    const { colItem, itemOffsets, colOffsets, colPosition } = bank;
-    const aOff = layout.a;
-    const cOff = layout.c;
+    // One cell: p as `cell` computes it (the same bits) and dv, sharing G and z.
     return (col: number, out: Float64Array, dv: Float64Array): void => {
       const i = colItem[col]!;
       const io = itemOffsets[i]!;
