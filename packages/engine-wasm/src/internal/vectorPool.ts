@@ -77,6 +77,10 @@ function vectorWorker(bufs, listen) {
       if ((x >>> ${TAG_SHIFT}) !== tag) break;
       const idx = x & ${INDEX_MASK};
       if (idx >= VECTOR_PARTS) break;
+      // The tag is the generation modulo ${TAG_MASK + 1}: a worker stalled through that many sweeps
+      // (about 50 ms of short ones on a loaded machine) would read a later sweep's NEXT as its own and
+      // run a part of it with this sweep's vectors. The full generation must still be this one.
+      if (Atomics.load(ctrl, C.GEN) !== gen) break;
       if (Atomics.compareExchange(ctrl, C.NEXT, x, x + 1) !== x) continue;
       try {
         vectorRange(op, v, a, ctrl[C.BOUNDS + idx], ctrl[C.BOUNDS + idx + 1], parts, 2 * idx);
