@@ -166,24 +166,21 @@ export function fitRunAccuracy(
     ok.map((r) => r.fullAccuracy),
   );
   const shift = shiftOf(ok, ct, cf, items);
-  // Leave-one-LLM-out errors of the own prediction and of the curve.
-  // Each row's curve without it (its leave-one-out curve), for the blend weight and the local correction.
-  const looCurves = ok.map((_, i) => {
-    const rest = ok.filter((_, t) => t !== i);
-    return rest.length >= 2
+  // Leave-one-LLM-out errors of the own prediction and of the curve; each row's curve without it (its
+  // leave-one-out curve) serves the blend weight and the local correction.
+  const rests = ok.map((_, i) => ok.filter((_, t) => t !== i));
+  const looCurves = rests.map((rest) =>
+    rest.length >= 2
       ? accuracyCurve(
           rest.map((x) => x.fullTheta),
           rest.map((x) => x.fullAccuracy),
         )
-      : curve;
-  });
-  const eOwn: number[] = [];
-  const eCurve: number[] = [];
-  ok.forEach((r, i) => {
-    const rest = ok.filter((_, t) => t !== i);
-    eOwn.push(r.fullAccuracy - ownAccuracy({ chanceTiny: ct, chanceFull: cf, items, shift: shiftOf(rest, ct, cf, items) }, r.tinyAccuracy));
-    eCurve.push(r.fullAccuracy - accuracyAt(looCurves[i]!, r.theta));
-  });
+      : curve,
+  );
+  const eOwn = ok.map(
+    (r, i) => r.fullAccuracy - ownAccuracy({ chanceTiny: ct, chanceFull: cf, items, shift: shiftOf(rests[i]!, ct, cf, items) }, r.tinyAccuracy),
+  );
+  const eCurve = ok.map((r, i) => r.fullAccuracy - accuracyAt(looCurves[i]!, r.theta));
   const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
   const vo = mean(eOwn.map((e) => e * e));
   const vc = mean(eCurve.map((e) => e * e));
@@ -207,7 +204,7 @@ export function fitRunAccuracy(
     logSharpnessRange: [sharpLow - SHARPNESS_SUPPORT_MARGIN, sharpHigh],
     llms: n,
   };
-  const local = localCorrection(model, ok, looCurves);
+  const local = localCorrection(model, ok, looCurves, curve.grid);
   return { ...model, ...(local ? { local } : {}), curve };
 }
 
@@ -216,7 +213,12 @@ export function fitRunAccuracy(
  * (the curve refitted without it, as `predictRunAccuracy` forms the prediction), smoothed over the
  * rows' tiny-run thetas onto the curve's grid.
  */
-function localCorrection(m: RunAccuracyModel, rows: readonly RunAccuracyRow[], looCurves: readonly AccuracyCurve[]): RunAccuracyModel['local'] {
+function localCorrection(
+  m: RunAccuracyModel,
+  rows: readonly RunAccuracyRow[],
+  looCurves: readonly AccuracyCurve[],
+  grid: readonly number[],
+): RunAccuracyModel['local'] {
   const soft = rows.flatMap((r, i) => (r.hard === true ? [] : [{ r, c: looCurves[i]! }]));
   if (soft.length < 2) return undefined;
   const errs = soft.map(({ r, c }) => r.fullAccuracy - predictRunAccuracy(m, c, r).accuracy);
@@ -225,7 +227,7 @@ function localCorrection(m: RunAccuracyModel, rows: readonly RunAccuracyRow[], l
   const globalSd = Math.max(m.residualSd, Math.sqrt(errs.reduce((a, e) => a + e * e, 0) / errs.length));
   const bias: number[] = [];
   const sds: number[] = [];
-  for (const g of looCurves[0]!.grid) {
+  for (const g of grid) {
     let w = 0;
     let w2 = 0;
     let s1 = 0;

@@ -20,12 +20,16 @@ export function minimiseTheta(f: (theta: number) => number): { theta: number; se
  */
 export function minimiseThetaSharpness(f: (theta: number, u: number) => number): { theta: number; se: number; u: number } {
   const inner = (u: number) => minimiseTheta((t) => f(t, u));
+  // The search returns the u of its lowest value, whose theta search it has run: kept, not run again.
+  let best = { u: NaN, v: Infinity, r: { theta: NaN, se: NaN } };
   const val = (u: number) => {
     const r = inner(u);
-    return f(r.theta, u);
+    const v = f(r.theta, u);
+    if (v <= best.v) best = { u, v, r };
+    return v;
   };
   const u = gridMinimum(val, -2, 2, 0.25, 1e-6);
-  const r = inner(u);
+  const r = u === best.u ? best.r : inner(u);
   // The SE of theta with sharpness estimated too: the profile curvature H_tt - H_tu^2 / H_uu from
   // central differences (h = 1e-3) at the optimum. The conditional 1 / sqrt(H_tt) took sharpness as
   // known: adaptive runs stopped at SE 0.3 after 13.4 items and covered 77.8% of the NAEP LLMs'

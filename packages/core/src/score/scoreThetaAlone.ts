@@ -65,14 +65,15 @@ export function llmCrossEntropy(bank: ResponseBank, layout: Layout, x: Float64Ar
   for (let c = 0; c < nC; c++) if (bank.observed[j * nC + c] && (cols === undefined || cols[c])) list.push(c);
   const p = new Float64Array(bank.kMax);
   const logits = pred.logits;
+  const { colOffsets, q: targets } = bank;
   if (logits !== null) {
     // Option-level: log p_k = v_k - logsumexp(v), one log a cell instead of one an option (the
     // scorers call this thousands of times a run); the floor on p is a floor on log p.
     return (prior) => {
       let s = prior;
       for (const c of list) {
-        const K = bank.colOffsets[c + 1]! - bank.colOffsets[c]!;
-        const qo = j * width + bank.colOffsets[c]!;
+        const K = colOffsets[c + 1]! - colOffsets[c]!;
+        const qo = j * width + colOffsets[c]!;
         logits(j, c, p);
         let m = -Infinity;
         for (let k = 0; k < K; k++) if (p[k]! > m) m = p[k]!;
@@ -80,7 +81,7 @@ export function llmCrossEntropy(bank: ResponseBank, layout: Layout, x: Float64Ar
         for (let k = 0; k < K; k++) z += Math.exp(p[k]! - m);
         const lse = m + Math.log(z);
         for (let k = 0; k < K; k++) {
-          const q = bank.q[qo + k]!;
+          const q = targets[qo + k]!;
           if (q > 0) s -= q * Math.max(p[k]! - lse, LOG_SCORE_P_FLOOR);
         }
       }
