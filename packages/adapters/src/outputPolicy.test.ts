@@ -196,4 +196,21 @@ describe('writeFileOutput', () => {
     expect(readFileSync(join(dir, 'out.json'), 'utf8')).toBe('ok');
     expect(existsSync(join(dir, 'out.json'))).toBe(true);
   });
+
+  it('refuses a file of a folder llm-nrm wrote (a package’s bank.json), also deeper in it; writes beside it', async () => {
+    const root = fresh({ 'b.json': '{}' });
+    const pkg = join(root, 'pkg');
+    await writeFolderOutput(pkg, build({ 'bank.json': '{"bank":1}', 'lm-eval/bank.json': '{"bank":2}' }), { command: 'publish', inputs: [] });
+    const before = snapshot(root);
+    const inputs = [join(root, 'b.json')];
+    await expect(writeFileOutput(join(pkg, 'bank.json'), 'scores', { inputs })).rejects.toThrow(
+      /refused -o .*bank\.json: it is part of .*pkg, which llm-nrm publish wrote/,
+    );
+    await expect(writeFileOutput(join(pkg, 'lm-eval', 'bank.json'), 'scores', { inputs })).rejects.toMatchObject({ code: 'OUTPUT_REFUSED' });
+    expect(snapshot(root)).toEqual(before);
+    // A file the marker does not list, and a file beside the folder, are the user's to name.
+    await writeFileOutput(join(pkg, 'scores.json'), 'ok', { inputs });
+    await writeFileOutput(join(root, 'scores.json'), 'ok', { inputs });
+    expect(readFileSync(join(root, 'scores.json'), 'utf8')).toBe('ok');
+  });
 });

@@ -14,7 +14,7 @@
  * Every refusal is an `OUTPUT_REFUSED` error that says what was refused and how to proceed.
  */
 import { lstat, mkdir, readFile, readdir, realpath, rename, rm, rmdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { LlmNrmError } from '@llm-nrm/core';
 import { STDOUT_PATH, alive, withLiveTemp, writeFileAtomic } from './atomic.js';
 
@@ -59,8 +59,10 @@ function refused(message: string, file: string): LlmNrmError {
 
 /**
  * Refuse an output file that is one of the inputs (the same file, also through a link or another
- * name): writing it would destroy the data being read; or that is a folder. Outputs inside an input folder are
- * allowed; the caller marks them with `excludeFromWalks` so they are never read back.
+ * name): writing it would destroy the data being read; that is a folder; or that is one of the files
+ * of a folder llm-nrm wrote (listed in the marker of a folder above it: a package's bank.json
+ * overwritten by `score -o` would break the package). Outputs inside an input folder are allowed;
+ * the caller marks them with `excludeFromWalks` so they are never read back.
  */
 export async function assertOutputIsNotInput(output: string, inputs: readonly string[], flag = '-o'): Promise<void> {
   if (output === STDOUT_PATH) return;
@@ -77,6 +79,17 @@ export async function assertOutputIsNotInput(output: string, inputs: readonly st
     if (inp === out || sameInode) {
       throw refused(`${flag} ${output} is also an input: writing it would overwrite the data being read; choose another output file`, output);
     }
+  }
+  if (outStat === undefined) return;
+  for (let dir = dirname(out); ; dir = dirname(dir)) {
+    const marker = await readMarker(dir);
+    if (marker?.files.includes(relative(dir, out).split(sep).join('/'))) {
+      throw refused(
+        `refused ${flag} ${output}: it is part of ${dir}, which llm-nrm ${marker.command} wrote; writing it would change that output; choose another file`,
+        output,
+      );
+    }
+    if (dirname(dir) === dir) return;
   }
 }
 
