@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { describeValue, LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
+import { IdNumbers } from '@llm-nrm/core/record';
 import { detectInputs, type DetectedInput } from './detect.js';
 import { isStdinPath, spoolStdin } from './internal/stdin.js';
 import {
@@ -296,7 +297,7 @@ function benchmarkOf(r: ResponseRecord): string {
  */
 class Tallies {
   readonly byModel = new Map<string, Map<string, Tally>>();
-  private readonly itemNumbers = new Map<string, number>();
+  private readonly itemNumbers = new IdNumbers();
   // The last record's tally: a file's records come in runs of one model and benchmark.
   private lastModel: string | undefined;
   private lastBenchmark = '';
@@ -317,8 +318,7 @@ class Tallies {
       this.lastModel = r.model;
       this.lastBenchmark = benchmark;
     }
-    let i = this.itemNumbers.get(r.item);
-    if (i === undefined) this.itemNumbers.set(r.item, (i = this.itemNumbers.size));
+    const i = this.itemNumbers.number(r.item);
     const w = i >>> 5;
     if (w >= t.seen.length) {
       const grown = new Uint32Array(Math.max(2 * t.seen.length, w + 1));

@@ -1,4 +1,5 @@
 import type { ResponseRecord } from '../model/types.js';
+import { IdNumbers } from './idNumbers.js';
 
 /** Rows that repeat a (model, item, presentation) already seen, and a few of them for a report. */
 export interface DuplicateRows {
@@ -21,42 +22,23 @@ export function duplicateRows(records: readonly ResponseRecord[]): DuplicateRows
 
 /** `duplicateRows` one record at a time (records streamed into a bank are not kept). */
 export function duplicateRowCounter(): { add(record: ResponseRecord): void; result(): DuplicateRows } {
-  // Keys (the item, and its display order) and models by index, the key that followed the previous
-  // record's key tried first; then per model typed arrays by key of the rows seen and of the first one.
-  const keyIndex = new Map<string, number>();
-  const keys: string[] = [];
-  const nextKey: number[] = [];
-  const modelIndex = new Map<string, number>();
-  const models: string[] = [];
+  // Keys (the item, and its display order) and models by number; then per model typed arrays by
+  // key of the rows seen and of the first one.
+  const keys = new IdNumbers();
+  const models = new IdNumbers();
   const counts: Int32Array[] = [];
   const firstRow: Int32Array[] = [];
   // Repeated (model, key) pairs as [model, key], in the order of their second row.
   const repeated: [number, number][] = [];
-  let prevKey = -1;
   let prevModel: string | undefined;
   let mi = -1;
   let t = -1;
   const add = (r: ResponseRecord): void => {
     t++;
-    const k = r.position === undefined ? r.item : `${r.item}\u0000${r.position.join(',')}`;
-    const guess = prevKey >= 0 ? nextKey[prevKey] : undefined;
-    let ki = guess !== undefined && keys[guess] === k ? guess : keyIndex.get(k);
-    if (ki === undefined) {
-      ki = keys.length;
-      keys.push(k);
-      keyIndex.set(k, ki);
-    }
-    if (prevKey >= 0) nextKey[prevKey] = ki;
-    prevKey = ki;
+    const ki = keys.number(r.position === undefined ? r.item : `${r.item}\u0000${r.position.join(',')}`);
     if (r.model !== prevModel) {
       prevModel = r.model;
-      const known = modelIndex.get(r.model);
-      if (known !== undefined) mi = known;
-      else {
-        mi = models.length;
-        models.push(r.model);
-        modelIndex.set(r.model, mi);
-      }
+      mi = models.number(r.model);
     }
     let c = counts[mi];
     if (c === undefined || ki >= c.length) {
@@ -82,9 +64,9 @@ export function duplicateRowCounter(): { add(record: ResponseRecord): void; resu
       .sort((a, b) => firstRow[a[0]]![a[1]]! - firstRow[b[0]]![b[1]]!)
       .slice(0, 5)
       .map(([m, k]) => {
-        const key = keys[k]!;
+        const key = keys.ids[k]!;
         const cut = key.indexOf('\u0000');
-        return { model: models[m]!, item: cut < 0 ? key : key.slice(0, cut), rows: counts[m]![k]! };
+        return { model: models.ids[m]!, item: cut < 0 ? key : key.slice(0, cut), rows: counts[m]![k]! };
       });
     return { count, examples };
   };

@@ -5,3 +5,4 @@ export { MAX_OPTIONS, describeValue, parseResponseRecord, type ParseRecordOption
 // Record-level checks a streaming reader runs as records go by (adapters' readAnyBank).
 export { duplicateRowCounter } from './duplicateRows.js';
 export { contentHash, singleContentCheck } from './resolveItemVersions.js';
+export { IdNumbers } from './idNumbers.js';

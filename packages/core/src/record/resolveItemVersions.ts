@@ -1,4 +1,5 @@
 import type { ResponseRecord } from '../model/types.js';
+import { IdNumbers } from './idNumbers.js';
 import { sameTexts, statedOptions } from './parseResponseRecord.js';
 
 /**
@@ -48,17 +49,15 @@ function singleContent(records: readonly ResponseRecord[]): boolean {
 
 /** `singleContent` one record at a time: false from the first record whose id was seen with other content. */
 export function singleContentCheck(): (record: ResponseRecord) => boolean {
-  const first = new Map<string, ResponseRecord>();
-  let last: ResponseRecord | undefined;
+  const numbers = new IdNumbers();
+  const first: ResponseRecord[] = [];
   return (r) => {
-    // Records of one id often come in runs (one LLM's rows, or an item's): the last record first.
-    const f = last !== undefined && last.item === r.item ? last : first.get(r.item);
+    const n = numbers.number(r.item);
+    const f = first[n];
     if (f === undefined) {
-      first.set(r.item, r);
-      last = r;
+      first.push(r);
       return true;
     }
-    last = f;
     return !(r.key !== f.key || statedOptions(r) !== statedOptions(f) || r.source?.docHash !== f.source?.docHash || !sameTexts(r.options, f.options));
   };
 }

@@ -212,8 +212,8 @@ describe('the threaded read', () => {
 describe('the threaded Parquet read', () => {
   it('cuts at row group bounds: the first share on this thread, then equal parts', () => {
     expect(parquetChunks([100, 100, 100, 100, 100, 100, 100, 100, 100, 100], 2)).toEqual([
-      { from: 0, to: 4 },
-      { from: 4, to: 10 },
+      { from: 0, to: 3 },
+      { from: 3, to: 10 },
     ]);
     const three = parquetChunks(
       Array.from({ length: 20 }, () => 10),
