@@ -277,4 +277,35 @@ describe('the threaded Parquet read', () => {
     expect(t.records).toStrictEqual(s.records);
     expect(t.records).toHaveLength(n - 1);
   });
+
+  it('reads a table without a choice column: a row whose probs is null is a missing answer, as with the column', async () => {
+    // Another tool's table of only the columns it uses; row 2's probs is null (an unparsable answer).
+    const { parquetWriteBuffer } = await import('hyparquet-writer');
+    const probs = [[0.6, 0.4], null, [0.1, 0.9]];
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: 'model', data: ['m', 'm', 'm'] },
+        { name: 'item', data: ['i0', 'i1', 'i2'] },
+        { name: 'key', data: Int32Array.from([0, 1, 1]) },
+        { name: 'probs', data: probs },
+      ],
+      schema: [
+        { name: 'root', num_children: 4 },
+        { name: 'model', repetition_type: 'REQUIRED', type: 'BYTE_ARRAY', converted_type: 'UTF8' },
+        { name: 'item', repetition_type: 'REQUIRED', type: 'BYTE_ARRAY', converted_type: 'UTF8' },
+        { name: 'key', repetition_type: 'REQUIRED', type: 'INT32' },
+        { name: 'probs', repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+        { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+        { name: 'element', repetition_type: 'REQUIRED', type: 'DOUBLE' },
+      ],
+    });
+    const file = join(tmp.dir, 'no-choice.parquet');
+    writeFileSync(file, new Uint8Array(buffer));
+    const { records } = await readAnyResponses(file, { threads: 1 });
+    expect(records).toStrictEqual([
+      { model: 'm', item: 'i0', key: 0, probs: [0.6, 0.4] },
+      { model: 'm', item: 'i1', key: 1, choice: null },
+      { model: 'm', item: 'i2', key: 1, probs: [0.1, 0.9] },
+    ]);
+  });
 });
