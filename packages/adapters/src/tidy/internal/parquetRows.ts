@@ -78,14 +78,13 @@ export async function* readParquetRange(path: string, range?: ParquetRange, coun
     // file lacks is left out of every row instead of set null (a property and a plainCell call per row
     // and column); but for `choice`, whose key alone makes a row without a distribution a missing
     // answer ('choice' in the row), as its null does.
-    const names = columns;
-    const read = names.map((c) => cells.get(c)!);
-    const noChoice = !names.includes('choice');
+    const read = columns.map((c) => cells.get(c)!);
+    const noChoice = !columns.includes('choice');
     for (let b = 0; b < n; b += BATCH) {
       const out: TidyRow[] = [];
       for (let i = b; i < Math.min(n, b + BATCH); i++) {
         const value: Record<string, unknown> = noChoice ? { choice: null } : {};
-        for (let t = 0; t < names.length; t++) value[names[t]!] = plainCell(read[t]![i]);
+        for (let t = 0; t < columns.length; t++) value[columns[t]!] = plainCell(read[t]![i]);
         out.push({ line: ++line, value });
       }
       yield out;

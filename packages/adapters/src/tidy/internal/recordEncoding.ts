@@ -5,6 +5,7 @@
 // buffers plus a table of its strings, and only records with further fields (texts, positions...)
 // are cloned whole. The main thread rebuilds each record as parseResponseRecord built it.
 import type { ResponseRecord } from '@llm-nrm/core';
+import { IdNumbers } from '@llm-nrm/core/record';
 
 /** Integers per record: line, model, item, benchmark (-1 none), key, kind, option count or choice. */
 const STRIDE = 7;
@@ -37,6 +38,19 @@ export interface EncodedBatch {
   skipped: { line: number; reason: string }[];
 }
 
+/** `id` with the last string's answer kept: a run of records repeats its model and benchmark. */
+function lastOf(id: (s: string) => number): (s: string) => number {
+  let last: string | undefined;
+  let n = -1;
+  return (s) => {
+    if (s !== last) {
+      last = s;
+      n = id(s);
+    }
+    return n;
+  };
+}
+
 /** Builds EncodedBatches (worker side). */
 export class BatchEncoder {
   private readonly table = new Map<string, number>();
@@ -51,39 +65,27 @@ export class BatchEncoder {
   private slabAt = 0;
   count = 0;
 
-  // The table's strings by number, and the fast paths around its map (a lookup per string was 1.2-1.6 s
-  // of a paper-scale read's worker, IdNumbers): a run's model and benchmark repeat, and an item is
-  // usually the one that followed the previous item the last time.
-  private readonly all: string[] = [];
-  private readonly nextItem: number[] = [];
-  private prevItem = -1;
-  private lastModel = -1;
-  private lastBenchmark = -1;
+  // Fast paths around the table's map (a lookup per string was 1.2-1.6 s of a paper-scale read's
+  // worker): a run's model and benchmark repeat, and items are numbered by `IdNumbers`' guess, each
+  // item number keeping its table number.
+  private readonly modelId = lastOf((s) => this.id(s));
+  private readonly benchmarkId = lastOf((s) => this.id(s));
+  private readonly items = new IdNumbers();
+  private readonly itemTable: number[] = [];
 
   private id(s: string): number {
     let i = this.table.get(s);
     if (i === undefined) {
       i = this.table.size;
       this.table.set(s, i);
-      this.all.push(s);
       this.strings.push(s);
     }
     return i;
   }
 
-  private modelId(s: string): number {
-    return (this.lastModel = this.lastModel >= 0 && this.all[this.lastModel] === s ? this.lastModel : this.id(s));
-  }
-
-  private benchmarkId(s: string): number {
-    return (this.lastBenchmark = this.lastBenchmark >= 0 && this.all[this.lastBenchmark] === s ? this.lastBenchmark : this.id(s));
-  }
-
   private itemId(s: string): number {
-    const guess = this.prevItem >= 0 ? this.nextItem[this.prevItem] : undefined;
-    const i = guess !== undefined && this.all[guess] === s ? guess : this.id(s);
-    if (this.prevItem >= 0) this.nextItem[this.prevItem] = i;
-    return (this.prevItem = i);
+    const n = this.items.number(s);
+    return (this.itemTable[n] ??= this.id(s));
   }
 
   private room(ints: number, values: number): void {
