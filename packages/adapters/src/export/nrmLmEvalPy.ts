@@ -205,12 +205,18 @@ def _minimise(f):
 
 def _minimise_sharpness(f):
     """_grid_minimum over u = log sharpness (grid -2..2 step 0.25, then to 1e-6), theta by _minimise at each u; the profile SE of theta (core's minimiseThetaSharpness)."""
+    # The search returns the u of its lowest value, whose theta search it has run: kept, not run again.
+    best = [math.nan, math.inf, math.nan]
+
     def val(u):
         th, _ = _minimise(lambda t: f(t, u))
-        return f(th, u)
+        v = f(th, u)
+        if v <= best[1]:
+            best[:] = [u, v, th]
+        return v
 
     u = _grid_minimum(val, -2.0, 2.0, 0.25, 1e-6)
-    theta, _ = _minimise(lambda t: f(t, u))
+    theta = best[2] if u == best[0] else _minimise(lambda t: f(t, u))[0]
     # The profile SE (sharpness estimated with theta): H_tt - H_tu^2 / H_uu by central differences.
     h = 1e-3
     f0 = f(theta, u)
