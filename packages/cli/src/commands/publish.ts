@@ -442,11 +442,17 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     };
     const curveOf = (
       m: Map<string, number>,
-      run: { acc: Map<string, number> | undefined; scores: Map<string, TinyRunScore>; ids: Set<string>; bench: string },
+      bench: string,
+      run: { acc: Map<string, number> | undefined; scores: Map<string, TinyRunScore>; ids: Set<string> } | null,
     ): TinyAccuracy => {
       const full = bundle.llms.map((l) => m.get(l.id) ?? NaN);
       const c = accuracyCurve(thetas, full);
       const out: TinyAccuracy = { accuracy: c.accuracy, residualSd: c.residualSd, llms: c.llms };
+      // No run-accuracy model for an adaptive package: its runs answer items aimed at their own level
+      // (about half right whatever the LLM's accuracy), so their accuracy on them says little of the
+      // bank's; the prediction is then the curve at theta with theta's SE (analysis'
+      // predictPackageCurve). Nor are the calibrated LLMs scored as runs of its whole pool for it.
+      if (run === null) return out;
       // The run-accuracy model is fitted on the calibrated LLMs scored as tiny runs of this package.
       const rows = bundle.llms.map((l, j) => {
         const s = run.scores.get(l.id);
@@ -459,19 +465,16 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
           hard: s?.hard ?? false,
         };
       });
-      const chanceTiny = chanceOf(run.ids, run.bench);
+      const chanceTiny = chanceOf(run.ids, bench);
       const chanceFull = chanceOf(
         bundle.items.map((it) => it.id),
-        run.bench,
+        bench,
       );
-      const items = [...run.ids].filter((id) => run.bench === '' || bundle.items.find((it) => it.id === id)?.benchmark === run.bench).length;
+      const items = [...run.ids].filter((id) => bench === '' || bundle.items.find((it) => it.id === id)?.benchmark === bench).length;
       const usable = rows.filter(
         (r) => Number.isFinite(r.theta) && Number.isFinite(r.logSharpness) && Number.isFinite(r.tinyAccuracy) && Number.isFinite(r.fullAccuracy),
       );
-      // Not for an adaptive package: its runs answer items aimed at their own level (about half right
-      // whatever the LLM's accuracy), so their accuracy on them says little of the bank's; the
-      // prediction is then the curve at theta with theta's SE (analysis' predictPackageCurve).
-      if (adaptive === null && usable.length >= 2 && chanceTiny > 0 && chanceTiny < 1 && chanceFull > 0 && chanceFull < 1 && items > 0) {
+      if (usable.length >= 2 && chanceTiny > 0 && chanceTiny < 1 && chanceFull > 0 && chanceFull < 1 && items > 0) {
         const { curve: _curve, ...model } = fitRunAccuracy(rows, { chanceTiny, chanceFull, items });
         out.run = model;
       }
@@ -482,15 +485,19 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       bundle.llms.map((l) => acc.overall.get(l.id) ?? NaN),
     ).grid;
     const curves = (tinyIds: Set<string>, restricted: CalibrationBundle) => {
-      const runRecords = tinyRunRecords(records, tinyIds);
-      // In sample: each calibrated LLM's run is scored on items it helped fit (rescoring it on refits
-      // without it, `--cross-fit`, was measured and dropped: analysis/BENCHMARKS.md).
-      const scores = tinyRunScores(restricted, runRecords, TINY_NUISANCE);
-      const t = accuracies(runRecords, bundle);
+      let runs: { scores: Map<string, TinyRunScore>; t: ReturnType<typeof accuracies> } | null = null;
+      if (adaptive === null) {
+        info(argv.quiet, `scoring the ${bundle.llms.length} calibrated LLMs as tiny runs of ${tinyIds.size} items (the accuracy prediction)`);
+        const runRecords = tinyRunRecords(records, tinyIds);
+        // In sample: each calibrated LLM's run is scored on items it helped fit (rescoring it on refits
+        // without it, `--cross-fit`, was measured and dropped: analysis/BENCHMARKS.md).
+        runs = { scores: tinyRunScores(restricted, runRecords, TINY_NUISANCE), t: accuracies(runRecords, bundle) };
+      }
+      const runOf = (acc: Map<string, number> | undefined) => (runs === null ? null : { acc, scores: runs.scores, ids: tinyIds });
       const benchmarks: Record<string, TinyAccuracy> = {};
       for (const [b, m] of [...acc.byBench].sort((p, q) => p[0].localeCompare(q[0])))
-        if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, { acc: t.byBench.get(b), scores, ids: tinyIds, bench: b });
-      return { grid, overall: curveOf(acc.overall, { acc: t.overall, scores, ids: tinyIds, bench: '' }), benchmarks };
+        if (b !== '' && m.size >= 2) benchmarks[b] = curveOf(m, b, runOf(runs?.t.byBench.get(b)));
+      return { grid, overall: curveOf(acc.overall, '', runOf(runs?.t.overall)), benchmarks };
     };
     const publishPaths = new Set([argv.bundle, argv.responses, argv.output, ...(argv['item-list'] !== undefined ? [argv['item-list']] : [])]);
     const [bundleSha, responsesSha] = await Promise.all([sha256File(argv.bundle), sha256File(argv.responses).catch(() => undefined)]);
@@ -561,7 +568,6 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         };
       });
       const restricted = restrictBundle(bundle, new Set(ids));
-      info(argv.quiet, `scoring the ${bundle.llms.length} calibrated LLMs as tiny runs of ${ids.length} items (the accuracy prediction)`);
       const formName = String.fromCharCode(65 + f);
       const bank: Omit<TinyBank, 'itemsSha256'> = {
         format: 'llm-nrm-tiny',
