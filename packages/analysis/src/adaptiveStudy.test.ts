@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { simulateFleet } from '@llm-nrm/core';
-import { adaptiveStudy } from './adaptiveStudy.js';
+import { adaptiveStudy, adaptiveStudyFolds, adaptiveStudyOf } from './adaptiveStudy.js';
 
 describe('adaptiveStudy', () => {
   // A small soft fleet: 16 LLMs x 100 items, 4 LLM folds (kept small: the study runs synchronously,
   // and a worker blocked for a minute times out vitest's RPC on a loaded machine).
   const { bank } = simulateFleet({ models: 16, items: 100, seed: 3 });
   const J = bank.models.length;
-  const res = adaptiveStudy(bank, { budgets: [6, 12], folds: 4, seed: 2, batch: 3, se: 0.4, minItems: 6, maxItems: 15, randomDraws: 2 });
+  const opts = { budgets: [6, 12], folds: 4, seed: 2, batch: 3, se: 0.4, minItems: 6, maxItems: 15, randomDraws: 3 };
+  const res = adaptiveStudy(bank, opts);
 
   it('replays every held-out LLM: one point per budget with its length, and an SE-stopped run each', () => {
     expect(res.points.map((p) => p.budget)).toEqual([6, 12]);
@@ -27,6 +28,14 @@ describe('adaptiveStudy', () => {
 
   it('adaptive runs rank held-out LLMs ahead of random items of the same length', () => {
     for (const p of res.points) expect(p.kendall).toBeGreaterThan(p.kendallRandom);
+  });
+
+  it('gives the same study from its folds run apart and joined in any order (the CLI runs them on worker threads)', () => {
+    // The last fold alone: the random draws of the folds before it are drawn and dropped first.
+    const parts = [3, 1, 0, 2].map((f) => adaptiveStudyFolds(bank, { ...opts, only: new Set([f]) }));
+    expect(adaptiveStudyOf(bank, opts, parts)).toEqual(res);
+    const partial = adaptiveStudyOf(bank, opts, [parts[0]!]);
+    expect(partial.full.filter((t) => Number.isFinite(t)).length).toBe(4);
   });
 
   it("a point's coverage is the share of LLMs whose full-bank theta is in theta +/- 1.96 SE", () => {

@@ -2,6 +2,7 @@ import { LlmNrmError, familyOfLayout, randomSource, type ResponseBank } from '@l
 import { poolFromLayout } from './adaptivePool.js';
 import { ADAPTIVE_DEFAULTS } from './adaptiveStep.js';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
+import { llmFolds } from './cellFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { randomPermutation } from './internal/randomPermutation.js';
@@ -80,6 +81,22 @@ export interface AdaptiveStudy {
   seRuns: { theta: number; se: number; items: number; stop: 'se' | 'max-items' | 'pool' }[];
 }
 
+/**
+ * What `adaptiveStudyFolds` found on the folds it ran (per LLM, NaN outside them), before the
+ * statistics; `adaptiveStudyOf` joins the parts of every fold.
+ */
+export interface AdaptiveStudyFoldParts {
+  folds: number[];
+  full: Float64Array;
+  /** [budget]: the adaptive runs' theta, SE and items per LLM at that length. */
+  at: { theta: Float64Array; se: Float64Array; items: Float64Array }[];
+  /** [budget][LLM] */
+  statics: Float64Array[];
+  /** [budget][draw][LLM] */
+  randoms: Float64Array[][];
+  seRuns: AdaptiveStudy['seRuns'];
+}
+
 const rmse = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
   let s = 0;
   let n = 0;
@@ -102,7 +119,19 @@ const rmse = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
  * the SE-stopped run continues it to its own stop.
  */
 export function adaptiveStudy(bank: ResponseBank, options: AdaptiveStudyOptions = {}): AdaptiveStudy {
-  const budgets = [...(options.budgets ?? [10, 20, 41])].sort((x, y) => x - y);
+  return adaptiveStudyOf(bank, options, [adaptiveStudyFolds(bank, options)]);
+}
+
+const studyBudgets = (options: AdaptiveStudyOptions): number[] => [...(options.budgets ?? [10, 20, 41])].sort((x, y) => x - y);
+
+/**
+ * `adaptiveStudy` on the folds in `only` (default all): a fold's calibration, runs and random draws
+ * depend on the seed and its index alone (the draws of the folds before it are drawn and dropped),
+ * so folds run apart (the CLI's worker threads) and joined by `adaptiveStudyOf` give what one
+ * `adaptiveStudy` run gives.
+ */
+export function adaptiveStudyFolds(bank: ResponseBank, options: AdaptiveStudyOptions & { only?: ReadonlySet<number> } = {}): AdaptiveStudyFoldParts {
+  const budgets = studyBudgets(options);
   const k = options.folds ?? 5;
   const seed = options.seed ?? 1;
   const batch = Math.max(1, Math.floor(options.batch ?? ADAPTIVE_DEFAULTS.batch));
@@ -120,6 +149,9 @@ export function adaptiveStudy(bank: ResponseBank, options: AdaptiveStudyOptions 
   const randoms = budgets.map(() => Array.from({ length: draws }, () => new Float64Array(J).fill(NaN)));
   const seRuns: AdaptiveStudy['seRuns'] = Array.from({ length: J }, () => ({ theta: NaN, se: NaN, items: 0, stop: 'pool' as const }));
   const drawRng = randomSource(seed + 65537);
+  // The random draws' stream runs over the folds in order: a fold run alone first draws (and drops) those of the folds before it.
+  let drawnFolds = 0;
+  const ran: number[] = [];
   const spec = { name: 'llm-nrm', model: 'llm-nrm' as const };
   const last = Math.max(budgets[budgets.length - 1] ?? 0, maxItems);
   for (const fold of calibratedLlmFolds(bank, spec, {
@@ -129,7 +161,11 @@ export function adaptiveStudy(bank: ResponseBank, options: AdaptiveStudyOptions 
     ...(options.fit ? { fit: options.fit } : {}),
     onProgress: say,
     label: 'adaptive fold',
+    ...(options.only ? { only: options.only } : {}),
   })) {
+    for (; drawnFolds < fold.index; drawnFolds++) for (let d = 1; d < draws; d++) randomPermutation(I, drawRng);
+    drawnFolds++;
+    ran.push(fold.index);
     const { calib, trainRows, trainList, heldList } = fold;
     const L = calib.layout;
     if (familyOfLayout(L).kind !== 'option-level') throw new LlmNrmError('INVALID_OPTION', 'the adaptive study needs an option-level calibration');
@@ -206,6 +242,32 @@ export function adaptiveStudy(bank: ResponseBank, options: AdaptiveStudyOptions 
       });
     }
   }
+  return { folds: ran, full, at, statics, randoms, seRuns };
+}
+
+/**
+ * The adaptive study from the parts of its folds (`adaptiveStudyFolds`, one part or one per worker;
+ * every fold once), with the options they ran under: each LLM's results from the part that ran its fold.
+ */
+export function adaptiveStudyOf(bank: ResponseBank, options: AdaptiveStudyOptions, parts: readonly AdaptiveStudyFoldParts[]): AdaptiveStudy {
+  const budgets = studyBudgets(options);
+  const k = options.folds ?? 5;
+  const seed = options.seed ?? 1;
+  const batch = Math.max(1, Math.floor(options.batch ?? ADAPTIVE_DEFAULTS.batch));
+  const seTarget = options.se ?? ADAPTIVE_DEFAULTS.se;
+  const minItems = options.minItems ?? ADAPTIVE_DEFAULTS.minItems;
+  const maxItems = options.maxItems ?? ADAPTIVE_DEFAULTS.maxItems;
+  const draws = Math.max(1, Math.floor(options.randomDraws ?? 5));
+  const J = bank.models.length;
+  const partOf = new Array<AdaptiveStudyFoldParts | undefined>(k);
+  for (const p of parts) for (const f of p.folds) partOf[f] = p;
+  const fold = llmFolds(J, k, seed);
+  const pick = (get: (p: AdaptiveStudyFoldParts) => Float64Array): Float64Array => Float64Array.from(fold, (f, j) => (partOf[f] ? get(partOf[f])[j]! : NaN));
+  const full = pick((p) => p.full);
+  const at = budgets.map((_, b) => ({ theta: pick((p) => p.at[b]!.theta), se: pick((p) => p.at[b]!.se), items: pick((p) => p.at[b]!.items) }));
+  const statics = budgets.map((_, b) => pick((p) => p.statics[b]!));
+  const randoms = budgets.map((_, b) => Array.from({ length: draws }, (_, d) => pick((p) => p.randoms[b]![d]!)));
+  const seRuns: AdaptiveStudy['seRuns'] = Array.from(fold, (f, j) => partOf[f]?.seRuns[j] ?? { theta: NaN, se: NaN, items: 0, stop: 'pool' as const });
   const points: AdaptivePoint[] = budgets.map((n, t) => {
     const { theta, se, items } = at[t]!;
     let cover = 0;

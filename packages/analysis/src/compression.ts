@@ -1,5 +1,6 @@
 import { familyOfLayout, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
+import { llmFolds } from './cellFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { columnsOfItems } from './internal/masks.js';
 import { foldTinyRun, thetaAlone, tinyColumns } from './internal/tinyRunScoring.js';
@@ -85,6 +86,24 @@ export interface CompressionOptions {
 }
 
 /**
+ * What `compressionFolds` found on the folds it ran, before the statistics: per LLM (NaN outside
+ * those folds) the reference and budget thetas, and per budget and fold the selection and Kendall
+ * tau (undefined / NaN for folds not run). `compressionOf` joins the parts of every fold.
+ */
+export interface CompressionFoldParts {
+  folds: number[];
+  full: Float64Array;
+  /** [budget][LLM] */
+  thetas: Float64Array[];
+  /** [budget][draw][LLM] */
+  thetasRandom: Float64Array[][];
+  /** [budget][fold] */
+  selected: (string[] | undefined)[][];
+  /** [budget][fold] */
+  foldTau: number[][];
+}
+
+/**
  * Compression (paper.md, experiment 5 / Fig. 3a). LLMs are split into folds; per fold the items are
  * calibrated on the training LLMs, ranked by (NRM-component) information at the training LLMs' fitted
  * abilities (`selectItems`, 'fitted'; `information: 'llm'` for the full per-LLM information), and each held-out LLM is scored (every presentation of a
@@ -92,10 +111,25 @@ export interface CompressionOptions {
  * items (the full-bank ranking under the same calibration).
  */
 export function compression(bank: ResponseBank, options: CompressionOptions = {}): Compression {
-  const budgets = options.budgets ?? [10, 20, 41, 100, 200];
+  return compressionOf(bank, options, [compressionFolds(bank, options)]);
+}
+
+function compressionSpec(options: CompressionOptions): ModelSpec {
+  return typeof options.model === 'object' ? options.model : { name: options.model ?? 'llm-nrm', model: options.model ?? 'llm-nrm' };
+}
+
+const DEFAULT_BUDGETS = [10, 20, 41, 100, 200];
+
+/**
+ * `compression` on the folds in `only` (default all): each fold's calibration, selection and scores
+ * depend on the seed and its index alone, so folds run apart (the CLI's worker threads) and joined
+ * by `compressionOf` give what one `compression` run gives.
+ */
+export function compressionFolds(bank: ResponseBank, options: CompressionOptions & { only?: ReadonlySet<number> } = {}): CompressionFoldParts {
+  const budgets = options.budgets ?? DEFAULT_BUDGETS;
   const k = options.folds ?? 5;
   const seed = options.seed ?? 1;
-  const spec: ModelSpec = typeof options.model === 'object' ? options.model : { name: options.model ?? 'llm-nrm', model: options.model ?? 'llm-nrm' };
+  const spec = compressionSpec(options);
   const say = options.onProgress ?? (() => {});
   const J = bank.models.length;
   const I = bank.items.length;
@@ -103,20 +137,23 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
   const thetas = budgets.map(() => new Float64Array(J).fill(NaN));
   const draws = Math.max(1, Math.floor(options.randomDraws ?? 5));
   const thetasRandom = budgets.map(() => Array.from({ length: draws }, () => new Float64Array(J).fill(NaN)));
-  const selected: string[][][] = budgets.map(() => []);
-  const foldTau: number[][] = budgets.map(() => []);
+  const selected: (string[] | undefined)[][] = budgets.map(() => new Array<string[] | undefined>(k).fill(undefined));
+  const foldTau: number[][] = budgets.map(() => new Array<number>(k).fill(NaN));
+  const ran: number[] = [];
   const doRandom = options.random ?? true;
   for (const fold of calibratedLlmFolds(bank, spec, {
     folds: k,
     seed,
     ...(options.fitOptions ? { fitOptions: options.fitOptions } : {}),
     ...(options.fit ? { fit: options.fit } : {}),
+    ...(options.only ? { only: options.only } : {}),
     onProgress: say,
     label: 'compression fold',
     randomDraws: draws,
   })) {
     const { calib, trainRows, trainList, heldList, perms } = fold;
     const f = fold.index;
+    ran.push(f);
     const mode = options.scoring ?? 'tiny-run';
     const family = familyOfLayout(calib.layout);
     // Theta-only and tiny-run scoring hold nuisances at the fleet's: families without any score by refitting.
@@ -165,13 +202,11 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
       say(`compression fold ${f + 1}/${k}: ${n} items`);
       const pick = new Uint8Array(I);
       for (let t = 0; t < Math.min(n, ranked.items.length); t++) pick[ranked.items[t]!] = 1;
-      selected[b]!.push(ranked.ids.slice(0, Math.min(n, ranked.items.length)));
+      selected[b]![f] = ranked.ids.slice(0, Math.min(n, ranked.items.length));
       score(pick, thetas[b]!);
-      foldTau[b]!.push(
-        kendallTau(
-          heldList.map((j) => thetas[b]![j]!),
-          heldList.map((j) => full[j]!),
-        ),
+      foldTau[b]![f] = kendallTau(
+        heldList.map((j) => thetas[b]![j]!),
+        heldList.map((j) => full[j]!),
       );
       if (doRandom) {
         perms.forEach((pm, d) => {
@@ -182,15 +217,59 @@ export function compression(bank: ResponseBank, options: CompressionOptions = {}
       }
     });
   }
+  return { folds: ran, full, thetas, thetasRandom, selected, foldTau };
+}
+
+/**
+ * The compression study from the parts of its folds (`compressionFolds`, one part or one per
+ * worker; every fold once), with the options they ran under: each LLM's thetas from the part that
+ * ran its fold, selections and per-fold taus in fold order.
+ */
+export function compressionOf(bank: ResponseBank, options: CompressionOptions, parts: readonly CompressionFoldParts[]): Compression {
+  const budgets = options.budgets ?? DEFAULT_BUDGETS;
+  const k = options.folds ?? 5;
+  const seed = options.seed ?? 1;
+  const J = bank.models.length;
+  const draws = Math.max(1, Math.floor(options.randomDraws ?? 5));
+  const doRandom = options.random ?? true;
+  const partOf = new Array<CompressionFoldParts | undefined>(k);
+  for (const p of parts) for (const f of p.folds) partOf[f] = p;
+  const fold = llmFolds(J, k, seed);
+  const pick = (get: (p: CompressionFoldParts) => Float64Array): Float64Array => Float64Array.from(fold, (f, j) => (partOf[f] ? get(partOf[f])[j]! : NaN));
+  const full = pick((p) => p.full);
+  const thetas = budgets.map((_, b) => pick((p) => p.thetas[b]!));
   const points: CompressionPoint[] = budgets.map((n, b) => {
-    const ft = foldTau[b]!.filter((v) => !Number.isNaN(v));
+    const ft: number[] = [];
+    const selected: string[][] = [];
+    for (let f = 0; f < k; f++) {
+      const p = partOf[f];
+      if (p === undefined) continue;
+      if (!Number.isNaN(p.foldTau[b]![f]!)) ft.push(p.foldTau[b]![f]!);
+      selected.push(p.selected[b]![f]!);
+    }
+    let random = 0;
+    if (doRandom)
+      for (let d = 0; d < draws; d++)
+        random += kendallTau(
+          pick((p) => p.thetasRandom[b]![d]!),
+          full,
+        );
     return {
       budget: n,
       kendall: kendallTau(thetas[b]!, full),
-      kendallRandom: doRandom ? thetasRandom[b]!.reduce((s, t) => s + kendallTau(t, full), 0) / draws : NaN,
+      kendallRandom: doRandom ? random / draws : NaN,
       kendallFoldMean: ft.length ? ft.reduce((s, v) => s + v, 0) / ft.length : NaN,
-      selected: selected[b]!,
+      selected,
     };
   });
-  return { model: spec.model, scoring: options.scoring ?? 'tiny-run', folds: k, seed, randomDraws: doRandom ? draws : 0, points, full, thetas };
+  return {
+    model: compressionSpec(options).model,
+    scoring: options.scoring ?? 'tiny-run',
+    folds: k,
+    seed,
+    randomDraws: doRandom ? draws : 0,
+    points,
+    full,
+    thetas,
+  };
 }

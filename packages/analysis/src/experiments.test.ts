@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { simulateFleet, type FitOptions } from '@llm-nrm/core';
 import { calibrationCurve } from './calibrationCurve.js';
-import { compression } from './compression.js';
+import { compression, compressionFolds, compressionOf } from './compression.js';
 import { llmCrossValidate } from './llmCrossValidate.js';
 
 const fitOptions: FitOptions = { maxIterations: 80, tolerance: 1e-7 };
@@ -61,6 +61,21 @@ describe('compression (Fig. 3a)', () => {
       expect(ids).toHaveLength(10);
       expect(ids).not.toContain(first);
     }
+  }, 180_000);
+
+  it('gives the same study from its folds run apart and joined in any order (the CLI runs them on worker threads)', () => {
+    const { bank } = simulateFleet({ models: 12, items: 20, seed: 5 });
+    const opts = { budgets: [5, 10], folds: 3, seed: 4, randomDraws: 2, fitOptions };
+    const whole = compression(bank, opts);
+    const parts = [2, 0, 1].map((f) => compressionFolds(bank, { ...opts, only: new Set([f]) }));
+    expect(parts.map((p) => p.folds)).toEqual([[2], [0], [1]]);
+    expect(compressionOf(bank, opts, parts)).toEqual(whole);
+    // Two folds in one part, the third in another.
+    expect(compressionOf(bank, opts, [compressionFolds(bank, { ...opts, only: new Set([0, 2]) }), parts[2]!])).toEqual(whole);
+    // A fold missing leaves its LLMs' thetas NaN (not another fold's).
+    const partial = compressionOf(bank, opts, [parts[1]!]);
+    expect(partial.full.filter((v) => Number.isFinite(v)).length).toBe(4);
+    expect(partial.points[0]!.selected).toEqual([whole.points[0]!.selected[0]]);
   }, 180_000);
 
   it('keeps theta-only scoring as a study option', () => {

@@ -43,8 +43,26 @@ export { calibratedLlmFolds, heldOutThetas, type CalibratedLlmFold, type Calibra
 export { poolFromBundle, poolFromLayout, type AdaptivePool } from './adaptivePool.js';
 export { adaptiveInformation, mulberry32, nextAdaptiveItems, roundRandom, type NextItemsOptions } from './nextAdaptiveItems.js';
 export { ADAPTIVE_DEFAULTS, adaptiveStep, type AdaptiveOptions, type AdaptiveState, type AdaptiveStop } from './adaptiveStep.js';
-export { adaptiveStudy, type AdaptivePoint, type AdaptiveSePoint, type AdaptiveStudy, type AdaptiveStudyOptions } from './adaptiveStudy.js';
-export { compression, type Compression, type CompressionOptions, type CompressionPoint, type CompressionScoring } from './compression.js';
+export {
+  adaptiveStudy,
+  adaptiveStudyFolds,
+  adaptiveStudyOf,
+  type AdaptivePoint,
+  type AdaptiveSePoint,
+  type AdaptiveStudy,
+  type AdaptiveStudyFoldParts,
+  type AdaptiveStudyOptions,
+} from './adaptiveStudy.js';
+export {
+  compression,
+  compressionFolds,
+  compressionOf,
+  type Compression,
+  type CompressionFoldParts,
+  type CompressionOptions,
+  type CompressionPoint,
+  type CompressionScoring,
+} from './compression.js';
 export {
   fitRunAccuracy,
   ownAccuracy,

@@ -105,10 +105,25 @@ describe('llm-nrm evaluate', () => {
     expect(res.compression.points[1].kendall).toBeGreaterThan(0.6);
   });
 
+  it('--compression gives the same study with its LLM folds on worker threads as in one thread', async () => {
+    const args = ['evaluate', file, '--compression', '5', '--max-iterations', '30', '--json', '-q'];
+    const one = await run([...args, '--workers', '1']);
+    const three = await run([...args, '--workers', '3']);
+    expect(one.code).toBe(0);
+    expect(three.code).toBe(0);
+    const res = JSON.parse(one.out).compression as { folds: number; points: { selected: string[][] }[]; full: number[] };
+    expect(res.folds).toBe(5);
+    expect(res.points[0]!.selected).toHaveLength(5);
+    expect(res.full.every((v) => Number.isFinite(v))).toBe(true);
+    expect(three.out).toBe(one.out);
+  });
+
   it('--adaptive replays adaptive runs of each length and an SE-stopped run, as a table and as JSON', async () => {
     const args = ['evaluate', file, '--adaptive', '4,6', '--se', '0.5', '--min-items', '4', '--max-items', '8', '--batch', '3', '--max-iterations', '60', '-q'];
     const json = await run([...args, '--json']);
     expect(json.code).toBe(0);
+    // Its LLM folds on worker threads (one per core by default): the study of one thread.
+    expect(json.out).toBe((await run([...args, '--json', '--workers', '1'])).out);
     const res = JSON.parse(json.out).adaptive as {
       batch: number;
       points: { budget: number; meanItems: number; kendall: number; kendallStatic: number; kendallRandom: number; coverage95: number; thetas?: unknown }[];

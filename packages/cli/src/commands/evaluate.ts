@@ -3,9 +3,7 @@ import { LlmNrmError, MODEL_NAMES, bankFromRecords, fitConvergence, requireKeys,
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import {
   ADAPTIVE_DEFAULTS,
-  adaptiveStudy,
   calibrationCurve,
-  compression,
   llmCrossValidate,
   type AdaptiveStudy,
   type CalibrationCurve,
@@ -15,7 +13,7 @@ import {
   type MeanSd,
 } from '@llm-nrm/analysis';
 import { engineOption, loadEngine } from '../engines.js';
-import { crossValidateParallel } from './evaluateWorkers.js';
+import { adaptiveStudyParallel, compressionParallel, crossValidateParallel } from './evaluateWorkers.js';
 import { formatTable, info, printJson, printText, progress } from '../output.js';
 
 interface EvaluateArgs extends ResponsesInputArgs {
@@ -209,7 +207,8 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       .option('ablations', { describe: 'Add LLM-NRM without sharpness / position / fallback, and soft NRM, to --cv', type: 'boolean', default: false })
       .option('seed', { describe: 'Seed of folds and draws', type: 'number', default: 1 })
       .option('workers', {
-        describe: 'Worker threads for the --cv fits (default: one per core; 1: this thread). The result does not depend on it',
+        describe:
+          'Worker threads for the --cv fits and the --compression and --adaptive folds (default: one per core; 1: this thread). The result does not depend on it',
         type: 'number',
         requiresArg: true,
       })
@@ -278,7 +277,17 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       text.push(llmCvTable(res));
     }
     if (argv.compression !== undefined) {
-      const res = compression(bank, { budgets: parseInts('--compression', argv.compression), scoring: argv.scoring, seed, fitOptions, onProgress: tick });
+      const res = await compressionParallel(bank, {
+        budgets: parseInts('--compression', argv.compression),
+        scoring: argv.scoring,
+        seed,
+        folds: 5,
+        engine: argv.engine,
+        fitOptions,
+        onProgress: tick,
+        ...(argv['max-iterations'] !== undefined ? { maxIterations: argv['max-iterations'] } : {}),
+        ...(argv.workers !== undefined ? { workers: argv.workers } : {}),
+      });
       out['compression'] = { ...res, full: Array.from(res.full), thetas: res.thetas.map((t) => Array.from(t)) };
       text.push(compressionTable(res));
     }
@@ -288,17 +297,26 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
         if (!Number.isInteger(v) || v < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --${flag} value: ${JSON.stringify(v)} (a positive integer)`);
       }
       if (!(argv.se > 0)) throw new LlmNrmError('INVALID_OPTION', `invalid --se value: ${JSON.stringify(argv.se)} (a positive number)`);
-      const res = adaptiveStudy(bank, {
-        budgets: parseInts('--adaptive', argv.adaptive),
-        se: argv.se,
-        minItems: argv['min-items'],
-        maxItems: argv['max-items'],
-        batch: argv.batch,
-        randomesque: argv.randomesque,
-        seed,
-        fitOptions,
-        onProgress: tick,
-      });
+      const res = await adaptiveStudyParallel(
+        bank,
+        {
+          budgets: parseInts('--adaptive', argv.adaptive),
+          se: argv.se,
+          minItems: argv['min-items'],
+          maxItems: argv['max-items'],
+          batch: argv.batch,
+          randomesque: argv.randomesque,
+          seed,
+          folds: 5,
+        },
+        {
+          engine: argv.engine,
+          fitOptions,
+          onProgress: tick,
+          ...(argv['max-iterations'] !== undefined ? { maxIterations: argv['max-iterations'] } : {}),
+          ...(argv.workers !== undefined ? { workers: argv.workers } : {}),
+        },
+      );
       out['adaptive'] = {
         folds: res.folds,
         seed: res.seed,

@@ -1,10 +1,29 @@
-// Cell-level CV (`evaluate --cv`) with its (model, fold) fits on worker threads. Each task depends
-// only on the bank, the fold assignment and its model (analysis' crossValidationPlan), so the result
-// is the same whatever the number of workers or the order the tasks finish in: the metrics are put
-// back by task index and assembled by crossValidationOf, exactly as the one-thread crossValidate does.
+// `evaluate`'s studies on worker threads: cell-level CV (`--cv`), one (model, fold) fit a task, and
+// the compression and adaptive studies (`--compression`, `--adaptive`), one LLM fold a task. Each
+// task depends only on the bank, the seed and its index (analysis' crossValidationPlan; the `only`
+// of compressionFolds and adaptiveStudyFolds), so the result is the same whatever the number of
+// workers or the order the tasks finish in: the parts are put back by task index and joined as the
+// one-thread study joins them (crossValidationOf, compressionOf, adaptiveStudyOf).
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { crossValidate, crossValidationOf, crossValidationPlan, type CrossValidation, type CvFoldMetrics, type ModelSpec } from '@llm-nrm/analysis';
+import {
+  adaptiveStudy,
+  adaptiveStudyOf,
+  compression,
+  compressionOf,
+  crossValidate,
+  crossValidationOf,
+  crossValidationPlan,
+  type AdaptiveStudy,
+  type AdaptiveStudyFoldParts,
+  type AdaptiveStudyOptions,
+  type Compression,
+  type CompressionFoldParts,
+  type CompressionScoring,
+  type CrossValidation,
+  type CvFoldMetrics,
+  type ModelSpec,
+} from '@llm-nrm/analysis';
 import { fit, LlmNrmError, type FitOptions, type LlmNrmErrorCode, type ModelName, type ResponseBank } from '@llm-nrm/core';
 import { loadEngine, WASM_THREADS } from '../engines.js';
 
@@ -21,25 +40,37 @@ export interface ParallelCvOptions {
   onProgress?: (msg: string) => void;
 }
 
-/** What a worker is started with (workerData) and is sent per task. */
-export interface CvWorkerData {
+/** What a worker is started with (workerData). */
+export interface EvalWorkerData {
   bank: ResponseBank;
-  folds: Uint8Array;
+  /** CV's fold of each cell (null for the compression study, whose folds are of LLMs). */
+  folds: Uint8Array | null;
   engine: string;
   /** The wasm engine's threads in each worker: the cores shared out, so the workers do not oversubscribe them. */
   engineThreads: number;
   maxIterations?: number;
 }
 
-export interface CvWorkerTask {
-  index: number;
-  spec: ModelSpec;
-  fold: number;
+/** The compression study's settings a worker runs its fold under (compressionFolds' options but the fit's). */
+export interface CompressionTaskOptions {
+  budgets: number[];
+  scoring: CompressionScoring;
+  seed: number;
+  folds: number;
 }
 
-export type CvWorkerReply =
+/** The adaptive study's settings a worker runs its fold under (adaptiveStudyFolds' options but the fit's). */
+export type AdaptiveTaskOptions = Omit<AdaptiveStudyOptions, 'fitOptions' | 'fit' | 'onProgress'>;
+
+/** One task: a CV fit of `spec` on `fold`, or LLM fold `fold` of the compression or adaptive study. */
+export type EvalWorkerTask =
+  | { kind: 'cv'; index: number; spec: ModelSpec; fold: number }
+  | { kind: 'compression'; index: number; options: CompressionTaskOptions; fold: number }
+  | { kind: 'adaptive'; index: number; options: AdaptiveTaskOptions; fold: number };
+
+export type EvalWorkerReply =
   | { kind: 'progress'; msg: string }
-  | { kind: 'done'; index: number; metrics: CvFoldMetrics; engine: string; seconds: number }
+  | { kind: 'done'; index: number; result: CvFoldMetrics | CompressionFoldParts | AdaptiveStudyFoldParts; engine: string; seconds: number }
   | { kind: 'error'; index: number; message: string; code?: string };
 
 /**
@@ -99,44 +130,135 @@ export async function crossValidateParallel(bank: ResponseBank, options: Paralle
     return { ...res, engines: ran.engines() };
   }
   const order = plan.tasks.map((_, i) => i).sort((a, b) => (COST[plan.tasks[b]!.spec.model] ?? 1) - (COST[plan.tasks[a]!.spec.model] ?? 1) || a - b);
-  const metrics: CvFoldMetrics[] = new Array(plan.tasks.length);
-  const data: CvWorkerData = {
+  say(`cv: ${plan.tasks.length} fits (${plan.specs.length} models x ${options.folds} folds) on ${nWorkers} worker threads`);
+  const done = await onWorkers(
+    workerData(bank, plan.folds, options, nWorkers),
+    order.map((index) => ({ kind: 'cv' as const, index, spec: plan.tasks[index]!.spec, fold: plan.tasks[index]!.fold })),
+    nWorkers,
+    (t, finished) => say(`cv ${t.kind === 'cv' ? t.spec.name : ''}: fold ${t.fold + 1}/${options.folds} started (${finished}/${plan.tasks.length} done)`),
+    say,
+  );
+  done.forEach((d, index) => ran.add(plan.tasks[index]!.spec.model, d.engine));
+  return {
+    ...crossValidationOf(
+      plan,
+      options.seed,
+      done.map((d) => d.result as CvFoldMetrics),
+    ),
+    engines: ran.engines(),
+  };
+}
+
+export interface ParallelCompressionOptions extends CompressionTaskOptions, FoldWorkerOptions {}
+
+/**
+ * The compression study (analysis' `compression`) with its LLM folds on worker threads: each
+ * calibrates its fold, selects and scores its held-out LLMs' tiny runs, and the parts are joined by
+ * `compressionOf`: the same study as in one thread.
+ */
+export async function compressionParallel(bank: ResponseBank, options: ParallelCompressionOptions): Promise<Compression> {
+  const { budgets, scoring, seed, folds } = options;
+  const study = { budgets, scoring, seed, folds };
+  const nWorkers = Math.max(1, Math.min(options.workers ?? availableParallelism(), folds));
+  const say = options.onProgress ?? (() => {});
+  if (nWorkers === 1) return compression(bank, { ...study, fitOptions: options.fitOptions, onProgress: say });
+  say(`compression: ${folds} LLM folds on ${nWorkers} worker threads`);
+  const done = await onWorkers(
+    workerData(bank, null, options, nWorkers),
+    Array.from({ length: folds }, (_, f) => ({ kind: 'compression' as const, index: f, options: study, fold: f })),
+    nWorkers,
+    () => {},
+    say,
+  );
+  return compressionOf(
     bank,
-    folds: plan.folds,
+    study,
+    done.map((d) => d.result as CompressionFoldParts),
+  );
+}
+
+/** Fold-parallel settings of a study: the engine each worker loads, the fits' options in this thread (one worker), the workers. */
+export interface FoldWorkerOptions {
+  /** `--engine` name, loaded in each worker. */
+  engine: string;
+  fitOptions: FitOptions;
+  maxIterations?: number;
+  /** Worker threads (default: the machine's available parallelism, at most one per fold); 1 runs in this thread. */
+  workers?: number;
+  onProgress?: (msg: string) => void;
+}
+
+/** The adaptive study (analysis' `adaptiveStudy`) with its LLM folds on worker threads, joined by `adaptiveStudyOf`: the same study as in one thread. */
+export async function adaptiveStudyParallel(bank: ResponseBank, study: AdaptiveTaskOptions, options: FoldWorkerOptions): Promise<AdaptiveStudy> {
+  const folds = study.folds ?? 5;
+  const nWorkers = Math.max(1, Math.min(options.workers ?? availableParallelism(), folds));
+  const say = options.onProgress ?? (() => {});
+  if (nWorkers === 1) return adaptiveStudy(bank, { ...study, fitOptions: options.fitOptions, onProgress: say });
+  say(`adaptive: ${folds} LLM folds on ${nWorkers} worker threads`);
+  const done = await onWorkers(
+    workerData(bank, null, options, nWorkers),
+    Array.from({ length: folds }, (_, f) => ({ kind: 'adaptive' as const, index: f, options: study, fold: f })),
+    nWorkers,
+    () => {},
+    say,
+  );
+  return adaptiveStudyOf(
+    bank,
+    study,
+    done.map((d) => d.result as AdaptiveStudyFoldParts),
+  );
+}
+
+function workerData(bank: ResponseBank, folds: Uint8Array | null, options: { engine: string; maxIterations?: number }, nWorkers: number): EvalWorkerData {
+  return {
+    bank,
+    folds,
     engine: options.engine,
     engineThreads: Math.max(1, Math.floor(WASM_THREADS / nWorkers)),
     ...(options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}),
   };
+}
+
+/**
+ * Runs `tasks` (in the order given: dearest first) on `nWorkers` worker threads holding `data`, a
+ * task to each idle worker; resolves with the replies by task index once every task is done, or
+ * rejects with the first error (a typed error keeps its code). The workers are stopped either way.
+ */
+async function onWorkers(
+  data: EvalWorkerData,
+  tasks: EvalWorkerTask[],
+  nWorkers: number,
+  started: (t: EvalWorkerTask, finished: number) => void,
+  say: (msg: string) => void,
+): Promise<Extract<EvalWorkerReply, { kind: 'done' }>[]> {
+  const done: Extract<EvalWorkerReply, { kind: 'done' }>[] = new Array(tasks.length);
   let next = 0;
-  let doneCount = 0;
-  say(`cv: ${plan.tasks.length} fits (${plan.specs.length} models x ${options.folds} folds) on ${nWorkers} worker threads`);
+  let finished = 0;
   const workers: Worker[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
       const give = (w: Worker): void => {
-        if (next >= order.length) return;
-        const index = order[next++]!;
-        const t = plan.tasks[index]!;
-        say(`cv ${t.spec.name}: fold ${t.fold + 1}/${options.folds} started (${doneCount}/${plan.tasks.length} done)`);
-        w.postMessage({ index, spec: t.spec, fold: t.fold } satisfies CvWorkerTask);
+        if (next >= tasks.length) return;
+        const t = tasks[next++]!;
+        started(t, finished);
+        w.postMessage(t);
       };
       for (let n = 0; n < nWorkers; n++) {
         const w = new Worker(WORKER_SCRIPT, { workerData: data });
         workers.push(w);
-        w.on('message', (m: CvWorkerReply) => {
+        w.on('message', (m: EvalWorkerReply) => {
           if (m.kind === 'progress') say(m.msg);
           else if (m.kind === 'error') reject(m.code ? new LlmNrmError(m.code as LlmNrmErrorCode, m.message) : new Error(m.message));
           else {
-            metrics[m.index] = m.metrics;
-            ran.add(plan.tasks[m.index]!.spec.model, m.engine);
-            doneCount++;
-            if (doneCount === plan.tasks.length) resolve();
+            done[m.index] = m;
+            finished++;
+            if (finished === tasks.length) resolve();
             else give(w);
           }
         });
         w.on('error', reject);
         w.on('exit', (code) => {
-          if (code !== 0) reject(new Error(`a cross-validation worker exited with code ${code}`));
+          if (code !== 0) reject(new Error(`an evaluate worker exited with code ${code}`));
         });
         give(w);
       }
@@ -144,5 +266,5 @@ export async function crossValidateParallel(bank: ResponseBank, options: Paralle
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
-  return { ...crossValidationOf(plan, options.seed, metrics), engines: ran.engines() };
+  return done;
 }
