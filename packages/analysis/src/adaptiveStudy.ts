@@ -122,7 +122,19 @@ export function adaptiveStudy(bank: ResponseBank, options: AdaptiveStudyOptions 
   return adaptiveStudyOf(bank, options, [adaptiveStudyFolds(bank, options)]);
 }
 
-const studyBudgets = (options: AdaptiveStudyOptions): number[] => [...(options.budgets ?? [10, 20, 41])].sort((x, y) => x - y);
+/** The study's settings with their defaults (budgets in increasing order). */
+function studySettings(options: AdaptiveStudyOptions) {
+  return {
+    budgets: [...(options.budgets ?? [10, 20, 41])].sort((x, y) => x - y),
+    k: options.folds ?? 5,
+    seed: options.seed ?? 1,
+    batch: Math.max(1, Math.floor(options.batch ?? ADAPTIVE_DEFAULTS.batch)),
+    seTarget: options.se ?? ADAPTIVE_DEFAULTS.se,
+    minItems: options.minItems ?? ADAPTIVE_DEFAULTS.minItems,
+    maxItems: options.maxItems ?? ADAPTIVE_DEFAULTS.maxItems,
+    draws: Math.max(1, Math.floor(options.randomDraws ?? 5)),
+  };
+}
 
 /**
  * `adaptiveStudy` on the folds in `only` (default all): a fold's calibration, runs and random draws
@@ -131,14 +143,7 @@ const studyBudgets = (options: AdaptiveStudyOptions): number[] => [...(options.b
  * `adaptiveStudy` run gives.
  */
 export function adaptiveStudyFolds(bank: ResponseBank, options: AdaptiveStudyOptions & { only?: ReadonlySet<number> } = {}): AdaptiveStudyFoldParts {
-  const budgets = studyBudgets(options);
-  const k = options.folds ?? 5;
-  const seed = options.seed ?? 1;
-  const batch = Math.max(1, Math.floor(options.batch ?? ADAPTIVE_DEFAULTS.batch));
-  const seTarget = options.se ?? ADAPTIVE_DEFAULTS.se;
-  const minItems = options.minItems ?? ADAPTIVE_DEFAULTS.minItems;
-  const maxItems = options.maxItems ?? ADAPTIVE_DEFAULTS.maxItems;
-  const draws = Math.max(1, Math.floor(options.randomDraws ?? 5));
+  const { budgets, k, seed, batch, seTarget, minItems, maxItems, draws } = studySettings(options);
   const say = options.onProgress ?? (() => {});
   const J = bank.models.length;
   const I = bank.items.length;
@@ -250,14 +255,7 @@ export function adaptiveStudyFolds(bank: ResponseBank, options: AdaptiveStudyOpt
  * every fold once), with the options they ran under: each LLM's results from the part that ran its fold.
  */
 export function adaptiveStudyOf(bank: ResponseBank, options: AdaptiveStudyOptions, parts: readonly AdaptiveStudyFoldParts[]): AdaptiveStudy {
-  const budgets = studyBudgets(options);
-  const k = options.folds ?? 5;
-  const seed = options.seed ?? 1;
-  const batch = Math.max(1, Math.floor(options.batch ?? ADAPTIVE_DEFAULTS.batch));
-  const seTarget = options.se ?? ADAPTIVE_DEFAULTS.se;
-  const minItems = options.minItems ?? ADAPTIVE_DEFAULTS.minItems;
-  const maxItems = options.maxItems ?? ADAPTIVE_DEFAULTS.maxItems;
-  const draws = Math.max(1, Math.floor(options.randomDraws ?? 5));
+  const { budgets, k, seed, batch, seTarget, minItems, maxItems, draws } = studySettings(options);
   const J = bank.models.length;
   const partOf = new Array<AdaptiveStudyFoldParts | undefined>(k);
   for (const p of parts) for (const f of p.folds) partOf[f] = p;

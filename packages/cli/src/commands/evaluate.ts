@@ -13,7 +13,7 @@ import {
   type MeanSd,
 } from '@llm-nrm/analysis';
 import { engineOption, loadEngine } from '../engines.js';
-import { adaptiveStudyParallel, compressionParallel, crossValidateParallel } from './evaluateWorkers.js';
+import { adaptiveStudyParallel, compressionParallel, crossValidateParallel, type FoldWorkerOptions } from './evaluateWorkers.js';
 import { formatTable, info, printJson, printText, progress } from '../output.js';
 
 interface EvaluateArgs extends ResponsesInputArgs {
@@ -245,6 +245,14 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       argv.cv === undefined && argv['by-llm'] === undefined && argv.compression === undefined && argv.adaptive === undefined && argv.calibration === undefined;
     const out: Record<string, unknown> = {};
     const text: string[] = [];
+    // The compression and adaptive studies' LLM folds: on worker threads (--workers), each loading --engine.
+    const onFolds: FoldWorkerOptions = {
+      engine: argv.engine,
+      fitOptions,
+      onProgress: tick,
+      ...(argv['max-iterations'] !== undefined ? { maxIterations: argv['max-iterations'] } : {}),
+      ...(argv.workers !== undefined ? { workers: argv.workers } : {}),
+    };
     const cvK = argv.cv ?? (none ? 5 : undefined);
     if (cvK !== undefined) {
       const res = await crossValidateParallel(bank, {
@@ -277,17 +285,7 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
       text.push(llmCvTable(res));
     }
     if (argv.compression !== undefined) {
-      const res = await compressionParallel(bank, {
-        budgets: parseInts('--compression', argv.compression),
-        scoring: argv.scoring,
-        seed,
-        folds: 5,
-        engine: argv.engine,
-        fitOptions,
-        onProgress: tick,
-        ...(argv['max-iterations'] !== undefined ? { maxIterations: argv['max-iterations'] } : {}),
-        ...(argv.workers !== undefined ? { workers: argv.workers } : {}),
-      });
+      const res = await compressionParallel(bank, { budgets: parseInts('--compression', argv.compression), scoring: argv.scoring, seed, folds: 5 }, onFolds);
       out['compression'] = { ...res, full: Array.from(res.full), thetas: res.thetas.map((t) => Array.from(t)) };
       text.push(compressionTable(res));
     }
@@ -309,13 +307,7 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
           seed,
           folds: 5,
         },
-        {
-          engine: argv.engine,
-          fitOptions,
-          onProgress: tick,
-          ...(argv['max-iterations'] !== undefined ? { maxIterations: argv['max-iterations'] } : {}),
-          ...(argv.workers !== undefined ? { workers: argv.workers } : {}),
-        },
+        onFolds,
       );
       out['adaptive'] = {
         folds: res.folds,

@@ -149,34 +149,6 @@ export async function crossValidateParallel(bank: ResponseBank, options: Paralle
   };
 }
 
-export interface ParallelCompressionOptions extends CompressionTaskOptions, FoldWorkerOptions {}
-
-/**
- * The compression study (analysis' `compression`) with its LLM folds on worker threads: each
- * calibrates its fold, selects and scores its held-out LLMs' tiny runs, and the parts are joined by
- * `compressionOf`: the same study as in one thread.
- */
-export async function compressionParallel(bank: ResponseBank, options: ParallelCompressionOptions): Promise<Compression> {
-  const { budgets, scoring, seed, folds } = options;
-  const study = { budgets, scoring, seed, folds };
-  const nWorkers = Math.max(1, Math.min(options.workers ?? availableParallelism(), folds));
-  const say = options.onProgress ?? (() => {});
-  if (nWorkers === 1) return compression(bank, { ...study, fitOptions: options.fitOptions, onProgress: say });
-  say(`compression: ${folds} LLM folds on ${nWorkers} worker threads`);
-  const done = await onWorkers(
-    workerData(bank, null, options, nWorkers),
-    Array.from({ length: folds }, (_, f) => ({ kind: 'compression' as const, index: f, options: study, fold: f })),
-    nWorkers,
-    () => {},
-    say,
-  );
-  return compressionOf(
-    bank,
-    study,
-    done.map((d) => d.result as CompressionFoldParts),
-  );
-}
-
 /** Fold-parallel settings of a study: the engine each worker loads, the fits' options in this thread (one worker), the workers. */
 export interface FoldWorkerOptions {
   /** `--engine` name, loaded in each worker. */
@@ -188,25 +160,53 @@ export interface FoldWorkerOptions {
   onProgress?: (msg: string) => void;
 }
 
+/**
+ * The compression study (analysis' `compression`) with its LLM folds on worker threads: each
+ * calibrates its fold, selects and scores its held-out LLMs' tiny runs, and the parts are joined by
+ * `compressionOf`: the same study as in one thread.
+ */
+export function compressionParallel(bank: ResponseBank, study: CompressionTaskOptions, options: FoldWorkerOptions): Promise<Compression> {
+  return foldsOnWorkers(
+    bank,
+    options,
+    'compression',
+    study.folds,
+    (fold, index) => ({ kind: 'compression', index, options: study, fold }),
+    (say) => compression(bank, { ...study, fitOptions: options.fitOptions, onProgress: say }),
+    (parts) => compressionOf(bank, study, parts as CompressionFoldParts[]),
+  );
+}
+
 /** The adaptive study (analysis' `adaptiveStudy`) with its LLM folds on worker threads, joined by `adaptiveStudyOf`: the same study as in one thread. */
-export async function adaptiveStudyParallel(bank: ResponseBank, study: AdaptiveTaskOptions, options: FoldWorkerOptions): Promise<AdaptiveStudy> {
-  const folds = study.folds ?? 5;
+export function adaptiveStudyParallel(bank: ResponseBank, study: AdaptiveTaskOptions, options: FoldWorkerOptions): Promise<AdaptiveStudy> {
+  return foldsOnWorkers(
+    bank,
+    options,
+    'adaptive',
+    study.folds ?? 5,
+    (fold, index) => ({ kind: 'adaptive', index, options: study, fold }),
+    (say) => adaptiveStudy(bank, { ...study, fitOptions: options.fitOptions, onProgress: say }),
+    (parts) => adaptiveStudyOf(bank, study, parts as AdaptiveStudyFoldParts[]),
+  );
+}
+
+/** A study of `folds` LLM folds: in this thread with one worker, else a fold a task on the workers, the parts joined in fold order. */
+async function foldsOnWorkers<T>(
+  bank: ResponseBank,
+  options: FoldWorkerOptions,
+  name: string,
+  folds: number,
+  task: (fold: number, index: number) => EvalWorkerTask,
+  inThread: (say: (msg: string) => void) => T,
+  join: (parts: unknown[]) => T,
+): Promise<T> {
   const nWorkers = Math.max(1, Math.min(options.workers ?? availableParallelism(), folds));
   const say = options.onProgress ?? (() => {});
-  if (nWorkers === 1) return adaptiveStudy(bank, { ...study, fitOptions: options.fitOptions, onProgress: say });
-  say(`adaptive: ${folds} LLM folds on ${nWorkers} worker threads`);
-  const done = await onWorkers(
-    workerData(bank, null, options, nWorkers),
-    Array.from({ length: folds }, (_, f) => ({ kind: 'adaptive' as const, index: f, options: study, fold: f })),
-    nWorkers,
-    () => {},
-    say,
-  );
-  return adaptiveStudyOf(
-    bank,
-    study,
-    done.map((d) => d.result as AdaptiveStudyFoldParts),
-  );
+  if (nWorkers === 1) return inThread(say);
+  say(`${name}: ${folds} LLM folds on ${nWorkers} worker threads`);
+  const tasks = Array.from({ length: folds }, (_, f) => task(f, f));
+  const done = await onWorkers(workerData(bank, null, options, nWorkers), tasks, nWorkers, () => {}, say);
+  return join(done.map((d) => d.result));
 }
 
 function workerData(bank: ResponseBank, folds: Uint8Array | null, options: { engine: string; maxIterations?: number }, nWorkers: number): EvalWorkerData {
