@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gridMinimum } from './gridMinimum.js';
+import { gridMinimum, gridSearch } from './gridMinimum.js';
 
 /** f with a count of its evaluations. */
 function counted(f: (x: number) => number): { f: (x: number) => number; n: () => number } {
@@ -22,6 +22,14 @@ describe('gridMinimum', () => {
     expect(Math.abs(x - m)).toBeLessThan(1e-7);
     // 65 grid points; golden section alone needs 44 more to narrow 0.5 to 1e-9.
     expect(c.n() - 65).toBeLessThan(30);
+  });
+
+  it("gridSearch gives gridMinimum's point and f's value there, and infinity where f was never finite", () => {
+    const f = (x: number) => Math.log1p(Math.exp(2 * x - 1)) + Math.log1p(Math.exp(0.7 - x)) + 0.01 * x * x;
+    const r = gridSearch(f, -8, 8, 0.25, 1e-9);
+    expect(r.x).toBe(gridMinimum(f, -8, 8, 0.25, 1e-9));
+    expect(r.fx).toBe(f(r.x));
+    expect(gridSearch(() => NaN, -2, 2, 0.25, 1e-6).fx).toBe(Infinity);
   });
 
   it('keeps the grid basin of a function with two minima (the lower one)', () => {

@@ -9,6 +9,11 @@
  * aggregation (adapters' nrmLmEvalPy) repeats this step for step, so keep the two in line.
  */
 export function gridMinimum(f: (x: number) => number, lo: number, hi: number, step: number, tol: number): number {
+  return gridSearch(f, lo, hi, step, tol).x;
+}
+
+/** `gridMinimum` with f's value at the point returned (the search's own evaluation there: callers need not evaluate it again). */
+export function gridSearch(f: (x: number) => number, lo: number, hi: number, step: number, tol: number): { x: number; fx: number } {
   let x = lo;
   let fx = Infinity;
   const n = Math.round((hi - lo) / step);
@@ -83,5 +88,5 @@ export function gridMinimum(f: (x: number) => number, lo: number, hi: number, st
       }
     }
   }
-  return x;
+  return { x, fx };
 }

@@ -1,4 +1,4 @@
-import { gridMinimum } from '../internal/gridMinimum.js';
+import { gridMinimum, gridSearch } from '../internal/gridMinimum.js';
 
 /**
  * The 1-D MAP and its standard error, by a fixed recipe the exported lm-eval aggregation repeats
@@ -19,17 +19,21 @@ export function minimiseTheta(f: (theta: number) => number): { theta: number; se
  * the profile one at the optimum (sharpness estimated with it), below.
  */
 export function minimiseThetaSharpness(f: (theta: number, u: number) => number): { theta: number; se: number; u: number } {
-  const inner = (u: number) => minimiseTheta((t) => f(t, u));
+  // Each u's theta by minimiseTheta's search, without its SE (only the profile SE below is reported)
+  // and with the search's own value at its point (not evaluated again): the same points and values
+  // as minimiseTheta's, 4 evaluations of f fewer per u.
+  const inner = (u: number) => gridSearch((t) => f(t, u), -8, 8, 0.25, 1e-9);
   // The search returns the u of its lowest value, whose theta search it has run: kept, not run again.
-  let best = { u: NaN, v: Infinity, r: { theta: NaN, se: NaN } };
+  let best = { u: NaN, v: Infinity, theta: NaN };
   const val = (u: number) => {
     const r = inner(u);
-    const v = f(r.theta, u);
-    if (v <= best.v) best = { u, v, r };
+    // fx is f at the search's point whenever it is finite (a search that never saw a finite value leaves it at +Infinity).
+    const v = Number.isFinite(r.fx) ? r.fx : f(r.x, u);
+    if (v <= best.v) best = { u, v, theta: r.x };
     return v;
   };
   const u = gridMinimum(val, -2, 2, 0.25, 1e-6);
-  const r = u === best.u ? best.r : inner(u);
+  const r = { theta: u === best.u ? best.theta : inner(u).x };
   // The SE of theta with sharpness estimated too: the profile curvature H_tt - H_tu^2 / H_uu from
   // central differences (h = 1e-3) at the optimum. The conditional 1 / sqrt(H_tt) took sharpness as
   // known: adaptive runs stopped at SE 0.3 after 13.4 items and covered 77.8% of the NAEP LLMs'
