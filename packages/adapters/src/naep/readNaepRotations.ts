@@ -106,7 +106,6 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
       continue;
     }
     const name = options.model ?? model;
-    let unknown = 0;
     for await (const v of jsonLines(f)) {
       if ('error' in v) {
         report.skipped.push({ file: f, line: v.line, reason: v.error });
@@ -115,7 +114,7 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
       const o = v.value as { item_id?: unknown; logits?: unknown };
       const item = typeof o.item_id === 'string' ? subjectItems.get(o.item_id) : undefined;
       if (item === undefined) {
-        unknown++;
+        // Reported with the skipped units (file, line, item id), counted per file there: no note of its own.
         report.skipped.push({ file: f, line: v.line, reason: `item_id ${describeValue(o.item_id)} not in naep-${subject}-items.jsonl` });
         continue;
       }
@@ -148,7 +147,6 @@ export async function* readNaepRotations(dir: string, options: NaepReadOptions =
         };
       }
     }
-    if (unknown > 0) report.notes.push(`${f}: ${unknown} response rows for items not in the items file dropped`);
   }
   if (skippedBaselines.size > 0)
     report.notes.push(`baseline pseudo-models left out (--include-baselines keeps them): ${[...skippedBaselines].sort().join(', ')}`);
