@@ -135,6 +135,11 @@ def _sigmoid(x):
 
 def _grid_minimum(f, lo, hi, step, tol):
     """Best point of the grid lo, lo + step, ..., hi, then Brent's method on its bracket until about tol wide (core's gridMinimum, step for step)."""
+    return _grid_search(f, lo, hi, step, tol)[0]
+
+
+def _grid_search(f, lo, hi, step, tol):
+    """_grid_minimum's point and f's value there (core's gridSearch)."""
     x, fx = lo, math.inf
     for i in range(int(round((hi - lo) / step)) + 1):
         t = lo + i * step
@@ -192,7 +197,7 @@ def _grid_minimum(f, lo, hi, step, tol):
                 w, fw = u, fu
             elif fu <= fv or v == x or v == w:
                 v, fv = u, fu
-    return x
+    return x, fx
 
 
 def _minimise(f):
@@ -208,15 +213,16 @@ def _minimise_sharpness(f):
     # The search returns the u of its lowest value, whose theta search it has run: kept, not run again.
     best = [math.nan, math.inf, math.nan]
 
+    # Each u's theta by _minimise's search without its SE, with the search's own value at its point.
     def val(u):
-        th, _ = _minimise(lambda t: f(t, u))
-        v = f(th, u)
+        th, fx = _grid_search(lambda t: f(t, u), -8.0, 8.0, 0.25, 1e-9)
+        v = fx if math.isfinite(fx) else f(th, u)
         if v <= best[1]:
             best[:] = [u, v, th]
         return v
 
     u = _grid_minimum(val, -2.0, 2.0, 0.25, 1e-6)
-    theta = best[2] if u == best[0] else _minimise(lambda t: f(t, u))[0]
+    theta = best[2] if u == best[0] else _grid_search(lambda t: f(t, u), -8.0, 8.0, 0.25, 1e-9)[0]
     # The profile SE (sharpness estimated with theta): H_tt - H_tu^2 / H_uu by central differences.
     h = 1e-3
     f0 = f(theta, u)
