@@ -54,8 +54,17 @@ export interface RangeSelection {
   leftOut: LeftOutItem[];
 }
 
-/** I x M information matrix: the item-parameter information of every item at every ability. */
-function informationMatrix(bank: ResponseBank, layout: Layout, x: Float64Array, abilities: Float64Array): Float64Array {
+/**
+ * I x M information matrix: the item-parameter information of every item (of every eligible one:
+ * the rows of the others stay 0, never read) at every ability.
+ */
+function informationMatrix(
+  bank: ResponseBank,
+  layout: Layout,
+  x: Float64Array,
+  abilities: Float64Array,
+  eligible: ArrayLike<number> | undefined,
+): Float64Array {
   const I = bank.items.length;
   const M = abilities.length;
   const out = new Float64Array(I * M);
@@ -65,6 +74,7 @@ function informationMatrix(bank: ResponseBank, layout: Layout, x: Float64Array, 
   const family = familyOfLayout(layout);
   const option = family.kind === 'option-level' ? family : null;
   for (let i = 0; i < I; i++) {
+    if (eligible !== undefined && !eligible[i]) continue;
     const io = bank.itemOffsets[i]!;
     const K = bank.itemOffsets[i + 1]! - io;
     for (let t = 0; t < M; t++) {
@@ -152,7 +162,7 @@ export function selectForRange(bank: ResponseBank, layout: Layout, x: Float64Arr
   const M = abilities.length;
   if (M === 0) throw new LlmNrmError('INVALID_OPTION', 'no abilities to select items for');
   const tau = options.priorPrecision ?? 1 / 9;
-  const info = informationMatrix(bank, layout, x, abilities);
+  const info = informationMatrix(bank, layout, x, abilities, eligible);
   const { of, quota } = options.perBenchmark ? quotas(bank, n, eligible) : { of: new Int32Array(I), quota: Int32Array.of(n) };
   const T = Array.from({ length: F }, () => new Float64Array(M).fill(tau));
   const left = Array.from({ length: F }, () => Int32Array.from(quota));

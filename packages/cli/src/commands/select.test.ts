@@ -37,6 +37,23 @@ describe('llm-nrm select', () => {
     for (let t = 1; t < 5; t++) expect(res.information[t - 1]).toBeGreaterThanOrEqual(res.information[t]);
   });
 
+  it('names the first 10 flagged items it leaves out and counts the rest (--json lists them all)', async () => {
+    // 14 of the 30 items keyed to their option of lowest slope: the fleet's best LLMs do not choose it.
+    const b = JSON.parse(readFileSync(bundlePath, 'utf8')) as { items: { key: number; a: number[] }[] };
+    for (const it of b.items.slice(0, 14)) it.key = it.a.indexOf(Math.min(...it.a));
+    const rekeyed = join(tmp.dir, 'rekeyed.json');
+    writeFileSync(rekeyed, JSON.stringify(b));
+    const { code, err } = await run(['select', rekeyed, '--items', '8']);
+    expect(code).toBe(0);
+    const line = err.split('\n').find((l) => l.startsWith('left out '))!;
+    const m = /^left out (\d+) flagged items \(--include-flagged keeps them\): (.*); and (\d+) more \(--json lists them all\)$/.exec(line);
+    expect(m, line).not.toBeNull();
+    expect(m![2]!.split('; ')).toHaveLength(10);
+    expect(Number(m![1])).toBe(10 + Number(m![3]));
+    const json = JSON.parse((await run(['select', rekeyed, '--items', '8', '--json', '-q'])).out);
+    expect(json.leftOut).toHaveLength(Number(m![1]));
+  });
+
   it('by default selects for the whole ability range: distinct items, not simply the top of the information ranking', async () => {
     const range = JSON.parse((await run(['select', bundlePath, '--items', '8', '--json'])).out);
     const top = JSON.parse((await run(['select', bundlePath, '--items', '8', '--method', 'information', '--json'])).out);

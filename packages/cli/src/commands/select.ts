@@ -7,6 +7,9 @@ import { bundleBank } from '../bundle-bank.js';
 import { engineOption, loadEngine } from '../engines.js';
 import { formatTable, info, printJson, printText } from '../output.js';
 
+/** Flagged items named on stderr; the rest are counted (all are in --json's `leftOut`). */
+const LEFT_OUT_SHOWN = 10;
+
 interface SelectArgs extends ResponsesInputArgs {
   bundle: string;
   items: number;
@@ -73,11 +76,16 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
     const { bank, layout, x } = bundleBank(bundle);
     // Items whose key `report` flags are left out unless asked for (selectForRange's rule), computed once for both methods.
     const flagged = argv['include-flagged'] ? { eligible: undefined, leftOut: [] } : unflaggedItems(bank, layout, x);
-    if (flagged.leftOut.length > 0)
+    if (flagged.leftOut.length > 0) {
+      // The first few by name (a large bank flags thousands: --json and `llm-nrm report` list every one).
+      const shown = flagged.leftOut.slice(0, LEFT_OUT_SHOWN).map((l) => `${l.id} (${l.flags.join(', ')})`);
+      const more = flagged.leftOut.length - shown.length;
       info(
         argv.quiet,
-        `left out ${flagged.leftOut.length} flagged items (--include-flagged keeps them): ${flagged.leftOut.map((l) => `${l.id} (${l.flags.join(', ')})`).join('; ')}`,
+        `left out ${flagged.leftOut.length} flagged items (--include-flagged keeps them): ${shown.join('; ')}` +
+          (more > 0 ? `; and ${more} more (--json lists them all)` : ''),
       );
+    }
     const sel =
       argv.method === 'information'
         ? (() => {
