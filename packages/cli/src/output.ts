@@ -85,6 +85,11 @@ export function formatSkipped(skipped: readonly SkippedUnit[], shown = 5): strin
 }
 
 /** Several status lines on stderr (unless quiet). */
+/** The first `shown` names joined by `sep`, then how many more ("a, b, and 3 more"): a long list said in one line. */
+export function fewNames(list: readonly string[], sep = ', ', shown = 10): string {
+  return list.slice(0, shown).join(sep) + (list.length > shown ? `${sep}and ${list.length - shown} more` : '');
+}
+
 export function infoLines(quiet: boolean, lines: readonly string[]): void {
   for (const l of lines) info(quiet, l);
 }

@@ -5,7 +5,7 @@ import { readBundle, writeFileAtomic } from '@llm-nrm/adapters';
 import { extendBundle, type ExtendedBundle, type ItemQuality } from '@llm-nrm/analysis';
 import { unconvergedLine } from '../bundleConvergence.js';
 import { engineOption, loadEngine } from '../engines.js';
-import { fmt, formatTable, info, jsonText, printJson, printText } from '../output.js';
+import { fewNames, fmt, formatTable, info, jsonText, printJson, printText } from '../output.js';
 import { commandLine, hashInputs, sha256File, toolVersion } from '../provenance.js';
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { FIT_MAX_ITERATIONS, fitProgress } from './fit.js';
@@ -19,11 +19,6 @@ interface ExtendArgs extends ResponsesInputArgs {
   'max-iterations'?: number;
   json: boolean;
   quiet: boolean;
-}
-
-/** Up to 10 names, then how many more. */
-function names(list: readonly string[]): string {
-  return list.slice(0, 10).join(', ') + (list.length > 10 ? `, and ${list.length - 10} more` : '');
 }
 
 /** The flagged new items as a table (the flags `report` prints). */
@@ -93,7 +88,7 @@ export const extendCommand: CommandModule<object, ExtendArgs> = {
       if (!argv['skip-unknown-llms']) {
         throw new LlmNrmError(
           'INVALID_OPTION',
-          `${strangers.length} LLMs in ${argv.responses} are not in the bundle ${argv.bundle}: ${names(strangers)} ` +
+          `${strangers.length} LLMs in ${argv.responses} are not in the bundle ${argv.bundle}: ${fewNames(strangers)} ` +
             '(their parameters are not calibrated: score them with llm-nrm score, or pass --skip-unknown-llms to leave their responses out)',
         );
       }
@@ -101,14 +96,14 @@ export const extendCommand: CommandModule<object, ExtendArgs> = {
       skippedLlmRecords = keep.filter((k) => !k).length;
       records = records.filter((_, i) => keep[i]);
       sources = sources.filter((_, i) => keep[i]);
-      info(argv.quiet, `skipped ${skippedLlmRecords} responses of ${strangers.length} LLMs not in the bundle (--skip-unknown-llms): ${names(strangers)}`);
+      info(argv.quiet, `skipped ${skippedLlmRecords} responses of ${strangers.length} LLMs not in the bundle (--skip-unknown-llms): ${fewNames(strangers)}`);
     }
     const oldIds = new Set(bundle.items.map((it) => it.id));
     const taken = [...new Set(records.filter((r) => oldIds.has(r.item)).map((r) => r.item))];
     if (taken.length > 0) {
       throw new LlmNrmError(
         'DUPLICATE',
-        `${taken.length} items in ${argv.responses} are already in the bundle ${argv.bundle}: ${names(taken)} (extend adds new items only; give them new ids)`,
+        `${taken.length} items in ${argv.responses} are already in the bundle ${argv.bundle}: ${fewNames(taken)} (extend adds new items only; give them new ids)`,
       );
     }
     const { bank, stats } = bankFromRecords(records, { skipInvalid: argv['skip-invalid'], sources, checked: true });

@@ -37,7 +37,7 @@ import {
   type TinyRunScore,
 } from '@llm-nrm/analysis';
 import { bundleBank } from '../bundle-bank.js';
-import { formatTable, info, printJson, printText } from '../output.js';
+import { fewNames, formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
@@ -530,11 +530,14 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       return t.placeholder === null ? [] : [{ id, why: t.placeholder }];
     });
     if (placeholders.length > 0 && !argv['allow-placeholder-prompts']) {
-      const shown = placeholders.slice(0, 5).map((p) => `${p.id} (${p.why})`);
       throw new LlmNrmError(
         'INVALID_OPTION',
         `${placeholders.length} of the ${sel.ids.flat().length} selected items have no question text to render a prompt from ` +
-          `(${shown.join(', ')}${placeholders.length > 5 ? `, and ${placeholders.length - 5} more` : ''}): their prompts would be placeholders ` +
+          `(${fewNames(
+            placeholders.map((p) => `${p.id} (${p.why})`),
+            ', ',
+            5,
+          )}): their prompts would be placeholders ` +
           `("Question <id>", options "A. A"), which no model can answer as calibrated. Give responses that record the prompts, ` +
           'publish other items (--item-list), or pass --allow-placeholder-prompts (the README then says so in its first lines)',
         { file: argv.responses },

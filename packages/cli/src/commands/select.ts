@@ -5,10 +5,7 @@ import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } fr
 import { kendallTau, selectForRange, selectItems, spearmanRho, unflaggedItems } from '@llm-nrm/analysis';
 import { bundleBank } from '../bundle-bank.js';
 import { engineOption, loadEngine } from '../engines.js';
-import { formatTable, info, printJson, printText } from '../output.js';
-
-/** Flagged items named on stderr; the rest are counted (all are in --json's `leftOut`). */
-const LEFT_OUT_SHOWN = 10;
+import { fewNames, formatTable, info, printJson, printText } from '../output.js';
 
 interface SelectArgs extends ResponsesInputArgs {
   bundle: string;
@@ -77,13 +74,14 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
     // Items whose key `report` flags are left out unless asked for (selectForRange's rule), computed once for both methods.
     const flagged = argv['include-flagged'] ? { eligible: undefined, leftOut: [] } : unflaggedItems(bank, layout, x);
     if (flagged.leftOut.length > 0) {
-      // The first few by name (a large bank flags thousands: --json and `llm-nrm report` list every one).
-      const shown = flagged.leftOut.slice(0, LEFT_OUT_SHOWN).map((l) => `${l.id} (${l.flags.join(', ')})`);
-      const more = flagged.leftOut.length - shown.length;
+      // The first 10 by name (a large bank flags thousands: --json lists every one).
+      const named = fewNames(
+        flagged.leftOut.map((l) => `${l.id} (${l.flags.join(', ')})`),
+        '; ',
+      );
       info(
         argv.quiet,
-        `left out ${flagged.leftOut.length} flagged items (--include-flagged keeps them): ${shown.join('; ')}` +
-          (more > 0 ? `; and ${more} more (--json lists them all)` : ''),
+        `left out ${flagged.leftOut.length} flagged items (--include-flagged keeps them): ${named}${flagged.leftOut.length > 10 ? ' (--json lists them all)' : ''}`,
       );
     }
     const sel =
