@@ -1,8 +1,7 @@
 import { LlmNrmError, familyOfLayout, randomSource, type ResponseBank } from '@llm-nrm/core';
 import { poolFromLayout } from './adaptivePool.js';
 import { ADAPTIVE_DEFAULTS } from './adaptiveStep.js';
-import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
-import { llmFolds } from './cellFolds.js';
+import { calibratedLlmFolds, heldOutThetas, joinFoldParts } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { meanLogSharpness } from './internal/meanLogSharpness.js';
 import { randomPermutation } from './internal/randomPermutation.js';
@@ -257,10 +256,7 @@ export function adaptiveStudyFolds(bank: ResponseBank, options: AdaptiveStudyOpt
 export function adaptiveStudyOf(bank: ResponseBank, options: AdaptiveStudyOptions, parts: readonly AdaptiveStudyFoldParts[]): AdaptiveStudy {
   const { budgets, k, seed, batch, seTarget, minItems, maxItems, draws } = studySettings(options);
   const J = bank.models.length;
-  const partOf = new Array<AdaptiveStudyFoldParts | undefined>(k);
-  for (const p of parts) for (const f of p.folds) partOf[f] = p;
-  const fold = llmFolds(J, k, seed);
-  const pick = (get: (p: AdaptiveStudyFoldParts) => Float64Array): Float64Array => Float64Array.from(fold, (f, j) => (partOf[f] ? get(partOf[f])[j]! : NaN));
+  const { fold, partOf, pick } = joinFoldParts(parts, J, k, seed);
   const full = pick((p) => p.full);
   const at = budgets.map((_, b) => ({ theta: pick((p) => p.at[b]!.theta), se: pick((p) => p.at[b]!.se), items: pick((p) => p.at[b]!.items) }));
   const statics = budgets.map((_, b) => pick((p) => p.statics[b]!));

@@ -91,3 +91,20 @@ export function heldOutThetas(
   for (const j of fold.heldList) out[j] = r.x[r.layout.theta + j]!;
   return out;
 }
+
+/**
+ * The parts of a fold study run apart (each `folds`: the LLM folds it ran), joined: `partOf[f]` the
+ * part that ran fold f, and `pick` a per-LLM array taken from the part that ran each LLM's fold
+ * (NaN for folds no part ran). The folds are `llmFolds(nModels, k, seed)`, as `calibratedLlmFolds` draws them.
+ */
+export function joinFoldParts<P extends { folds: readonly number[] }>(
+  parts: readonly P[],
+  nModels: number,
+  k: number,
+  seed: number,
+): { fold: Int32Array; partOf: (P | undefined)[]; pick: (get: (p: P) => ArrayLike<number>) => Float64Array } {
+  const partOf = new Array<P | undefined>(k);
+  for (const p of parts) for (const f of p.folds) partOf[f] = p;
+  const fold = llmFolds(nModels, k, seed);
+  return { fold, partOf, pick: (get) => Float64Array.from(fold, (f, j) => (partOf[f] ? get(partOf[f])[j]! : NaN)) };
+}

@@ -1,6 +1,5 @@
 import { familyOfLayout, type ModelName, type ResponseBank } from '@llm-nrm/core';
-import { calibratedLlmFolds, heldOutThetas } from './calibratedLlmFolds.js';
-import { llmFolds } from './cellFolds.js';
+import { calibratedLlmFolds, heldOutThetas, joinFoldParts } from './calibratedLlmFolds.js';
 import type { ExperimentFitOptions, FitFn } from './internal/fitting.js';
 import { columnsOfItems } from './internal/masks.js';
 import { foldTinyRun, thetaAlone, tinyColumns } from './internal/tinyRunScoring.js';
@@ -229,13 +228,9 @@ export function compressionOf(bank: ResponseBank, options: CompressionOptions, p
   const budgets = options.budgets ?? DEFAULT_BUDGETS;
   const k = options.folds ?? 5;
   const seed = options.seed ?? 1;
-  const J = bank.models.length;
   const draws = Math.max(1, Math.floor(options.randomDraws ?? 5));
   const doRandom = options.random ?? true;
-  const partOf = new Array<CompressionFoldParts | undefined>(k);
-  for (const p of parts) for (const f of p.folds) partOf[f] = p;
-  const fold = llmFolds(J, k, seed);
-  const pick = (get: (p: CompressionFoldParts) => Float64Array): Float64Array => Float64Array.from(fold, (f, j) => (partOf[f] ? get(partOf[f])[j]! : NaN));
+  const { partOf, pick } = joinFoldParts(parts, bank.models.length, k, seed);
   const full = pick((p) => p.full);
   const thetas = budgets.map((_, b) => pick((p) => p.thetas[b]!));
   const points: CompressionPoint[] = budgets.map((n, b) => {
