@@ -1,5 +1,8 @@
 import { gridMinimum, gridSearch } from '../internal/gridMinimum.js';
 
+/** The theta search of both scorers: the grid -8..8 in steps of 0.25, then Brent to 1e-9 (`gridSearch`). */
+const thetaSearch = (f: (theta: number) => number) => gridSearch(f, -8, 8, 0.25, 1e-9);
+
 /**
  * The 1-D MAP and its standard error, by a fixed recipe the exported lm-eval aggregation repeats
  * step for step (so both give the same number): the best point of a grid -8..8 in steps of 0.25,
@@ -7,7 +10,7 @@ import { gridMinimum, gridSearch } from '../internal/gridMinimum.js';
  * second difference with h = 1e-3.
  */
 export function minimiseTheta(f: (theta: number) => number): { theta: number; se: number } {
-  const theta = gridMinimum(f, -8, 8, 0.25, 1e-9);
+  const theta = thetaSearch(f).x;
   const h = 1e-3;
   const curv = (f(theta + h) - 2 * f(theta) + f(theta - h)) / (h * h);
   return { theta, se: curv > 0 ? 1 / Math.sqrt(curv) : Infinity };
@@ -22,7 +25,7 @@ export function minimiseThetaSharpness(f: (theta: number, u: number) => number):
   // Each u's theta by minimiseTheta's search, without its SE (only the profile SE below is reported)
   // and with the search's own value at its point (not evaluated again): the same points and values
   // as minimiseTheta's, 4 evaluations of f fewer per u.
-  const inner = (u: number) => gridSearch((t) => f(t, u), -8, 8, 0.25, 1e-9);
+  const inner = (u: number) => thetaSearch((t) => f(t, u));
   // The search returns the u of its lowest value, whose theta search it has run: kept, not run again.
   let best = { u: NaN, v: Infinity, theta: NaN };
   const val = (u: number) => {
@@ -33,16 +36,16 @@ export function minimiseThetaSharpness(f: (theta: number, u: number) => number):
     return v;
   };
   const u = gridMinimum(val, -2, 2, 0.25, 1e-6);
-  const r = { theta: u === best.u ? best.theta : inner(u).x };
+  const theta = u === best.u ? best.theta : inner(u).x;
   // The SE of theta with sharpness estimated too: the profile curvature H_tt - H_tu^2 / H_uu from
   // central differences (h = 1e-3) at the optimum. The conditional 1 / sqrt(H_tt) took sharpness as
   // known: adaptive runs stopped at SE 0.3 after 13.4 items and covered 77.8% of the NAEP LLMs'
   // full-bank thetas; with the profile SE 14.9 items and 94.4% (bench/adaptive.mjs naep).
   const h = 1e-3;
-  const f0 = f(r.theta, u);
-  const htt = (f(r.theta + h, u) - 2 * f0 + f(r.theta - h, u)) / (h * h);
-  const huu = (f(r.theta, u + h) - 2 * f0 + f(r.theta, u - h)) / (h * h);
-  const htu = (f(r.theta + h, u + h) - f(r.theta + h, u - h) - f(r.theta - h, u + h) + f(r.theta - h, u - h)) / (4 * h * h);
+  const f0 = f(theta, u);
+  const htt = (f(theta + h, u) - 2 * f0 + f(theta - h, u)) / (h * h);
+  const huu = (f(theta, u + h) - 2 * f0 + f(theta, u - h)) / (h * h);
+  const htu = (f(theta + h, u + h) - f(theta + h, u - h) - f(theta - h, u + h) + f(theta - h, u - h)) / (4 * h * h);
   const prof = huu > 0 ? htt - (htu * htu) / huu : htt;
-  return { theta: r.theta, se: prof > 0 ? 1 / Math.sqrt(prof) : Infinity, u };
+  return { theta, se: prof > 0 ? 1 / Math.sqrt(prof) : Infinity, u };
 }
