@@ -72,6 +72,7 @@ export {
 export { FORMAT_NAMES, detectFormat, detectInputs, firstObjectKeys, formatFromKeys, type DetectOptions, type DetectedInput } from './detect.js';
 export { readAnyResponses, type AnyResponses, type ReadAnyOptions } from './readAnyResponses.js';
 export { readAnyBank, type AnyBank, type ReadAnyBankOptions } from './readAnyBank.js';
+export { readAnyInto, type AnyRead, type ReadAnyIntoOptions, type RecordSink } from './readAnyInto.js';
 export type { ExpectedRecords } from './tidy/expectedRecords.js';
 export { reclaimMemory } from './reclaimMemory.js';
 export { READERS, convertPaths, convertSourced, type ConvertedRecord, type ConvertOptions, type ConvertRow, type ConvertSummary } from './convert.js';

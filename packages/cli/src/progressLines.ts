@@ -20,12 +20,12 @@ function timeLeft(done: number, total: number, seconds: number): string {
 }
 
 /** "read: 12,000,000 of about 45,800,000 records (26%), 180 s, about 8 min left". */
-function readProgressLine(records: number, expected: ExpectedRecords | undefined, seconds: number): string {
+function readProgressLine(records: number, expected: ExpectedRecords | undefined, seconds: number, label = 'read'): string {
   const n = (x: number) => x.toLocaleString('en-US');
-  if (expected === undefined || !(expected.records > 0)) return `read: ${n(records)} records, ${span(seconds)}`;
+  if (expected === undefined || !(expected.records > 0)) return `${label}: ${n(records)} records, ${span(seconds)}`;
   const total = Math.max(expected.records, records);
   const share = Math.min(99, Math.floor((100 * records) / total));
-  return `read: ${n(records)} of ${expected.exact ? '' : 'about '}${n(total)} records (${share}%), ${span(seconds)}${timeLeft(records, total, seconds)}`;
+  return `${label}: ${n(records)} of ${expected.exact ? '' : 'about '}${n(total)} records (${share}%), ${span(seconds)}${timeLeft(records, total, seconds)}`;
 }
 
 /**

@@ -4,12 +4,22 @@
 import type { Argv } from 'yargs';
 import { type BundleItem, type ItemVersionPolicy, type ResponseRecord } from '@llm-nrm/core';
 import { contentHash } from '@llm-nrm/core/record';
-import { readAnyBank, readAnyResponses, type AnyBank, type AnyResponses, type ReplicatePolicy } from '@llm-nrm/adapters';
+import {
+  readAnyBank,
+  readAnyInto,
+  readAnyResponses,
+  type AnyBank,
+  type AnyRead,
+  type AnyResponses,
+  type ExpectedRecords,
+  type RecordSink,
+  type ReplicatePolicy,
+} from '@llm-nrm/adapters';
 import { identityOptions } from './identityOptions.js';
 import { formatSkipped, infoLines, progress } from './output.js';
 import { readProgressLine } from './progressLines.js';
 
-export { applyBundleVersions, readBankInput, readResponsesInput, reportReadInput, responsesInputOptions, type ResponsesInputArgs };
+export { applyBundleVersions, readBankInput, readResponsesInput, readResponsesInto, reportReadInput, responsesInputOptions, type ResponsesInputArgs };
 
 /** The options `responsesInputOptions` adds. */
 interface ResponsesInputArgs {
@@ -41,26 +51,62 @@ async function readResponsesInput(
 }
 
 /**
+ * `readResponsesInput` into a sink (adapters' readAnyInto): records flow to it as they are read and
+ * are not kept; against a bundle, each takes the bundle's item-version id first (as
+ * applyBundleVersions). A long read says how far it is on stderr, as `label` ("read: 2,000,000 of
+ * 5,963,706 records..."). `again`: a second read of the same input, whose notes and skips the first
+ * already said.
+ */
+async function readResponsesInto<T>(
+  path: string,
+  argv: ResponsesInputArgs & { quiet?: boolean },
+  bundleItems: readonly Pick<BundleItem, 'id' | 'key' | 'nOptions'>[] | undefined,
+  start: () => RecordSink<T>,
+  { label = 'read', again = false }: { label?: string; again?: boolean } = {},
+): Promise<AnyRead<T> & { renamed: number }> {
+  let renamer: ReturnType<typeof bundleVersionRenamer> = null;
+  const options = {
+    skipInvalid: argv['skip-invalid'],
+    itemVersions: argv['item-versions'],
+    replicates: argv.replicates,
+    onProgress: readProgress(argv, label),
+  };
+  const read = await readAnyInto(path, options, () => {
+    const sink = start();
+    renamer = bundleItems === undefined ? null : bundleVersionRenamer(bundleItems);
+    if (renamer === null) return sink;
+    const rename = renamer.rename;
+    return { add: (r, source) => sink.add(rename(r), source), finish: () => sink.finish() };
+  });
+  if (!again) reportReadInput(argv.quiet ?? false, read.summary);
+  return { ...read, renamed: (renamer as ReturnType<typeof bundleVersionRenamer>)?.renamed() ?? 0 };
+}
+
+/**
  * `readResponsesInput` straight into a bank (`fit`): records flow into the bank's typed arrays as
  * they are read and are not kept (adapters' readAnyBank), saying on stderr what was skipped.
  */
 async function readBankInput(path: string, argv: ResponsesInputArgs & { quiet?: boolean; 'drop-empty'?: boolean; 'ignore-key'?: boolean }): Promise<AnyBank> {
-  const tick = progress(argv.quiet ?? false);
-  const started = Date.now();
   const input = await readAnyBank(path, {
     skipInvalid: argv['skip-invalid'],
     itemVersions: argv['item-versions'],
     replicates: argv.replicates,
     dropEmpty: argv['drop-empty'] ?? false,
     ignoreKey: argv['ignore-key'] ?? false,
-    // A large input reads for minutes: a line about once a second after the first two.
-    onProgress: ({ records, expected }) => {
-      const seconds = (Date.now() - started) / 1000;
-      if (seconds >= 2) tick(readProgressLine(records, expected, seconds));
-    },
+    onProgress: readProgress(argv, 'read'),
   });
   reportReadInput(argv.quiet ?? false, input.summary);
   return input;
+}
+
+/** A long read's progress on stderr (`readProgressLine` as `label`): a line about once a second after the first two. */
+function readProgress(argv: { quiet?: boolean }, label: string): (p: { records: number; expected: ExpectedRecords | undefined }) => void {
+  const tick = progress(argv.quiet ?? false);
+  const started = Date.now();
+  return ({ records, expected }) => {
+    const seconds = (Date.now() - started) / 1000;
+    if (seconds >= 2) tick(readProgressLine(records, expected, seconds, label));
+  };
 }
 
 /**
@@ -95,6 +141,15 @@ function applyBundleVersions(
   records: readonly ResponseRecord[],
   items: readonly Pick<BundleItem, 'id' | 'key' | 'nOptions'>[],
 ): { records: ResponseRecord[]; renamed: number } {
+  const renamer = bundleVersionRenamer(items);
+  if (renamer === null) return { records: records.slice(), renamed: 0 };
+  return { records: records.map(renamer.rename), renamed: renamer.renamed() };
+}
+
+/** `applyBundleVersions` one record at a time (a stream); null when the bundle holds no split ids. */
+function bundleVersionRenamer(
+  items: readonly Pick<BundleItem, 'id' | 'key' | 'nOptions'>[],
+): { rename: (r: ResponseRecord) => ResponseRecord; renamed: () => number } | null {
   const ids = new Set(items.map((it) => it.id));
   const versions = new Map<string, Pick<BundleItem, 'id' | 'key' | 'nOptions'>[]>();
   for (const it of items) {
@@ -105,9 +160,9 @@ function applyBundleVersions(
     list.push(it);
     versions.set(base, list);
   }
-  if (versions.size === 0) return { records: records.slice(), renamed: 0 };
+  if (versions.size === 0) return null;
   let renamed = 0;
-  const out = records.map((r) => {
+  const rename = (r: ResponseRecord): ResponseRecord => {
     if (ids.has(r.item)) return r;
     const list = versions.get(r.item);
     if (list === undefined) return r;
@@ -121,6 +176,6 @@ function applyBundleVersions(
     if (id === undefined) return r;
     renamed++;
     return { ...r, item: id };
-  });
-  return { records: out, renamed };
+  };
+  return { rename, renamed: () => renamed };
 }

@@ -1,10 +1,11 @@
 // `llm-nrm audit` run in-process through main(): a key-free bank (records without `key`) fitted, then
 // audited against a copy of its responses whose keys carry planted swaps (temp dir, seeded fleet).
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bankRecords, parseBundle, simulateFleet } from '@llm-nrm/core';
-import { tempDir } from '@llm-nrm/tooling/test';
+import { repoRoot, tempDir } from '@llm-nrm/tooling/test';
 import { runCli } from '../../test/runCli.js';
 
 const tmp = tempDir('llm-nrm-cli-audit-');
@@ -85,6 +86,22 @@ describe('llm-nrm audit', () => {
     const text = await runCli(['audit', bundle, doubted, '--top', '5', '-q']);
     expect(text.code).toBe(0);
     expect(text.out).toMatch(new RegExp(`\\n\\s*1\\s+${audit.keys[0].id.replace('/', '\\/')}\\s`));
+  });
+
+  it('reads the responses twice without keeping them, and from standard input (kept whole: it cannot be read twice) to the same audit', async () => {
+    const bundle = join(tmp.dir, 'free-stdin.json');
+    expect((await runCli(['fit', keyFree, '-o', bundle, '-q'])).code).toBe(0);
+    const fromFile = await runCli(['audit', bundle, doubted, '--json', '-q']);
+    expect(fromFile.code).toBe(0);
+    const bin = join(repoRoot, 'packages/cli/dist/bin.js');
+    const piped = spawnSync(process.execPath, [bin, 'audit', bundle, '-', '--json', '-q'], { input: readFileSync(doubted), encoding: 'utf8' });
+    expect(piped.stderr).toBe('');
+    expect(piped.status).toBe(0);
+    const a = JSON.parse(fromFile.out);
+    const b = JSON.parse(piped.stdout);
+    expect(b.responses).toBe('/dev/stdin');
+    expect({ ...b, responses: a.responses }).toEqual(a);
+    expect(a.keys.length).toBeGreaterThanOrEqual(5);
   });
 
   it('binary models and evaluate refuse a key-free bank (NO_KEY, naming the items); fit writes nothing', async () => {

@@ -1,8 +1,8 @@
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, bankFromRecords, bundleItems, bundleParameters, type ItemSpec } from '@llm-nrm/core';
+import { LlmNrmError, bundleItems, bundleParameters, createBankBuilder, type ItemSpec, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import { assertOutputIsNotInput, readBundle, writeFileOutput } from '@llm-nrm/adapters';
 import { keyAudit, type KeyAudit } from '@llm-nrm/analysis';
-import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
+import { readResponsesInto, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { bundleBank } from '../bundle-bank.js';
 import { formatTable, info, jsonText, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
@@ -89,17 +89,36 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     const bundle = await readBundle(argv.bundle);
     let { bank, layout, x } = bundleBank(bundle);
     if (argv.responses !== undefined) {
-      const { records } = await readResponsesInput(argv.responses, argv, bundle.items);
+      // Two reads, records not kept (a leaderboard's millions would not fit): the responses' keys,
+      // then the bank under them; standard input, which cannot be read twice, is kept whole.
+      const stdin = argv.responses === '-' || argv.responses === '/dev/stdin';
+      const first = await readResponsesInto(argv.responses, argv, bundle.items, () => {
+        const given = new Map<string, number>();
+        const kept: [ResponseRecord, RecordSource][] | null = stdin ? [] : null;
+        return {
+          add: (r, source) => {
+            if (r.key !== undefined && !given.has(r.item)) given.set(r.item, r.key);
+            kept?.push([r, source]);
+          },
+          finish: () => ({ given, kept }),
+        };
+      });
+      const { given, kept } = first.result;
       // The responses' keys are the ones audited: they replace the bundle's (a key-free bundle's anchors included).
-      const given = new Map<string, number>();
-      for (const r of records) if (r.key !== undefined && !given.has(r.item)) given.set(r.item, r.key);
       const items: ItemSpec[] = bundleItems(bundle).map((it) => {
         const key = given.get(it.id);
         if (key === undefined) return it;
         const { keyFree: _free, ...rest } = it;
         return { ...rest, key };
       });
-      bank = bankFromRecords(records, { items, skipInvalid: argv['skip-invalid'], file: argv.responses }).bank;
+      const start = () => createBankBuilder({ items, skipInvalid: argv['skip-invalid'], checked: true });
+      if (kept !== null) {
+        const builder = start();
+        for (const [r, source] of kept) builder.add(r, source);
+        bank = builder.finish().bank;
+      } else
+        bank = (await readResponsesInto(argv.responses, argv, bundle.items, start, { label: 'read again (into the bank, under these keys)', again: true }))
+          .result.bank;
       ({ layout, x } = bundleParameters(bundle, bank));
     }
     const audit = keyAudit(bank, layout, x, { highTheta: argv['high-theta'] });

@@ -335,6 +335,20 @@ describe('llm-nrm publish', () => {
     }
   });
 
+  it('reads the responses twice without keeping them, and standard input (kept whole: it cannot be read twice) to the same package', () => {
+    const dir = join(tmp.dir, 'tiny-stdin');
+    const bin = join(repoRoot, 'packages/cli/dist/bin.js');
+    const args = ['publish', bundlePath, '--responses', '-', '--items', String(N), '--per-benchmark', '--include-flagged', '--name', 'toy', '-o', dir, '-q'];
+    const res = spawnSync(process.execPath, [bin, ...args], { input: readFileSync(calibration), encoding: 'utf8' });
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(0);
+    expect(readFileSync(join(dir, 'items.jsonl'), 'utf8')).toBe(readFileSync(join(pkg, 'items.jsonl'), 'utf8'));
+    const { provenance: _piped, ...fromStdin } = readJson(join(dir, 'bank.json'));
+    const { provenance: _read, ...fromFile } = readJson(join(pkg, 'bank.json'));
+    expect(fromStdin).toEqual(fromFile);
+    expect(fromFile.accuracy.overall.run.llms).toBe(29);
+  });
+
   it('leaves the items report flags out of selection by default and lists them in the README', async () => {
     const dir = join(tmp.dir, 'tiny-unflagged');
     const res = await runCli(['publish', bundlePath, '--responses', calibration, '--items', String(N), '--name', 'toy', '-o', dir, '-q']);

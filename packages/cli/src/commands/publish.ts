@@ -14,6 +14,7 @@ import {
   type ResponseRecord,
 } from '@llm-nrm/core';
 import { SCORE_P_FLOOR, fleetNuisance } from '@llm-nrm/core/engine';
+import { argmaxTally } from '@llm-nrm/core/record';
 import {
   HARNESS_EXPORTERS,
   checkFolderOutput,
@@ -24,6 +25,7 @@ import {
   type TinyAccuracy,
   type TinyBank,
   type TinyItem,
+  type RecordSink,
 } from '@llm-nrm/adapters';
 import {
   ADAPTIVE_DEFAULTS,
@@ -39,7 +41,7 @@ import {
 import { bundleBank } from '../bundle-bank.js';
 import { fewNames, formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
-import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
+import { readResponsesInto, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { commandLine, sha256File, toolVersion } from '../provenance.js';
 import { bundleWithFileNames, commandWithFileNames } from '../fileNamesOnly.js';
 
@@ -82,9 +84,10 @@ interface Content {
   source?: ResponseRecord['source'];
 }
 
-function collectContent(records: ResponseRecord[]): Map<string, Content> {
+/** Each item's first recorded texts, record by record (a stream's sink: records are not kept). */
+function contentCollector(): { add(r: ResponseRecord): void; result: Map<string, Content> } {
   const out = new Map<string, Content>();
-  for (const r of records) {
+  const add = (r: ResponseRecord): void => {
     let c = out.get(r.item);
     if (c === undefined) out.set(r.item, (c = {}));
     if (c.options === undefined && r.options !== undefined) c.options = r.options;
@@ -101,8 +104,32 @@ function collectContent(records: ResponseRecord[]): Map<string, Content> {
       c.prompt = r.prompt;
       c.continuations = r.continuations;
     }
-  }
-  return out;
+  };
+  return { add, result: out };
+}
+
+/**
+ * What `publish` takes from the responses in one read (`readResponsesInto`): the items' texts, the
+ * calibrated LLMs' accuracies and the count; `keep`: the records too, for an input that cannot be
+ * read again (standard input), else a second read takes the selected items' records.
+ */
+function publishSink(
+  bundle: CalibrationBundle,
+  keep: boolean,
+): RecordSink<{ content: Map<string, Content>; acc: Map<string, Map<string, number>>; n: number; kept: ResponseRecord[] | null }> {
+  const content = contentCollector();
+  const tally = argmaxTally(bundle.items);
+  const kept: ResponseRecord[] | null = keep ? [] : null;
+  let n = 0;
+  return {
+    add: (r) => {
+      content.add(r);
+      tally.add(r);
+      kept?.push(r);
+      n++;
+    },
+    finish: () => ({ content: content.result, acc: tally.result(), n, kept }),
+  };
 }
 
 /**
@@ -132,10 +159,10 @@ function renderPrompt(question: string, options: string[]): { prompt: string; co
  * Per-LLM argmax accuracy per benchmark and overall (core's `argmaxAccuracies`), as the curves
  * want them: overall by LLM, and by benchmark then LLM.
  */
-function accuracies(records: ResponseRecord[], bundle: CalibrationBundle): { overall: Map<string, number>; byBench: Map<string, Map<string, number>> } {
+function accuracies(byModel: Map<string, Map<string, number>>): { overall: Map<string, number>; byBench: Map<string, Map<string, number>> } {
   const overall = new Map<string, number>();
   const byBench = new Map<string, Map<string, number>>();
-  for (const [model, m] of argmaxAccuracies(records, bundle.items)) {
+  for (const [model, m] of byModel) {
     for (const [b, a] of m) {
       if (b === OVERALL) overall.set(model, a);
       else {
@@ -379,9 +406,13 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         .replace(/^tiny[-_]/, '')
     ).replace(/[^A-Za-z0-9_]+/g, '_');
     // As `fit` reads them; ids the bundle split into versions (<id>#<hash>) matched by content.
-    const { records } = await readResponsesInput(argv.responses, argv, bundle.items);
-    info(argv.quiet, `read ${records.length} responses from ${argv.responses}`);
-    const content = collectContent(records);
+    // Records are not kept (a leaderboard's millions would not fit): this read takes the items' texts
+    // and the LLMs' accuracies, a second the selected items' records (below); standard input, which
+    // cannot be read twice, is kept whole.
+    const stdin = argv.responses === '-' || argv.responses === '/dev/stdin';
+    const first = await readResponsesInto(argv.responses, argv, bundle.items, () => publishSink(bundle, stdin));
+    const { content, kept } = first.result;
+    info(argv.quiet, `read ${first.result.n} responses from ${argv.responses}`);
     const { bank, layout, x } = bundleBank(bundle);
     // Items with a recorded prompt can be published as they were calibrated; others only rendered.
     const exact = Uint8Array.from(bundle.items, (it) => (content.get(it.id)?.continuations?.length === it.nOptions ? 1 : 0));
@@ -425,7 +456,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     if (adaptive !== null && argv['item-list'] === undefined && prompted !== undefined && nExact < bundle.items.length)
       info(argv.quiet, `the pool leaves out ${bundle.items.length - nExact} items without a recorded prompt (--render-prompt renders one for them)`);
     // Accuracy curves of the calibrated LLMs, per benchmark and overall.
-    const acc = accuracies(records, bundle);
+    const acc = accuracies(first.result.acc);
     const thetas = bundle.llms.map((l) => l.theta);
     // Chance accuracy (mean 1/K) of a benchmark's items ('' = all), over the bank and over a package's items.
     const chanceOf = (ids: Iterable<string>, bench: string): number => {
@@ -484,14 +515,33 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       thetas,
       bundle.llms.map((l) => acc.overall.get(l.id) ?? NaN),
     ).grid;
+    // The selected items' records (every form's), in the order read: the calibrated LLMs' tiny runs.
+    let selectedRecords: ResponseRecord[] = [];
+    if (adaptive === null) {
+      const selected = new Set(sel.ids.flat());
+      if (kept !== null) selectedRecords = kept.filter((r) => selected.has(r.item));
+      else {
+        const again = await readResponsesInto(
+          argv.responses,
+          argv,
+          bundle.items,
+          () => {
+            const out: ResponseRecord[] = [];
+            return { add: (r) => void (selected.has(r.item) && out.push(r)), finish: () => out };
+          },
+          { label: `read again (the ${selected.size} selected items' records)`, again: true },
+        );
+        selectedRecords = again.result;
+      }
+    }
     const curves = (tinyIds: Set<string>, restricted: CalibrationBundle) => {
       let runs: { scores: Map<string, TinyRunScore>; t: ReturnType<typeof accuracies> } | null = null;
       if (adaptive === null) {
         info(argv.quiet, `scoring the ${bundle.llms.length} calibrated LLMs as tiny runs of ${tinyIds.size} items (the accuracy prediction)`);
-        const runRecords = tinyRunRecords(records, tinyIds);
+        const runRecords = tinyRunRecords(selectedRecords, tinyIds);
         // In sample: each calibrated LLM's run is scored on items it helped fit (rescoring it on refits
         // without it, `--cross-fit`, was measured and dropped: analysis/BENCHMARKS.md).
-        runs = { scores: tinyRunScores(restricted, runRecords, TINY_NUISANCE), t: accuracies(runRecords, bundle) };
+        runs = { scores: tinyRunScores(restricted, runRecords, TINY_NUISANCE), t: accuracies(argmaxAccuracies(runRecords, bundle.items)) };
       }
       const runOf = (acc: Map<string, number> | undefined) => (runs === null ? null : { acc, scores: runs.scores, ids: tinyIds });
       const benchmarks: Record<string, TinyAccuracy> = {};

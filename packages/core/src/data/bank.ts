@@ -3,9 +3,10 @@ import { BankCells } from './bankCells.js';
 import { consensusKeys } from './consensusKeys.js';
 import { recordContentSha256 } from './itemContent.js';
 import { MAX_OPTIONS, parseResponseRecord, sameTexts, statedOptions } from '../record/parseResponseRecord.js';
+import { argmaxAt } from '../internal/argmaxAt.js';
 import type { ItemSpec, RecordSource, ResponseRecord } from '../model/types.js';
 
-export { MAX_OPTIONS };
+export { MAX_OPTIONS, argmaxAt };
 
 /**
  * The fitting-side data model (DESIGN.md): J models x C presentations ("columns") of I items with
@@ -557,19 +558,6 @@ export function hardenBank(bank: ResponseBank): ResponseBank {
     }
   }
   return { ...bank, q, hard: bank.observed.slice() };
-}
-
-/** Index (0..k-1) of the largest of `k` values starting at `o` (first one on ties). */
-export function argmaxAt(x: ArrayLike<number>, o: number, k: number): number {
-  let best = 0;
-  let bv = x[o]!;
-  for (let t = 1; t < k; t++) {
-    if (x[o + t]! > bv) {
-      bv = x[o + t]!;
-      best = t;
-    }
-  }
-  return best;
 }
 
 /** Correctness y_ji = [argmax q_ji = g_i] per cell (J x C), 255 where unobserved. */

@@ -1,4 +1,4 @@
-import { argmaxAt } from '../data/bank.js';
+import { argmaxAt } from '../internal/argmaxAt.js';
 import type { ResponseRecord } from '../model/types.js';
 
 /** Key of the overall accuracy in `argmaxAccuracies`' per-LLM maps (a benchmark is never named ''). */
@@ -16,15 +16,28 @@ export function argmaxAccuracies(
   records: Iterable<ResponseRecord>,
   items: Iterable<{ id: string; key: number; benchmark?: string }>,
 ): Map<string, Map<string, number>> {
+  const tally = argmaxTally(items);
+  for (const r of records) tally.add(r);
+  return tally.result();
+}
+
+/**
+ * `argmaxAccuracies` one record at a time (records are not kept: a streaming read's counter, as
+ * `duplicateRowCounter`): `add` each record, then `result`, the same maps for the same records.
+ */
+export function argmaxTally(items: Iterable<{ id: string; key: number; benchmark?: string }>): {
+  add(r: ResponseRecord): void;
+  result(): Map<string, Map<string, number>>;
+} {
   const byId = new Map<string, { key: number; benchmark: string }>();
   for (const it of items) byId.set(it.id, { key: it.key, benchmark: it.benchmark ?? '' });
   const tally = new Map<string, Map<string, [number, number]>>();
-  for (const r of records) {
+  const add = (r: ResponseRecord): void => {
     const it = byId.get(r.item);
-    if (it === undefined) continue;
+    if (it === undefined) return;
     const d = r.probs ?? r.logprobs;
     const pick = d !== undefined ? argmaxAt(d, 0, d.length) : r.choice;
-    if (pick === null || pick === undefined) continue;
+    if (pick === null || pick === undefined) return;
     let m = tally.get(r.model);
     if (m === undefined) tally.set(r.model, (m = new Map()));
     const right = pick === it.key ? 1 : 0;
@@ -34,6 +47,7 @@ export function argmaxAccuracies(
       t[1]++;
       m.set(b, t);
     }
-  }
-  return new Map([...tally].map(([model, m]) => [model, new Map([...m].map(([b, [right, n]]) => [b, right / n]))]));
+  };
+  const result = () => new Map([...tally].map(([model, m]) => [model, new Map([...m].map(([b, [right, n]]) => [b, right / n]))]));
+  return { add, result };
 }
