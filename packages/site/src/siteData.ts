@@ -4,6 +4,7 @@
 import {
   fitConvergence,
   bankFromRecords,
+  createBankBuilder,
   bundleItems,
   bundleParameters,
   getFamily,
@@ -14,6 +15,7 @@ import {
   type BundleItem,
   type CalibrationBundle,
   type ResponseBank,
+  type RecordSource,
   type ResponseRecord,
 } from '@llm-nrm/core';
 import {
@@ -65,16 +67,27 @@ export type SiteFiles = Map<string, unknown>;
 
 /** The bank of `records` restricted to the bundle's LLMs and items (bundle item order). */
 export function responsesBank(bundle: CalibrationBundle, records: Iterable<ResponseRecord>): { bank: ResponseBank; skipped: number } {
+  const builder = responsesBankBuilder(bundle);
+  for (const r of records) builder.add(r);
+  return builder.finish();
+}
+
+/** `responsesBank` one record at a time (a stream's sink: records are not kept); the same bank for the same records. */
+export function responsesBankBuilder(bundle: CalibrationBundle): {
+  add(r: ResponseRecord, source?: RecordSource): void;
+  finish(): { bank: ResponseBank; skipped: number };
+} {
   const llms = new Set(bundle.llms.map((l) => l.id));
   const items = new Set(bundle.items.map((i) => i.id));
-  const kept: ResponseRecord[] = [];
+  const builder = createBankBuilder({ items: bundleItems(bundle), dropEmpty: true });
   let skipped = 0;
-  for (const r of records) {
-    if (llms.has(r.model) && items.has(r.item)) kept.push(r);
-    else skipped++;
-  }
-  const { bank } = bankFromRecords(kept, { items: bundleItems(bundle), dropEmpty: true });
-  return { bank, skipped };
+  return {
+    add: (r, source) => {
+      if (llms.has(r.model) && items.has(r.item)) builder.add(r, source);
+      else skipped++;
+    },
+    finish: () => ({ bank: builder.finish().bank, skipped }),
+  };
 }
 
 /** A bank holding only the bundle's items (one neutral pseudo-LLM), for the item-only analyses. */

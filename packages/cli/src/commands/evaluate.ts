@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, MODEL_NAMES, bankFromRecords, fitConvergence, requireKeys, type FitOptions, type ModelName } from '@llm-nrm/core';
-import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
+import { LlmNrmError, MODEL_NAMES, fitConvergence, requireKeys, type FitOptions, type ModelName } from '@llm-nrm/core';
+import { readBankInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import {
   ADAPTIVE_DEFAULTS,
   calibrationCurve,
@@ -229,9 +229,8 @@ export const evaluateCommand: CommandModule<object, EvaluateArgs> = {
     const seed = argv.seed;
     const fitOptions: FitOptions = { engine: await loadEngine(argv.engine) };
     if (argv['max-iterations'] !== undefined) fitOptions.maxIterations = argv['max-iterations'];
-    const input = await readResponsesInput(argv.responses, argv);
-    // readAnyResponses' records are parseResponseRecord's own (checked: not checked twice).
-    const { bank, stats } = bankFromRecords(input.records, { sources: input.sources, skipInvalid: argv['skip-invalid'], checked: true });
+    // Straight into the bank, records not kept (as `fit` reads them).
+    const { bank, stats } = await readBankInput(argv.responses, argv);
     if (stats.skipped > 0) info(argv.quiet, `skipped ${stats.skipped} invalid records when building the bank; the first: ${stats.skippedReasons[0]}`);
     // Every study here scores correctness against the key (Table 1's correct columns, the binary
     // models, ability from correctness): a key-free record's key would be only the fleet's anchor.

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError } from '@llm-nrm/core';
 import { checkFolderOutput, readBundle, readTinyBankFile, readTinyPackage, tinyScoringBundle } from '@llm-nrm/adapters';
-import { buildSite, responsesBank, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/site';
+import { buildSite, responsesBankBuilder, serveSite, type BuildSiteResult, type SiteInput } from '@llm-nrm/site';
 import { info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
-import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
+import { readResponsesInto, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 
 interface LeaderboardArgs extends ResponsesInputArgs {
   bundle: string;
@@ -33,7 +33,9 @@ export async function siteInput(
   if (options.responses !== undefined) {
     // The reader path `fit` takes (tidy files or harness outputs, detected as `convert` does), so the
     // site accepts the responses the bundle was fitted from.
-    const { records, summary } = await readResponsesInput(
+    // Straight into the bank, records not kept.
+    let n = 0;
+    const { result, summary } = await readResponsesInto(
       options.responses,
       {
         'item-versions': 'split',
@@ -43,11 +45,16 @@ export async function siteInput(
         quiet: true,
       },
       bundle.items,
+      () => {
+        const builder = responsesBankBuilder(bundle);
+        n = 0;
+        return { add: (r, source) => (n++, builder.add(r, source)), finish: () => builder.finish() };
+      },
     );
-    const { bank, skipped } = responsesBank(bundle, records);
+    const { bank, skipped } = result;
     input.bank = bank;
     say(
-      `read ${records.length} responses from ${options.responses}: ${bank.models.length} calibrated LLMs${skipped > 0 ? `, ${skipped} responses of other LLMs or items left out` : ''}${summary.skipped.length > 0 ? `, ${summary.skipped.length} invalid records skipped` : ''}`,
+      `read ${n} responses from ${options.responses}: ${bank.models.length} calibrated LLMs${skipped > 0 ? `, ${skipped} responses of other LLMs or items left out` : ''}${summary.skipped.length > 0 ? `, ${summary.skipped.length} invalid records skipped` : ''}`,
     );
   }
   if (options.tiny !== undefined) {

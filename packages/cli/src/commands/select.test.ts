@@ -28,6 +28,28 @@ describe('llm-nrm select', () => {
     expect(out).toMatch(/8 items vs all 30 on 14 LLMs: Kendall 0\.\d{4}/);
   });
 
+  it('refuses responses to items the bundle lacks, naming the first with its line and counting them; --skip-invalid leaves them out', async () => {
+    const lines = readFileSync(responses, 'utf8').trim().split('\n');
+    // Three LLMs' answers to one item, renamed to an id the bundle lacks.
+    const first = JSON.parse(lines[0]!).item as string;
+    const strange = lines
+      .filter((l) => JSON.parse(l).item === first)
+      .slice(0, 3)
+      .map((l) => JSON.stringify({ ...JSON.parse(l), item: 'not-in-bundle' }));
+    const mixed = join(tmp.dir, 'mixed.jsonl');
+    writeFileSync(mixed, [...lines.slice(0, 5), ...strange, ...lines.slice(5)].join('\n') + '\n');
+    const refused = await run(['select', bundlePath, '--items', '8', '--responses', mixed, '-q']);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(
+      `mixed.jsonl:6: item not in the bundle ${bundlePath}: "not-in-bundle" (3 of ${lines.length + 3} responses; --skip-invalid leaves them out)`,
+    );
+    const skipped = await run(['select', bundlePath, '--items', '8', '--responses', mixed, '--skip-invalid']);
+    expect(skipped.code).toBe(0);
+    expect(skipped.err).toContain('skipped 3 responses to items not in the bundle');
+    const plain = await run(['select', bundlePath, '--items', '8', '--responses', responses, '-q']);
+    expect(skipped.out).toBe(plain.out);
+  });
+
   it('--json gives the ids in information order', async () => {
     // The default is now the range selection; the information ranking is --method information.
     const { code, out } = await run(['select', bundlePath, '--items', '5', '--abilities', 'prior', '--method', 'information', '--json']);

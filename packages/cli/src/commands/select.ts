@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, bankFromRecords, bundleItems, bundleParameters, fit, withObserved } from '@llm-nrm/core';
+import { LlmNrmError, bundleItems, bundleParameters, createBankBuilder, fit, withObserved, type RecordSource } from '@llm-nrm/core';
 import { assertOutputIsNotInput, readBundle, writeFileOutput } from '@llm-nrm/adapters';
-import { readResponsesInput, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
+import { readResponsesInto, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { kendallTau, selectForRange, selectItems, spearmanRho, unflaggedItems } from '@llm-nrm/analysis';
 import { bundleBank } from '../bundle-bank.js';
 import { engineOption, loadEngine } from '../engines.js';
@@ -128,26 +128,32 @@ export const selectCommand: CommandModule<object, SelectArgs> = {
     );
     if (argv.responses !== undefined) {
       const items = bundleItems(bundle);
-      const input = await readResponsesInput(argv.responses, argv, items);
+      // Straight into the bank, records not kept; responses to items the bundle lacks are counted (the
+      // first named), and refused unless --skip-invalid.
       const known = new Set(items.map((it) => it.id));
-      const unknown = input.records.filter((r) => !known.has(r.item));
-      if (unknown.length > 0 && !argv['skip-invalid']) {
-        const t = input.records.indexOf(unknown[0]!);
-        const src = input.sources[t];
+      const read = await readResponsesInto(argv.responses, argv, items, () => {
+        const builder = createBankBuilder({ items, skipInvalid: argv['skip-invalid'], checked: true });
+        let n = 0;
+        let unknown = 0;
+        let first: { item: string; source: RecordSource & { file: string } } | undefined;
+        return {
+          add: (r, source) => {
+            n++;
+            if (known.has(r.item)) builder.add(r, source);
+            else if (unknown++ === 0) first = { item: r.item, source };
+          },
+          finish: () => ({ bank: builder.finish().bank, n, unknown, first }),
+        };
+      });
+      const { bank: rb, n, unknown, first } = read.result;
+      if (first !== undefined && !argv['skip-invalid']) {
         throw new LlmNrmError(
           'UNKNOWN_ITEM',
-          `item not in the bundle ${argv.bundle}: ${JSON.stringify(unknown[0]!.item)} (${unknown.length} of ${input.records.length} responses; --skip-invalid leaves them out)`,
-          src !== undefined ? { file: src.file, ...(src.line !== undefined ? { line: src.line } : {}) } : { file: argv.responses },
+          `item not in the bundle ${argv.bundle}: ${JSON.stringify(first.item)} (${unknown} of ${n} responses; --skip-invalid leaves them out)`,
+          { file: first.source.file, ...(first.source.line !== undefined ? { line: first.source.line } : {}) },
         );
       }
-      const kept = unknown.length > 0 ? input.records.map((r, t) => ({ r, t })).filter(({ r }) => known.has(r.item)) : null;
-      if (kept !== null) info(argv.quiet, `skipped ${unknown.length} responses to items not in the bundle`);
-      const { bank: rb } = bankFromRecords(kept === null ? input.records : kept.map(({ r }) => r), {
-        items,
-        sources: kept === null ? input.sources : kept.map(({ t }) => input.sources[t]!),
-        skipInvalid: argv['skip-invalid'],
-        checked: true,
-      });
+      if (unknown > 0) info(argv.quiet, `skipped ${unknown} responses to items not in the bundle`);
       const start = bundleParameters(bundle, rb);
       const opts = { model: bundle.model, parts: bundle.parts, init: start.x, fixItems: true, standardErrors: false, engine: await loadEngine(argv.engine) };
       info(argv.quiet, `scoring ${rb.models.length} LLMs from all ${rb.items.length} items and from ${sel.ids.length}`);
