@@ -1,9 +1,9 @@
 // A worker thread of `evaluate` (evaluateWorkers.ts): holds the bank (and CV's fold assignment) in
-// workerData, loads the engine once, and runs one task per message: a CV (model, fold) fit, or one
-// LLM fold of the compression or adaptive study.
+// workerData, loads the engine once, and runs one task per message: a CV (model, fold) fit, one
+// LLM fold of the compression or adaptive study, or (`publish`) a share of the LLMs' tiny-run scores.
 import { parentPort, workerData } from 'node:worker_threads';
 import { fit, LlmNrmError, type FitOptions, type FitResult, type ResponseBank } from '@llm-nrm/core';
-import { adaptiveStudyFolds, compressionFolds, crossValidateFold } from '@llm-nrm/analysis';
+import { adaptiveStudyFolds, compressionFolds, crossValidateFold, tinyRunScores } from '@llm-nrm/analysis';
 import { loadEngine } from '../engines.js';
 import type { EvalWorkerData, EvalWorkerReply, EvalWorkerTask } from './evaluateWorkers.js';
 
@@ -35,13 +35,14 @@ port.on('message', (task: EvalWorkerTask) => {
           last = now;
           send({ kind: 'progress', msg });
         };
-        const only = new Set([task.fold]);
         const result =
-          task.kind === 'cv'
-            ? crossValidateFold(data.bank, data.folds!, { spec: task.spec, fold: task.fold }, { fitOptions, fit: fitLogged, onProgress })
-            : task.kind === 'compression'
-              ? compressionFolds(data.bank, { ...task.options, only, fitOptions, fit: fitLogged, onProgress })
-              : adaptiveStudyFolds(data.bank, { ...task.options, only, fitOptions, fit: fitLogged, onProgress });
+          task.kind === 'scores'
+            ? [...tinyRunScores(task.bundle, task.records, task.nuisance)]
+            : task.kind === 'cv'
+              ? crossValidateFold(data.bank!, data.folds!, { spec: task.spec, fold: task.fold }, { fitOptions, fit: fitLogged, onProgress })
+              : task.kind === 'compression'
+                ? compressionFolds(data.bank!, { ...task.options, only: new Set([task.fold]), fitOptions, fit: fitLogged, onProgress })
+                : adaptiveStudyFolds(data.bank!, { ...task.options, only: new Set([task.fold]), fitOptions, fit: fitLogged, onProgress });
         send({ kind: 'done', index: task.index, result, engine, seconds: (Date.now() - t0) / 1000 });
       } catch (e) {
         send({ kind: 'error', index: task.index, message: (e as Error).message, ...(e instanceof LlmNrmError ? { code: e.code } : {}) });

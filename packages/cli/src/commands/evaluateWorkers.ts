@@ -3,7 +3,8 @@
 // task depends only on the bank, the seed and its index (analysis' crossValidationPlan; the `only`
 // of compressionFolds and adaptiveStudyFolds), so the result is the same whatever the number of
 // workers or the order the tasks finish in: the parts are put back by task index and joined as the
-// one-thread study joins them (crossValidationOf, compressionOf, adaptiveStudyOf).
+// one-thread study joins them (crossValidationOf, compressionOf, adaptiveStudyOf). `publish` scores
+// the calibrated LLMs' tiny runs on the same workers, a share of the LLMs a task.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import {
@@ -12,6 +13,7 @@ import {
   compression,
   compressionOf,
   crossValidate,
+  tinyRunScores,
   crossValidationOf,
   crossValidationPlan,
   type AdaptiveStudy,
@@ -23,8 +25,19 @@ import {
   type CrossValidation,
   type CvFoldMetrics,
   type ModelSpec,
+  type TinyRunScore,
 } from '@llm-nrm/analysis';
-import { fit, LlmNrmError, type FitOptions, type LlmNrmErrorCode, type ModelName, type ResponseBank } from '@llm-nrm/core';
+import {
+  fit,
+  getFamily,
+  LlmNrmError,
+  type CalibrationBundle,
+  type FitOptions,
+  type LlmNrmErrorCode,
+  type ModelName,
+  type ResponseBank,
+  type ResponseRecord,
+} from '@llm-nrm/core';
 import { loadEngine, WASM_THREADS } from '../engines.js';
 
 export interface ParallelCvOptions {
@@ -42,7 +55,8 @@ export interface ParallelCvOptions {
 
 /** What a worker is started with (workerData). */
 export interface EvalWorkerData {
-  bank: ResponseBank;
+  /** The studies' bank (null for tiny-run scoring, whose tasks carry their records). */
+  bank: ResponseBank | null;
   /** CV's fold of each cell (null for the compression study, whose folds are of LLMs). */
   folds: Uint8Array | null;
   engine: string;
@@ -66,11 +80,18 @@ export type AdaptiveTaskOptions = Omit<AdaptiveStudyOptions, 'fitOptions' | 'fit
 export type EvalWorkerTask =
   | { kind: 'cv'; index: number; spec: ModelSpec; fold: number }
   | { kind: 'compression'; index: number; options: CompressionTaskOptions; fold: number }
-  | { kind: 'adaptive'; index: number; options: AdaptiveTaskOptions; fold: number };
+  | { kind: 'adaptive'; index: number; options: AdaptiveTaskOptions; fold: number }
+  | { kind: 'scores'; index: number; bundle: CalibrationBundle; records: ResponseRecord[]; nuisance: 'sharpness' | 'fleet' };
 
 export type EvalWorkerReply =
   | { kind: 'progress'; msg: string }
-  | { kind: 'done'; index: number; result: CvFoldMetrics | CompressionFoldParts | AdaptiveStudyFoldParts; engine: string; seconds: number }
+  | {
+      kind: 'done';
+      index: number;
+      result: CvFoldMetrics | CompressionFoldParts | AdaptiveStudyFoldParts | [string, TinyRunScore][];
+      engine: string;
+      seconds: number;
+    }
   | { kind: 'error'; index: number; message: string; code?: string };
 
 /**
@@ -135,7 +156,7 @@ export async function crossValidateParallel(bank: ResponseBank, options: Paralle
     workerData(bank, plan.folds, options, nWorkers),
     order.map((index) => ({ kind: 'cv' as const, index, spec: plan.tasks[index]!.spec, fold: plan.tasks[index]!.fold })),
     nWorkers,
-    (t, finished) => say(`cv ${t.kind === 'cv' ? t.spec.name : ''}: fold ${t.fold + 1}/${options.folds} started (${finished}/${plan.tasks.length} done)`),
+    (t, finished) => t.kind === 'cv' && say(`cv ${t.spec.name}: fold ${t.fold + 1}/${options.folds} started (${finished}/${plan.tasks.length} done)`),
     say,
   );
   done.forEach((d, index) => ran.add(plan.tasks[index]!.spec.model, d.engine));
@@ -207,6 +228,32 @@ async function foldsOnWorkers<T>(
   const tasks = Array.from({ length: folds }, (_, f) => task(f, f));
   const done = await onWorkers(workerData(bank, null, options, nWorkers), tasks, nWorkers, () => {}, say);
   return join(done.map((d) => d.result));
+}
+
+/**
+ * analysis' `tinyRunScores` (the calibrated LLMs' answers to a package's items scored as runs of it)
+ * with the LLMs shared out over worker threads, a share of them a task: each LLM's tiny-run score is
+ * its own 1-D searches (`scoreThetaAlone`), whatever else is scored beside it, so the scores are
+ * those of one thread. A family that scores LLMs by a joint fit (binary) runs in this thread.
+ */
+export async function tinyRunScoresParallel(
+  restricted: CalibrationBundle,
+  runRecords: ResponseRecord[],
+  nuisance: 'sharpness' | 'fleet',
+  options: { workers?: number; onProgress?: (msg: string) => void } = {},
+): Promise<Map<string, TinyRunScore>> {
+  const ids = [...new Set(runRecords.map((r) => r.model))];
+  const nWorkers = Math.max(1, Math.min(options.workers ?? availableParallelism(), ids.length));
+  if (nWorkers === 1 || getFamily(restricted.model).kind !== 'option-level') return tinyRunScores(restricted, runRecords, nuisance);
+  // Four shares a worker: one slow share is not left to run alone at the end.
+  const shares = Math.min(ids.length, 4 * nWorkers);
+  const shareOf = new Map(ids.map((id, t) => [id, Math.floor((t * shares) / ids.length)]));
+  const parts: ResponseRecord[][] = Array.from({ length: shares }, () => []);
+  for (const r of runRecords) parts[shareOf.get(r.model)!]!.push(r);
+  const tasks = parts.map((records, index): EvalWorkerTask => ({ kind: 'scores', index, bundle: restricted, records, nuisance }));
+  const say = options.onProgress ?? (() => {});
+  const done = await onWorkers({ bank: null, folds: null, engine: 'ts', engineThreads: 1 }, tasks, nWorkers, () => {}, say);
+  return new Map(done.flatMap((d) => d.result as [string, TinyRunScore][]));
 }
 
 function workerData(bank: ResponseBank, folds: Uint8Array | null, options: { engine: string; maxIterations?: number }, nWorkers: number): EvalWorkerData {

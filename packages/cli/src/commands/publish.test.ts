@@ -349,6 +349,24 @@ describe('llm-nrm publish', () => {
     expect(fromFile.accuracy.overall.run.llms).toBe(29);
   });
 
+  it('scores the calibrated LLMs as tiny runs on worker threads (--workers) to the package of one thread; refuses a bad --workers', async () => {
+    const args = ['--responses', calibration, '--items', String(N), '--per-benchmark', '--include-flagged', '--name', 'toy', '-q'];
+    const one = join(tmp.dir, 'tiny-one-thread');
+    const three = join(tmp.dir, 'tiny-three-workers');
+    expect((await runCli(['publish', bundlePath, ...args, '--workers', '1', '-o', one])).code).toBe(0);
+    expect((await runCli(['publish', bundlePath, ...args, '--workers', '3', '-o', three])).code).toBe(0);
+    const { provenance: _one, ...a } = readJson(join(one, 'bank.json'));
+    const { provenance: _three, ...b } = readJson(join(three, 'bank.json'));
+    const { provenance: _pkg, ...c } = readJson(join(pkg, 'bank.json'));
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+    expect(a.accuracy.overall.run.llms).toBe(29);
+    const bad = await runCli(['publish', bundlePath, ...args, '--workers', '0', '-o', join(tmp.dir, 'tiny-bad-workers')]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('invalid --workers value: 0 (a positive integer)');
+    expect(existsSync(join(tmp.dir, 'tiny-bad-workers'))).toBe(false);
+  });
+
   it('leaves the items report flags out of selection by default and lists them in the README', async () => {
     const dir = join(tmp.dir, 'tiny-unflagged');
     const res = await runCli(['publish', bundlePath, '--responses', calibration, '--items', String(N), '--name', 'toy', '-o', dir, '-q']);

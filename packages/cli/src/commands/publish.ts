@@ -34,11 +34,11 @@ import {
   fitRunAccuracy,
   selectForRange,
   tinyRunRecords,
-  tinyRunScores,
   unflaggedItems,
   type TinyRunScore,
 } from '@llm-nrm/analysis';
 import { bundleBank } from '../bundle-bank.js';
+import { tinyRunScoresParallel } from './evaluateWorkers.js';
 import { fewNames, formatTable, info, printJson, printText } from '../output.js';
 import { calibrationJson, unconvergedLine } from '../bundleConvergence.js';
 import { readResponsesInto, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
@@ -51,6 +51,7 @@ interface PublishArgs extends ResponsesInputArgs {
   items: number;
   'per-benchmark': boolean;
   forms: number;
+  workers?: number;
   harness: string;
   name?: string;
   'render-prompt': boolean;
@@ -278,6 +279,12 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
       .option('items', { alias: 'n', describe: 'Items per form', type: 'number', default: 41 })
       .option('per-benchmark', { describe: "Keep each benchmark's share of the bank in the selection", type: 'boolean', default: false })
       .option('forms', { describe: 'Parallel forms with no shared item (written to <output>/A, <output>/B, ...)', type: 'number', default: 1 })
+      .option('workers', {
+        describe:
+          'Worker threads scoring the calibrated LLMs as tiny runs of the package (default: one per core; 1: this thread). The package does not depend on it',
+        type: 'number',
+        requiresArg: true,
+      })
       .option('harness', {
         describe: `Harnesses to export, comma-separated (${[...HARNESS_EXPORTERS.keys()].join(', ')})`,
         type: 'string',
@@ -371,6 +378,9 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     if (!Number.isInteger(argv.items) || argv.items < 1) throw new LlmNrmError('INVALID_OPTION', `invalid --items: ${argv.items}`);
     const adaptive = adaptiveSettings(argv);
     if (!Number.isInteger(argv.forms) || argv.forms < 1 || argv.forms > 26) throw new LlmNrmError('INVALID_OPTION', `invalid --forms: ${argv.forms} (1 to 26)`);
+    if (argv.workers !== undefined && !(Number.isInteger(argv.workers) && argv.workers >= 1)) {
+      throw new LlmNrmError('INVALID_OPTION', `invalid --workers value: ${JSON.stringify(argv.workers)} (a positive integer)`);
+    }
     const harnesses = argv.harness
       .split(',')
       .map((s) => s.trim())
@@ -534,14 +544,15 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
         selectedRecords = again.result;
       }
     }
-    const curves = (tinyIds: Set<string>, restricted: CalibrationBundle) => {
+    const curves = async (tinyIds: Set<string>, restricted: CalibrationBundle) => {
       let runs: { scores: Map<string, TinyRunScore>; t: ReturnType<typeof accuracies> } | null = null;
       if (adaptive === null) {
         info(argv.quiet, `scoring the ${bundle.llms.length} calibrated LLMs as tiny runs of ${tinyIds.size} items (the accuracy prediction)`);
         const runRecords = tinyRunRecords(selectedRecords, tinyIds);
         // In sample: each calibrated LLM's run is scored on items it helped fit (rescoring it on refits
         // without it, `--cross-fit`, was measured and dropped: analysis/BENCHMARKS.md).
-        runs = { scores: tinyRunScores(restricted, runRecords, TINY_NUISANCE), t: accuracies(argmaxAccuracies(runRecords, bundle.items)) };
+        const scores = await tinyRunScoresParallel(restricted, runRecords, TINY_NUISANCE, argv.workers !== undefined ? { workers: argv.workers } : {});
+        runs = { scores, t: accuracies(argmaxAccuracies(runRecords, bundle.items)) };
       }
       const runOf = (acc: Map<string, number> | undefined) => (runs === null ? null : { acc, scores: runs.scores, ids: tinyIds });
       const benchmarks: Record<string, TinyAccuracy> = {};
@@ -639,7 +650,7 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
           pFloor: SCORE_P_FLOOR,
           fleet: fleetNuisance(restricted),
         },
-        accuracy: curves(new Set(ids), restricted),
+        accuracy: await curves(new Set(ids), restricted),
         bundle: bundleWithFileNames(restricted),
         ...(argv.forms > 1 ? { form: { name: formName, of: argv.forms } } : {}),
         // File names and hashes, not the publisher's paths: a package is shared and says nothing of the machine it was made on.
