@@ -76,9 +76,15 @@ export function llmCrossEntropy(bank: ResponseBank, layout: Layout, x: Float64Ar
         const qo = j * width + colOffsets[c]!;
         logits(j, c, p);
         let m = -Infinity;
-        for (let k = 0; k < K; k++) if (p[k]! > m) m = p[k]!;
+        let top = 0;
+        for (let k = 0; k < K; k++)
+          if (p[k]! > m) {
+            m = p[k]!;
+            top = k;
+          }
+        // exp(p_top - m) is exp(0) = 1 exactly: one exp a cell fewer, the same sum to the bit.
         let z = 0;
-        for (let k = 0; k < K; k++) z += Math.exp(p[k]! - m);
+        for (let k = 0; k < K; k++) z += k === top ? 1 : Math.exp(p[k]! - m);
         const lse = m + Math.log(z);
         for (let k = 0; k < K; k++) {
           const q = targets[qo + k]!;
