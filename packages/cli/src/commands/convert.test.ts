@@ -1,10 +1,10 @@
 // `llm-nrm convert` run in-process through main() on real fixture folders (read in place), writing
 // only to a temp dir; stdout/stderr are captured.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResponseRecord } from '@llm-nrm/core';
-import { readResponses } from '@llm-nrm/adapters';
+import { readAnyResponses, readResponses } from '@llm-nrm/adapters';
 import { fixture, tempDir } from '@llm-nrm/tooling/test';
 import { runCli } from '../../test/runCli.js';
 
@@ -55,6 +55,37 @@ describe('llm-nrm convert', () => {
     const row = summary.byModelBenchmark[0];
     expect(row.soft).toBe(row.items * 4);
     expect(records.every((r) => r.logprobs !== undefined && r.position !== undefined)).toBe(true);
+  });
+
+  it('writes records as they are read, and reads whole again where an id names two contents: the records readAnyResponses gives', async () => {
+    // One content an id (the NAEP rotations): streamed, the records of the whole read in its order.
+    const naep = fixture('response-matrices/mainlp-llm-psychometrics');
+    const single = join(tmp.dir, 'naep-streamed.parquet');
+    expect((await run(['convert', naep, '-o', single, '-q'])).code).toBe(0);
+    expect(await read(single)).toEqual((await readAnyResponses(naep)).records);
+    // Two winogrande data sets numbering items alike (real harness outputs): the stream stops at the
+    // second content, and the whole read splits the colliding ids as readAnyResponses does.
+    const dir = join(tmp.dir, 'wino');
+    mkdirSync(join(dir, 'gpt-4o'), { recursive: true });
+    mkdirSync(join(dir, 'llama'));
+    const gpt = 'lm-eval-harness/kt-lm-evaluation-harness/output/gpt-4o/samples_winogrande_2024-12-23T14-29-31.806745.jsonl';
+    symlinkSync(fixture(gpt), join(dir, 'gpt-4o', 'samples_winogrande_2024-12-23T14-29-31.806745.jsonl'));
+    symlinkSync(
+      fixture('lm-eval-harness/lm-eval-pr1567-slurmevals/SlurmEvals/llama13/winogrande_write_out_info.json'),
+      join(dir, 'llama', 'winogrande_write_out_info.json'),
+    );
+    const split = join(tmp.dir, 'wino.jsonl');
+    const res = await run(['convert', dir, '-o', split]);
+    expect(res.code).toBe(0);
+    expect(res.err).toMatch(/warning: \d+ item ids name different content in different records \(each version written under its own id\)/);
+    const whole = await readAnyResponses(dir);
+    expect(whole.itemVersions.length).toBeGreaterThan(0);
+    const written = await read(split);
+    expect(written).toEqual(whole.records);
+    expect(written.some((r) => /^winogrande\/\d+#[0-9a-z]{6}$/.test(r.item))).toBe(true);
+    expect(res.err).toContain(`wrote ${written.length} records to ${split}`);
+    // The stopped write left no temporary file behind (`.<name>.<pid>.<time>.tmp`).
+    expect(readdirSync(tmp.dir).filter((f) => f.startsWith('.wino.jsonl'))).toEqual([]);
   });
 
   it('--from names the reader; a wrong extension fails before reading, with exit code 1', async () => {

@@ -1,6 +1,16 @@
 import { stat } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
-import { LlmNrmError, describeItemVersions, duplicateRows, resolveItemVersions, type ItemVersionPolicy, type ResponseRecord } from '@llm-nrm/core';
+import {
+  LlmNrmError,
+  describeItemVersions,
+  duplicateRows,
+  resolveItemVersions,
+  type DuplicateRows,
+  type ItemVersionConflict,
+  type ItemVersionPolicy,
+  type ResponseRecord,
+} from '@llm-nrm/core';
+import { duplicateRowCounter, singleContentCheck } from '@llm-nrm/core/record';
 import {
   FORMAT_NAMES,
   assertOutputIsNotInput,
@@ -98,19 +108,65 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
     if (argv.score !== undefined) options.score = argv.score;
     if (argv.filter !== undefined) options.filter = argv.filter;
     if (argv.model !== undefined) options.model = argv.model;
-    const { records, summary } = convertPaths(argv.inputs, options);
     const tick = progress(argv.quiet);
     const started = Date.now();
-    // Item identity needs every record of an id: collect, tell versions apart, then write.
-    const all: ResponseRecord[] = [];
-    for await (const r of records) {
-      all.push(r);
+    const say = (n: number) => {
       const s = (Date.now() - started) / 1000;
-      if (s >= 1) tick(`convert: ${all.length} records read (${s.toFixed(0)} s)`);
+      if (s >= 1) tick(`convert: ${n} records read (${s.toFixed(0)} s)`);
+    };
+    // Records go to the file as they are read, none kept, while every item id names one content
+    // (singleContentCheck): no version to tell apart, so resolveItemVersions would return them as
+    // they are. An id found naming a second content stops that write (its temporary file is
+    // removed, nothing is written) and the read starts again whole: item identity needs every
+    // record of an id. Standard output and input cannot be taken back or read again: read whole.
+    let read = convertPaths(argv.inputs, options);
+    let summary = read.summary;
+    let n: number;
+    let versions: { conflicts: ItemVersionConflict[]; dropped: number };
+    let duplicates: DuplicateRows;
+    const rereadable = !toStdout && !stream && !argv.inputs.some((p) => p === '-' || p === '/dev/stdin');
+    const streamed = rereadable ? await writeStreamed(read.records) : null;
+    if (streamed !== null) {
+      ({ n, duplicates } = streamed);
+      versions = { conflicts: [], dropped: 0 };
+    } else {
+      if (rereadable) {
+        read = convertPaths(argv.inputs, options);
+        summary = read.summary;
+      }
+      const all: ResponseRecord[] = [];
+      for await (const r of read.records) {
+        all.push(r);
+        say(all.length);
+      }
+      const resolved = resolveItemVersions(all, argv['item-versions']);
+      versions = resolved;
+      duplicates = duplicateRows(resolved.records);
+      n = (await writeResponses(resolved.records, argv.output, stream ? { format: 'jsonl' } : {})).records;
     }
-    const versions = resolveItemVersions(all, argv['item-versions']);
-    const duplicates = duplicateRows(versions.records);
-    const { records: n } = await writeResponses(versions.records, argv.output, stream ? { format: 'jsonl' } : {});
+    /** The records written as they come; null (nothing written) when an id names a second content. */
+    async function writeStreamed(records: AsyncIterable<ResponseRecord>): Promise<{ n: number; duplicates: DuplicateRows } | null> {
+      const oneContent = singleContentCheck();
+      const counter = duplicateRowCounter();
+      let taken = 0;
+      const second = new Error('an item id names a second content');
+      async function* checked(): AsyncGenerator<ResponseRecord> {
+        for await (const r of records) {
+          if (!oneContent(r)) throw second;
+          counter.add(r);
+          say(++taken);
+          yield r;
+        }
+      }
+      try {
+        const { records: written } = await writeResponses(checked(), argv.output);
+        return { n: written, duplicates: counter.result() };
+      } catch (e) {
+        // The writers may wrap what the records' generator threw (an IO error with it as its cause).
+        for (let c: unknown = e; c instanceof Error; c = c.cause) if (c === second) return null;
+        throw e;
+      }
+    }
     const text = formatSummary(summary).trimEnd().split('\n');
     if (argv.json) {
       const json = { output: argv.output, ...summary, records: n, itemVersions: versions.conflicts, droppedVersions: versions.dropped, duplicates };
