@@ -75,7 +75,16 @@ export { readAnyBank, type AnyBank, type ReadAnyBankOptions } from './readAnyBan
 export { readAnyInto, type AnyRead, type ReadAnyIntoOptions, type RecordSink } from './readAnyInto.js';
 export type { ExpectedRecords } from './tidy/expectedRecords.js';
 export { reclaimMemory } from './reclaimMemory.js';
-export { READERS, convertPaths, convertSourced, type ConvertedRecord, type ConvertOptions, type ConvertRow, type ConvertSummary } from './convert.js';
+export {
+  READERS,
+  convertPaths,
+  convertSourced,
+  convertSourcedBatches,
+  type ConvertedRecord,
+  type ConvertOptions,
+  type ConvertRow,
+  type ConvertSummary,
+} from './convert.js';
 export { HARNESS_EXPORTERS, harnessExporter } from './export/exporters.js';
 export type { ExportedFile, HarnessExporter } from './export/harnessExporter.js';
 export { lmEvalTaskYaml } from './export/lmEvalExporter.js';

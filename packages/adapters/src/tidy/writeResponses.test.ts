@@ -100,6 +100,17 @@ describe('writeResponses / readResponses round trip', () => {
     expect(readdirSync(tmp.dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('checked: records a reader already checked are written as they are, the same bytes as validated ones', async () => {
+    for (const name of ['checked.jsonl', 'checked.parquet']) {
+      const plain = join(tmp.dir, name);
+      const trusted = join(tmp.dir, `trusted-${name}`);
+      await writeResponses(records, plain);
+      const { records: n } = await writeResponses(records, trusted, { checked: true });
+      expect(n).toBe(records.length);
+      expect(readFileSync(trusted)).toEqual(readFileSync(plain));
+    }
+  });
+
   it('writes and reads an empty table in every container', async () => {
     for (const name of ['empty.jsonl', 'empty.arrow', 'empty.parquet']) {
       const path = join(tmp.dir, name);
