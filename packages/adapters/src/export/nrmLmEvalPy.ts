@@ -140,12 +140,30 @@ def _grid_minimum(f, lo, hi, step, tol):
 
 def _grid_search(f, lo, hi, step, tol):
     """_grid_minimum's point and f's value there (core's gridSearch)."""
-    x, fx = lo, math.inf
-    for i in range(int(round((hi - lo) / step)) + 1):
+    x, fx, _, _ = _grid_best(f, lo, hi, step)
+    return _brent(f, x, fx, step, tol)
+
+
+def _local_grid_search(f, centre, half, step, tol):
+    """_grid_search on centre - half, ..., centre + half, or None when the grid's best point is one of its ends (core's localGridSearch)."""
+    x, fx, i, n = _grid_best(f, centre - half, centre + half, step)
+    return None if i == 0 or i == n else _brent(f, x, fx, step, tol)
+
+
+def _grid_best(f, lo, hi, step):
+    """The best point of the grid lo, lo + step, ..., hi (the first on ties), its value, its index and n (core's gridBest)."""
+    x, fx, best = lo, math.inf, 0
+    n = int(round((hi - lo) / step))
+    for i in range(n + 1):
         t = lo + i * step
         v = f(t)
         if v < fx:
-            fx, x = v, t
+            fx, x, best = v, t, i
+    return x, fx, best, n
+
+
+def _brent(f, x, fx, step, tol):
+    """Brent's method on [x - step, x + step] started at x (value fx), to a bracket about tol wide (core's brent)."""
     a, b = x - step, x + step
     golden = (3 - math.sqrt(5)) / 2
     tol1 = tol / 3
@@ -208,21 +226,47 @@ def _minimise(f):
     return theta, (1 / math.sqrt(curv) if curv > 0 else math.inf)
 
 
-def _minimise_sharpness(f):
-    """_grid_minimum over u = log sharpness (grid -2..2 step 0.25, then to 1e-6), theta by _minimise at each u; the profile SE of theta (core's minimiseThetaSharpness)."""
+_THETA_NEAR = 1.0
+_U_NEAR = 0.75
+
+
+def _minimise_sharpness(f, start=None):
+    """_grid_minimum over u = log sharpness (grid -2..2 step 0.25, then to 1e-6), theta by _minimise's search at each u; in the
+    u search's Brent steps theta on the local grid +- 1 around the best u's theta, and given start (theta, u) the u grid
+    start u +- 0.75 with theta searches start theta +- 1 (the whole range where a local grid's best point is an end); the
+    profile SE of theta (core's minimiseThetaSharpness)."""
     # The search returns the u of its lowest value, whose theta search it has run: kept, not run again.
     best = [math.nan, math.inf, math.nan]
+    warm = start is not None and math.isfinite(start[0]) and math.isfinite(start[1])
+    grid_points = int(round(2 * _U_NEAR / 0.25)) + 1 if warm else int(round(4 / 0.25)) + 1
+    calls = [0]
 
-    # Each u's theta by _minimise's search without its SE, with the search's own value at its point.
+    # Each u's theta without its SE, with the search's own value at its point: near the given theta when finite.
+    def inner(u, near):
+        def g(t):
+            return f(t, u)
+
+        r = _local_grid_search(g, near, _THETA_NEAR, 0.25, 1e-9) if math.isfinite(near) else None
+        return r if r is not None else _grid_search(g, -8.0, 8.0, 0.25, 1e-9)
+
     def val(u):
-        th, fx = _grid_search(lambda t: f(t, u), -8.0, 8.0, 0.25, 1e-9)
+        near = (start[0] if warm else math.nan) if calls[0] < grid_points else best[2]
+        calls[0] += 1
+        th, fx = inner(u, near)
         v = fx if math.isfinite(fx) else f(th, u)
         if v <= best[1]:
             best[:] = [u, v, th]
         return v
 
-    u = _grid_minimum(val, -2.0, 2.0, 0.25, 1e-6)
-    theta = best[2] if u == best[0] else _grid_search(lambda t: f(t, u), -8.0, 8.0, 0.25, 1e-9)[0]
+    if warm:
+        local = _local_grid_search(val, start[1], _U_NEAR, 0.25, 1e-6)
+        if local is None:
+            # The optimum moved past the local u grid: the whole search, as without a start.
+            return _minimise_sharpness(f)
+        u = local[0]
+    else:
+        u = _grid_minimum(val, -2.0, 2.0, 0.25, 1e-6)
+    theta = best[2] if u == best[0] else inner(u, best[2])[0]
     # The profile SE (sharpness estimated with theta): H_tt - H_tu^2 / H_uu by central differences.
     h = 1e-3
     f0 = f(theta, u)
@@ -236,7 +280,7 @@ def _minimise_sharpness(f):
 def _minimise_tiny_run(f, parts, hard=False):
     """core's minimiseTinyRun: (theta, u) by _minimise_sharpness, then 3 sweeps over each bias and fallback
     coordinate k < K - 1 (moved by t against the last; t on [-3 sd, 3 sd] in steps of sd / 2 to 1e-4) and
-    (theta, u) again, under N(fleet mean, fleet variance) priors. parts: (current vector, mean, variance).
+    (theta, u) again from the last optimum, under N(fleet mean, fleet variance) priors. parts: (current vector, mean, variance).
     With hard (a run of only hard answers) u stays at core's HARD_RUN_U and each step searches theta alone."""
 
     def g(theta, u):
@@ -246,10 +290,10 @@ def _minimise_tiny_run(f, parts, hard=False):
                 tot += (vec[k] - mean[k]) ** 2 / (2 * var[k])
         return tot
 
-    def search():
+    def search(start=None):
         if hard:
             return _minimise(lambda t: g(t, ${HARD_RUN_U.toFixed(1)})) + (${HARD_RUN_U.toFixed(1)},)
-        return _minimise_sharpness(g)
+        return _minimise_sharpness(g, start)
 
     theta, se, u = search()
     if parts:
@@ -266,7 +310,8 @@ def _minimise_tiny_run(f, parts, hard=False):
 
                     w = 3 * math.sqrt(var[k])
                     at(_grid_minimum(at, -w, w, w / 6, 1e-4))
-            theta, se, u = search()
+            # From the last optimum: bias and fallback moved it a little.
+            theta, se, u = search((theta, u))
     return theta, se, u
 
 

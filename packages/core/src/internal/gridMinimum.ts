@@ -14,8 +14,25 @@ export function gridMinimum(f: (x: number) => number, lo: number, hi: number, st
 
 /** `gridMinimum` with f's value at the point returned (the search's own evaluation there: callers need not evaluate it again). */
 export function gridSearch(f: (x: number) => number, lo: number, hi: number, step: number, tol: number): { x: number; fx: number } {
+  const g = gridBest(f, lo, hi, step);
+  return brent(f, g.x, g.fx, step, tol);
+}
+
+/**
+ * `gridSearch` on the grid centre - half, ..., centre + half, or null when the grid's best point is
+ * one of its ends (the minimum may lie beyond it: the caller searches its whole range instead). A
+ * search started near a known minimum (the scorers' refinements: `minimiseThetaSharpness`).
+ */
+export function localGridSearch(f: (x: number) => number, centre: number, half: number, step: number, tol: number): { x: number; fx: number } | null {
+  const g = gridBest(f, centre - half, centre + half, step);
+  return g.i === 0 || g.i === g.n ? null : brent(f, g.x, g.fx, step, tol);
+}
+
+/** The best point of the grid lo, lo + step, ..., hi (the first on ties), its value and index of n. */
+function gridBest(f: (x: number) => number, lo: number, hi: number, step: number): { x: number; fx: number; i: number; n: number } {
   let x = lo;
   let fx = Infinity;
+  let best = 0;
   const n = Math.round((hi - lo) / step);
   for (let i = 0; i <= n; i++) {
     const t = lo + i * step;
@@ -23,8 +40,14 @@ export function gridSearch(f: (x: number) => number, lo: number, hi: number, ste
     if (v < fx) {
       fx = v;
       x = t;
+      best = i;
     }
   }
+  return { x, fx, i: best, n };
+}
+
+/** Brent's method on [x - step, x + step] started at x (value fx), to a bracket about `tol` wide. */
+function brent(f: (x: number) => number, x: number, fx: number, step: number, tol: number): { x: number; fx: number } {
   let a = x - step;
   let b = x + step;
   const golden = (3 - Math.sqrt(5)) / 2;

@@ -1,4 +1,4 @@
-import { gridMinimum, gridSearch } from '../internal/gridMinimum.js';
+import { gridMinimum, gridSearch, localGridSearch } from '../internal/gridMinimum.js';
 
 /** The theta search of both scorers: the grid -8..8 in steps of 0.25, then Brent to 1e-9 (`gridSearch`). */
 const thetaSearch = (f: (theta: number) => number) => gridSearch(f, -8, 8, 0.25, 1e-9);
@@ -16,27 +16,56 @@ export function minimiseTheta(f: (theta: number) => number): { theta: number; se
   return { theta, se: curv > 0 ? 1 / Math.sqrt(curv) : Infinity };
 }
 
+/** Half-widths of the local grids of the scorers' refinements (`minimiseThetaSharpness`): theta's, u's. */
+const THETA_NEAR = 1;
+const U_NEAR = 0.75;
+
 /**
- * Minimise f(theta, u) over theta and a log-sharpness u: `gridMinimum` over u (grid
- * -2..2 in steps of 0.25 first, then to 1e-6), each u's theta by `minimiseTheta`. The SE of theta is
- * the profile one at the optimum (sharpness estimated with it), below.
+ * Minimise f(theta, u) over theta and a log-sharpness u: `gridMinimum` over u (grid -2..2 in steps
+ * of 0.25 first, then Brent to 1e-6), each u's theta by `minimiseTheta`'s search. Two searches start
+ * near what is known (`localGridSearch`, the whole range again where a local grid's best point is an
+ * end): in the u search's Brent steps (u within a grid step of the best grid point), each theta
+ * search is the grid theta* +- 1 around the theta of the best u so far; and given `start` (the
+ * tiny-run sweeps' previous optimum, after small moves of bias and fallback), the u grid is
+ * start.u +- 0.75 and each of its theta searches start.theta +- 1. About 2.7x fewer evaluations of f
+ * a tiny run, the same optimum to the searches' tolerances (packages/core/BENCHMARKS.md). The SE of
+ * theta is the profile one at the optimum (sharpness estimated with it), below.
  */
-export function minimiseThetaSharpness(f: (theta: number, u: number) => number): { theta: number; se: number; u: number } {
-  // Each u's theta by minimiseTheta's search, without its SE (only the profile SE below is reported)
-  // and with the search's own value at its point (not evaluated again): the same points and values
-  // as minimiseTheta's, 4 evaluations of f fewer per u.
-  const inner = (u: number) => thetaSearch((t) => f(t, u));
+export function minimiseThetaSharpness(
+  f: (theta: number, u: number) => number,
+  start?: { theta: number; u: number },
+): { theta: number; se: number; u: number } {
+  // Each u's theta without its SE (only the profile SE below is reported) and with the search's own
+  // value at its point (not evaluated again): near `near` when given, the whole range otherwise.
+  const inner = (u: number, near: number) => {
+    const g = (t: number) => f(t, u);
+    return (Number.isFinite(near) ? localGridSearch(g, near, THETA_NEAR, 0.25, 1e-9) : null) ?? thetaSearch(g);
+  };
   // The search returns the u of its lowest value, whose theta search it has run: kept, not run again.
   let best = { u: NaN, v: Infinity, theta: NaN };
+  // The u grid's points come first (gridSearch), then Brent's steps near its best point.
+  const warm = start !== undefined && Number.isFinite(start.theta) && Number.isFinite(start.u);
+  const gridPoints = warm ? Math.round((2 * U_NEAR) / 0.25) + 1 : Math.round(4 / 0.25) + 1;
+  let calls = 0;
   const val = (u: number) => {
-    const r = inner(u);
+    const near = calls++ < gridPoints ? (warm ? start.theta : NaN) : best.theta;
+    const r = inner(u, near);
     // fx is f at the search's point whenever it is finite (a search that never saw a finite value leaves it at +Infinity).
     const v = Number.isFinite(r.fx) ? r.fx : f(r.x, u);
     if (v <= best.v) best = { u, v, theta: r.x };
     return v;
   };
-  const u = gridMinimum(val, -2, 2, 0.25, 1e-6);
-  const theta = u === best.u ? best.theta : inner(u).x;
+  let u = NaN;
+  if (warm) {
+    const local = localGridSearch(val, start.u, U_NEAR, 0.25, 1e-6);
+    if (local !== null) u = local.x;
+    else {
+      // The optimum moved past the local u grid: the whole search, as without a start.
+      best = { u: NaN, v: Infinity, theta: NaN };
+      return minimiseThetaSharpness(f);
+    }
+  } else u = gridMinimum(val, -2, 2, 0.25, 1e-6);
+  const theta = u === best.u ? best.theta : inner(u, best.theta).x;
   // The SE of theta with sharpness estimated too: the profile curvature H_tt - H_tu^2 / H_uu from
   // central differences (h = 1e-3) at the optimum. The conditional 1 / sqrt(H_tt) took sharpness as
   // known: adaptive runs stopped at SE 0.3 after 13.4 items and covered 77.8% of the NAEP LLMs'

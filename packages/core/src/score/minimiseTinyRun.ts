@@ -61,7 +61,8 @@ export function nuisancePrior(llms: readonly { positionBias: readonly number[]; 
  * Recipe (the exported lm-eval aggregation repeats it step for step): `minimiseThetaSharpness`, then
  * TINY_RUN_SWEEPS times: for delta then rho, each coordinate k < kMax - 1 moved by t against the last
  * (sums stay zero), t by `gridMinimum` on [-3 sd_k, 3 sd_k] in steps of sd_k / 2 to 1e-4 at
- * the current (theta, u), then `minimiseThetaSharpness` again. For a run whose every answer is hard
+ * the current (theta, u), then `minimiseThetaSharpness` again, started from the last optimum (its
+ * local grids: a sweep moves it a little). For a run whose every answer is hard
  * (`hardOnly`) u stays at HARD_RUN_U and each step searches theta alone (`minimiseTheta`).
  */
 export function minimiseTinyRun(
@@ -80,7 +81,9 @@ export function minimiseTinyRun(
     return s;
   };
   const g = (theta: number, u: number): number => f(theta, u) + penalty();
-  const search = hardOnly ? () => ({ ...minimiseTheta((t) => g(t, HARD_RUN_U)), u: HARD_RUN_U }) : () => minimiseThetaSharpness(g);
+  // The sweeps' searches start from the last optimum (`minimiseThetaSharpness`' start): bias and fallback moved it a little.
+  const search = (from?: { theta: number; u: number }) =>
+    hardOnly ? { ...minimiseTheta((t) => g(t, HARD_RUN_U)), u: HARD_RUN_U } : minimiseThetaSharpness(g, from);
   let r = search();
   if (parts.length > 0) {
     for (let s = 0; s < TINY_RUN_SWEEPS; s++) {
@@ -98,7 +101,7 @@ export function minimiseTinyRun(
           at(gridMinimum(at, -w, w, w / 6, 1e-4));
         }
       }
-      r = search();
+      r = search(r);
     }
   }
   return { ...r, loss: g(r.theta, r.u) };
