@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gridMinimum, gridSearch } from './gridMinimum.js';
+import { gridMinimum, gridSearch, localGridSearch } from './gridMinimum.js';
 
 /** f with a count of its evaluations. */
 function counted(f: (x: number) => number): { f: (x: number) => number; n: () => number } {
@@ -50,5 +50,18 @@ describe('gridMinimum', () => {
 
   it('finds a minimum at the edge of the grid', () => {
     expect(gridMinimum((x) => x, -2, 2, 0.25, 1e-6)).toBeLessThan(-2.24);
+  });
+
+  it("localGridSearch: gridSearch's point near a known minimum in far fewer evaluations, null where the grid's best point is an end", () => {
+    const f = (x: number) => Math.log1p(Math.exp(2 * x - 1)) + Math.log1p(Math.exp(0.7 - x)) + 0.01 * x * x;
+    const whole = gridSearch(f, -8, 8, 0.25, 1e-9);
+    const c = counted(f);
+    const near = localGridSearch(c.f, whole.x + 0.3, 1, 0.25, 1e-9)!;
+    expect(Math.abs(near.x - whole.x)).toBeLessThan(1e-8);
+    expect(near.fx).toBe(f(near.x));
+    expect(c.n()).toBeLessThan(40);
+    // The minimum beyond the local grid: its best point is an end, so the caller must search the whole range.
+    expect(localGridSearch(f, whole.x + 3, 1, 0.25, 1e-9)).toBeNull();
+    expect(localGridSearch(f, whole.x - 3, 1, 0.25, 1e-9)).toBeNull();
   });
 });

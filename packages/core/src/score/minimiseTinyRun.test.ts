@@ -48,4 +48,24 @@ describe('minimiseTinyRun: bias and fallback under the fleet spread', () => {
     const ref = minimiseThetaSharpness(f);
     expect([r.theta, r.se, r.u]).toEqual([ref.theta, ref.se, ref.u]);
   });
+
+  it("minimiseThetaSharpness from a start (a sweep's last optimum): the same optimum in fewer evaluations; the whole search when the optimum moved past the local grid", () => {
+    let n = 0;
+    const f = (t: number, u: number) => {
+      n++;
+      const s = Math.exp(u);
+      return 12 * Math.log1p(Math.exp(-s * (t - 0.7))) + 9 * Math.log1p(Math.exp(s * (t - 0.7) - 1)) + (t * t) / 18 + (u + 0.4) ** 2;
+    };
+    const whole = minimiseThetaSharpness(f);
+    const nWhole = n;
+    n = 0;
+    const warm = minimiseThetaSharpness(f, { theta: whole.theta + 0.2, u: whole.u - 0.3 });
+    expect(Math.abs(warm.theta - whole.theta)).toBeLessThan(1e-6);
+    expect(Math.abs(warm.u - whole.u)).toBeLessThan(1e-5);
+    expect(Math.abs(warm.se - whole.se)).toBeLessThan(1e-5);
+    expect(n).toBeLessThan(nWhole / 3);
+    // A start whose u is more than 0.75 from the optimum: its local u grid's best point is an end.
+    const far = minimiseThetaSharpness(f, { theta: whole.theta, u: whole.u + 1.5 });
+    expect([far.theta, far.se, far.u]).toEqual([whole.theta, whole.se, whole.u]);
+  });
 });
