@@ -55,16 +55,10 @@ export function minimiseThetaSharpness(
     if (v <= best.v) best = { u, v, theta: r.x };
     return v;
   };
-  let u = NaN;
-  if (warm) {
-    const local = localGridSearch(val, start.u, U_NEAR, 0.25, 1e-6);
-    if (local !== null) u = local.x;
-    else {
-      // The optimum moved past the local u grid: the whole search, as without a start.
-      best = { u: NaN, v: Infinity, theta: NaN };
-      return minimiseThetaSharpness(f);
-    }
-  } else u = gridMinimum(val, -2, 2, 0.25, 1e-6);
+  const local = warm ? localGridSearch(val, start.u, U_NEAR, 0.25, 1e-6) : null;
+  // The optimum moved past the local u grid: the whole search, as without a start.
+  if (warm && local === null) return minimiseThetaSharpness(f);
+  const u = local !== null ? local.x : gridMinimum(val, -2, 2, 0.25, 1e-6);
   const theta = u === best.u ? best.theta : inner(u, best.theta).x;
   // The SE of theta with sharpness estimated too: the profile curvature H_tt - H_tu^2 / H_uu from
   // central differences (h = 1e-3) at the optimum. The conditional 1 / sqrt(H_tt) took sharpness as
