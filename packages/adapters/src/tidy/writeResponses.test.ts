@@ -111,6 +111,20 @@ describe('writeResponses / readResponses round trip', () => {
     }
   });
 
+  it('a source that fails after some batches (a read error mid-file): every container rejects with it and leaves no file', async () => {
+    async function* failing(n: number): AsyncGenerator<ResponseRecord> {
+      yield* records.slice(0, n);
+      throw new Error('the reader broke');
+    }
+    for (const name of ['fail.jsonl', 'fail.jsonl.gz', 'fail.arrow', 'fail.parquet'])
+      for (const n of [0, 5, records.length]) {
+        const path = join(tmp.dir, name);
+        await expect(writeResponses(failing(n), path, { batchSize: 4 })).rejects.toThrow(/the reader broke/);
+        expect(existsSync(path)).toBe(false);
+      }
+    expect(readdirSync(tmp.dir).filter((f) => f.startsWith('.fail.'))).toEqual([]);
+  });
+
   it('writes and reads an empty table in every container', async () => {
     for (const name of ['empty.jsonl', 'empty.arrow', 'empty.parquet']) {
       const path = join(tmp.dir, name);

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import type { DataType, Table, Vector } from 'apache-arrow';
 import type { SchemaElement } from 'hyparquet-writer';
@@ -97,7 +97,14 @@ async function writeJsonl(records: AsyncIterable<ResponseRecord>, path: string, 
     if (chunk !== '') yield chunk;
   }
   const source = Readable.from(lines());
-  await rethrowInvalid(writeStreamAtomic(path, gzip ? source.pipe(createGzip()) : source));
+  if (!gzip) return rethrowInvalid(writeStreamAtomic(path, source));
+  // pipe() does not pass an error on: the records' failure (a read error mid-file) would be an
+  // unhandled 'error' event; the gzip stream fails with it instead, and the write with that.
+  const gz = createGzip();
+  // The write's pipeline takes gz's error; until it is set up, a failure would be an unhandled 'error' event.
+  gz.on('error', () => undefined);
+  source.on('error', (e) => gz.destroy(e));
+  await rethrowInvalid(writeStreamAtomic(path, source.pipe(gz)));
 }
 
 /** writeStreamAtomic wraps every failure as IO; an invalid record should keep its own code. */
@@ -146,9 +153,18 @@ function arrowTable(arrow: Arrow, batch: readonly ResponseRecord[]): Table {
 async function writeArrow(records: AsyncIterable<ResponseRecord>, path: string, batchSize: number): Promise<void> {
   const arrow = await import('apache-arrow');
   const writer = new arrow.RecordBatchFileWriter();
-  // The file streams out while batches are built, so memory holds about one batch.
+  // The file streams out while batches are built, so memory holds about one batch. It goes to the
+  // file through a PassThrough, which a failure fails: apache-arrow's node stream destroyed with an
+  // error throws it into its byte queue, whose rejection nothing handles (an unhandled rejection
+  // that ended the process on a read error mid-file), and destroyed without one it ends cleanly (the
+  // partial file would be renamed into place).
   const stream = writer.toNodeStream();
-  const sink = writeStreamAtomic(path, stream);
+  const pass = new PassThrough();
+  // The write's pipeline takes its error; until it is set up (the output's folder checked first) a
+  // failure would be an unhandled 'error' event.
+  pass.on('error', () => undefined);
+  stream.pipe(pass);
+  const sink = writeStreamAtomic(path, pass);
   try {
     let any = false;
     for await (const batch of inBatches(records, batchSize)) {
@@ -160,7 +176,9 @@ async function writeArrow(records: AsyncIterable<ResponseRecord>, path: string, 
     writer.finish();
   } catch (e) {
     // Failing the stream makes writeStreamAtomic remove the temporary file.
-    stream.destroy(e as Error);
+    pass.destroy(e as Error);
+    stream.unpipe(pass);
+    stream.destroy();
     await sink.catch(() => undefined);
     throw e;
   }

@@ -1,6 +1,6 @@
 // `llm-nrm convert` run in-process through main() on real fixture folders (read in place), writing
 // only to a temp dir; stdout/stderr are captured.
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResponseRecord } from '@llm-nrm/core';
@@ -74,18 +74,34 @@ describe('llm-nrm convert', () => {
       fixture('lm-eval-harness/lm-eval-pr1567-slurmevals/SlurmEvals/llama13/winogrande_write_out_info.json'),
       join(dir, 'llama', 'winogrande_write_out_info.json'),
     );
-    const split = join(tmp.dir, 'wino.jsonl');
-    const res = await run(['convert', dir, '-o', split]);
-    expect(res.code).toBe(0);
-    expect(res.err).toMatch(/warning: \d+ item ids name different content in different records \(each version written under its own id\)/);
     const whole = await readAnyResponses(dir);
     expect(whole.itemVersions.length).toBeGreaterThan(0);
-    const written = await read(split);
-    expect(written).toEqual(whole.records);
-    expect(written.some((r) => /^winogrande\/\d+#[0-9a-z]{6}$/.test(r.item))).toBe(true);
-    expect(res.err).toContain(`wrote ${written.length} records to ${split}`);
-    // The stopped write left no temporary file behind (`.<name>.<pid>.<time>.tmp`).
-    expect(readdirSync(tmp.dir).filter((f) => f.startsWith('.wino.jsonl'))).toEqual([]);
+    for (const ext of ['jsonl', 'jsonl.gz', 'arrow', 'parquet']) {
+      const split = join(tmp.dir, `wino.${ext}`);
+      const res = await run(['convert', dir, '-o', split]);
+      expect(res.code).toBe(0);
+      expect(res.err).toMatch(/warning: \d+ item ids name different content in different records \(each version written under its own id\)/);
+      const written = await read(split);
+      expect(written).toEqual(whole.records);
+      expect(written.some((r) => /^winogrande\/\d+#[0-9a-z]{6}$/.test(r.item))).toBe(true);
+      expect(res.err).toContain(`wrote ${written.length} records to ${split}`);
+    }
+    // The stopped writes left no temporary file behind (`.<name>.<pid>.<time>.tmp`).
+    expect(readdirSync(tmp.dir).filter((f) => f.startsWith('.wino.'))).toEqual([]);
+  });
+
+  it('a damaged line after thousands of good ones: every container fails with its file and line, and nothing is written', async () => {
+    const good = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ model: `m${i % 7}`, item: `q${Math.floor(i / 7)}`, key: 0, probs: [0.6, 0.4] }));
+    const input = join(tmp.dir, 'damaged-late.jsonl');
+    writeFileSync(input, [...good, '{"model": "m", "item": broken', ...good.slice(0, 10)].join('\n') + '\n');
+    for (const ext of ['jsonl', 'jsonl.gz', 'arrow', 'parquet']) {
+      const output = join(tmp.dir, `late-out.${ext}`);
+      const res = await run(['convert', input, '-o', output, '-q']);
+      expect(res.code).toBe(1);
+      expect(res.err).toMatch(/damaged-late\.jsonl:5001: malformed JSON/);
+      expect(existsSync(output)).toBe(false);
+    }
+    expect(readdirSync(tmp.dir).filter((f) => f.startsWith('.late-out.'))).toEqual([]);
   });
 
   it('--from names the reader; a wrong extension fails before reading, with exit code 1', async () => {
