@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { describeValue, LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import { IdNumbers } from '@llm-nrm/core/record';
 import { detectInputs, type DetectedInput } from './detect.js';
-import { isStdinPath, spoolStdin } from './internal/stdin.js';
+import { isStdinPath, readsOnce, spoolInput } from './internal/stdin.js';
 import {
   issueKind,
   newReport,
@@ -166,25 +166,41 @@ export function convertSourcedBatches(
   };
 
   async function* records(): AsyncGenerator<ConvertedRecord[]> {
-    // Standard input is copied to a temporary file first, so that it is detected like any file.
-    const stdin = paths.some(isStdinPath) ? await spoolStdin() : undefined;
-    const shown = (file: string): string => (stdin !== undefined && file === stdin.path ? '-' : file);
+    // Standard input and pipes are copied to temporary files first, so that they are detected and
+    // read like any file; messages name them as given (`-` for standard input).
+    const spooled = new Map<string, { given: string; cleanup: () => void }>();
+    const read: string[] = [];
+    try {
+      for (const p of paths) {
+        if (!(await readsOnce(p))) {
+          read.push(p);
+          continue;
+        }
+        const copy = await spoolInput(p);
+        spooled.set(copy.path, { given: isStdinPath(p) ? '-' : p, cleanup: copy.cleanup });
+        read.push(copy.path);
+      }
+    } catch (e) {
+      for (const c of spooled.values()) c.cleanup();
+      throw e;
+    }
+    const shown = (file: string): string => spooled.get(file)?.given ?? file;
     try {
       shownFile = shown;
-      yield* readAll(paths.map((p) => (isStdinPath(p) ? stdin!.path : p)));
+      yield* readAll(read);
     } catch (e) {
-      // Errors name `-`, not the temporary copy of standard input.
-      if (stdin !== undefined && e instanceof LlmNrmError && e.file === stdin.path) {
+      // Errors name the input as given, not its temporary copy.
+      if (e instanceof LlmNrmError && e.file !== undefined && spooled.has(e.file)) {
         const where = `${e.file}${e.line !== undefined ? `:${e.line}` : ''}: `;
         const bare = e.message.startsWith(where) ? e.message.slice(where.length) : e.message;
-        throw new LlmNrmError(e.code, bare, { cause: e, file: '-', ...(e.line !== undefined ? { line: e.line } : {}) });
+        throw new LlmNrmError(e.code, bare, { cause: e, file: shown(e.file), ...(e.line !== undefined ? { line: e.line } : {}) });
       }
       throw e;
     } finally {
-      if (stdin !== undefined) {
+      if (spooled.size > 0) {
         for (const s of report.skipped) s.file = shown(s.file);
         for (const i of summary.inputs) i.path = shown(i.path);
-        stdin.cleanup();
+        for (const c of spooled.values()) c.cleanup();
       }
     }
   }

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { LlmNrmError, type DuplicateRows, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import { duplicateRowCounter, singleContentCheck } from '@llm-nrm/core/record';
 import { convertSourcedBatches } from './convert.js';
-import { isStdinPath } from './internal/stdin.js';
+import { readsOnce } from './internal/stdin.js';
 import { readAnyResponses, type AnyResponses, type ReadAnyOptions } from './readAnyResponses.js';
 import { reclaimMemory, reclaimWhenGrown } from './reclaimMemory.js';
 import { expectedRecords, type ExpectedRecords } from './tidy/expectedRecords.js';
@@ -37,13 +37,13 @@ interface AnyRead<T> extends Omit<AnyResponses, 'records' | 'sources'> {
  * Read responses from any input (as `readAnyResponses`) into a sink: each batch of records goes to
  * the sink as it is read and is dropped, so memory follows what the sink keeps, not the parsed
  * records. Duplicates are counted on the way. The sink sees the records `readAnyResponses` returns,
- * in its order, with their sources; two cases take that very path instead: standard input (it
- * cannot be read twice), and an item id found naming different content (`--item-versions` must see
+ * in its order, with their sources; two cases take that very path instead: standard input and pipes
+ * (`readsOnce`: they cannot be read twice), and an item id found naming different content (`--item-versions` must see
  * every record to choose ids), which restarts the read whole with a fresh sink (`start` again).
  */
 async function readAnyInto<T>(paths: string | readonly string[], options: ReadAnyIntoOptions, start: () => RecordSink<T>): Promise<AnyRead<T>> {
   const list = typeof paths === 'string' ? [paths] : [...paths];
-  if (!list.some(isStdinPath)) {
+  if (!(await Promise.all(list.map(readsOnce))).some(Boolean)) {
     for (const p of list) {
       const st = await stat(p).catch(() => undefined);
       if (st?.isFile() && (await isToolOutput(p))) {

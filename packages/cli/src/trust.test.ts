@@ -88,6 +88,35 @@ describe('inputs are never overwritten, outputs never read back', () => {
   });
 });
 
+describe('pipes: read like files, kept whole where a command reads twice', () => {
+  it("bash's <(cat r.jsonl): convert, fit and audit give what the file gives; a damaged pipe names itself and its line", () => {
+    const bin = join(repoRoot, 'packages/cli/dist/bin.js');
+    const file = join(tmp.dir, 'piped.jsonl');
+    writeFileSync(file, simLines.join('\n') + '\n');
+    // Process substitution hands the command a /dev/fd path to a pipe, which cannot be sought or read twice.
+    const sh = (args: string) => spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" ${args}`], { encoding: 'utf8' });
+    const viaPipe = join(tmp.dir, 'via-pipe.parquet');
+    const viaFile = join(tmp.dir, 'via-file.parquet');
+    expect(sh(`convert <(cat "${file}") -o "${viaPipe}" -q`).status).toBe(0);
+    expect(sh(`convert "${file}" -o "${viaFile}" -q`).status).toBe(0);
+    expect(readFileSync(viaPipe)).toEqual(readFileSync(viaFile));
+    const bundle = join(tmp.dir, 'piped-bundle.json');
+    const fitted = sh(`fit <(cat "${file}") -o "${bundle}" -q --max-iterations 30`);
+    expect(fitted.stderr).toBe('');
+    expect(fitted.status).toBe(0);
+    const fromFile = sh(`audit "${bundle}" "${file}" --json -q`);
+    const fromPipe = sh(`audit "${bundle}" <(cat "${file}") --json -q`);
+    expect(fromPipe.status).toBe(0);
+    const { responses: _a, ...a } = JSON.parse(fromFile.stdout);
+    const { responses: _b, ...b } = JSON.parse(fromPipe.stdout);
+    expect(b).toEqual(a);
+    const damaged = sh(`convert <(head -n 3 "${file}"; echo '{"model": "m", "item"') -o "${join(tmp.dir, 'never.jsonl')}" -q`);
+    expect(damaged.status).toBe(1);
+    expect(damaged.stderr).toMatch(/^llm-nrm: \/dev\/fd\/\d+:4: malformed JSON/);
+    expect(existsSync(join(tmp.dir, 'never.jsonl'))).toBe(false);
+  });
+});
+
 describe('damage is an error unless asked otherwise, and never silent', () => {
   it('a cut samples_*.jsonl.gz: exit 1 naming the file, no output; --skip-invalid lists the loss on stderr', async () => {
     const dir = join(tmp.dir, 'cut');

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { LlmNrmError } from '@llm-nrm/core';
 
 /** `-` (and `/dev/stdin`, which the CLI passes for a bare `-` positional) read standard input. */
@@ -9,17 +10,31 @@ export function isStdinPath(p: string): boolean {
   return p === '-' || p === '/dev/stdin';
 }
 
-/** Standard input copied to a temporary file, so that it can be sniffed and read like any file. */
-export async function spoolStdin(): Promise<{ path: string; cleanup: () => void }> {
+/**
+ * Whether an input can be read only once: standard input, and a path that is neither a file nor a
+ * folder (a pipe such as bash's `<(zcat r.jsonl.gz)`, a device, a socket). Such an input is copied
+ * to a temporary file to be read (`spoolInput`), and a command that reads its input twice keeps it
+ * whole instead.
+ */
+export async function readsOnce(p: string): Promise<boolean> {
+  if (isStdinPath(p)) return true;
+  const st = await stat(p).catch(() => undefined);
+  return st !== undefined && !st.isFile() && !st.isDirectory();
+}
+
+/**
+ * A one-pass input (`readsOnce`) copied to a temporary file as it streams in, so that it can be
+ * sniffed and read like any file (the readers seek: a pipe read in place failed with ESPIPE).
+ */
+export async function spoolInput(p: string): Promise<{ path: string; cleanup: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'llm-nrm-stdin-'));
-  const path = join(dir, 'stdin');
-  const chunks: Buffer[] = [];
+  const path = join(dir, 'input');
   try {
-    for await (const c of process.stdin) chunks.push(c as Buffer);
-    await writeFile(path, Buffer.concat(chunks));
+    await pipeline(isStdinPath(p) ? process.stdin : createReadStream(p), createWriteStream(path));
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
-    throw new LlmNrmError('IO', `cannot read standard input: ${(e as Error).message}`, { cause: e, file: '-' });
+    const what = isStdinPath(p) ? 'standard input' : p;
+    throw new LlmNrmError('IO', `cannot read ${what}: ${(e as Error).message}`, { cause: e, file: isStdinPath(p) ? '-' : p });
   }
   return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { LlmNrmError, bundleItems, bundleParameters, createBankBuilder, type ItemSpec, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
-import { assertOutputIsNotInput, readBundle, writeFileOutput } from '@llm-nrm/adapters';
+import { assertOutputIsNotInput, readBundle, readsOnce, writeFileOutput } from '@llm-nrm/adapters';
 import { keyAudit, type KeyAudit } from '@llm-nrm/analysis';
 import { readResponsesInto, responsesInputOptions, type ResponsesInputArgs } from '../responsesInput.js';
 import { bundleBank } from '../bundle-bank.js';
@@ -90,11 +90,11 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     let { bank, layout, x } = bundleBank(bundle);
     if (argv.responses !== undefined) {
       // Two reads, records not kept (a leaderboard's millions would not fit): the responses' keys,
-      // then the bank under them; standard input, which cannot be read twice, is kept whole.
-      const stdin = argv.responses === '-' || argv.responses === '/dev/stdin';
+      // then the bank under them; standard input or a pipe, which cannot be read twice, is kept whole.
+      const once = await readsOnce(argv.responses);
       const first = await readResponsesInto(argv.responses, argv, bundle.items, () => {
         const given = new Map<string, number>();
-        const kept: [ResponseRecord, RecordSource][] | null = stdin ? [] : null;
+        const kept: [ResponseRecord, RecordSource][] | null = once ? [] : null;
         return {
           add: (r, source) => {
             if (r.key !== undefined && !given.has(r.item)) given.set(r.item, r.key);

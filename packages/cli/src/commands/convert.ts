@@ -17,6 +17,7 @@ import {
   convertPaths,
   convertSourcedBatches,
   excludeFromWalks,
+  readsOnce,
   tidyFormatFromExtension,
   writeResponses,
   type ConvertOptions,
@@ -121,13 +122,14 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
     // (singleContentCheck): no version to tell apart, so resolveItemVersions would return them as
     // they are. An id found naming a second content stops that write (its temporary file is
     // removed, nothing is written) and the read starts again whole: item identity needs every
-    // record of an id. Standard output and input cannot be taken back or read again: read whole.
+    // record of an id. Standard output cannot be taken back, standard input and pipes
+    // cannot be read again (`readsOnce`): read whole.
     let read: ReturnType<typeof convertPaths> | undefined;
     let summary: ConvertSummary;
     let n: number;
     let versions: { conflicts: ItemVersionConflict[]; dropped: number };
     let duplicates: DuplicateRows;
-    const rereadable = !toStdout && !stream && !argv.inputs.some((p) => p === '-' || p === '/dev/stdin');
+    const rereadable = !toStdout && !stream && !(await Promise.all(argv.inputs.map(readsOnce))).some(Boolean);
     const streamed = rereadable ? await writeStreamed(convertSourcedBatches(argv.inputs, options)) : null;
     if (streamed !== null) {
       ({ n, duplicates, summary } = streamed);

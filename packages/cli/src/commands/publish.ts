@@ -19,6 +19,7 @@ import {
   HARNESS_EXPORTERS,
   checkFolderOutput,
   readBundle,
+  readsOnce,
   tinyPackage,
   writeTinyPackage,
   type AdaptiveSettings,
@@ -417,10 +418,10 @@ export const publishCommand: CommandModule<object, PublishArgs> = {
     ).replace(/[^A-Za-z0-9_]+/g, '_');
     // As `fit` reads them; ids the bundle split into versions (<id>#<hash>) matched by content.
     // Records are not kept (a leaderboard's millions would not fit): this read takes the items' texts
-    // and the LLMs' accuracies, a second the selected items' records (below); standard input, which
-    // cannot be read twice, is kept whole.
-    const stdin = argv.responses === '-' || argv.responses === '/dev/stdin';
-    const first = await readResponsesInto(argv.responses, argv, bundle.items, () => publishSink(bundle, stdin));
+    // and the LLMs' accuracies, a second the selected items' records (below); standard input or a
+    // pipe, which cannot be read twice (`readsOnce`), is kept whole.
+    const once = await readsOnce(argv.responses);
+    const first = await readResponsesInto(argv.responses, argv, bundle.items, () => publishSink(bundle, once));
     const { content, kept } = first.result;
     info(argv.quiet, `read ${first.result.n} responses from ${argv.responses}`);
     const { bank, layout, x } = bundleBank(bundle);
