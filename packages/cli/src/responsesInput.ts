@@ -64,7 +64,8 @@ async function readResponsesInto<T>(
   start: () => RecordSink<T>,
   { label = 'read', again = false }: { label?: string; again?: boolean } = {},
 ): Promise<AnyRead<T> & { renamed: number }> {
-  let renamer: ReturnType<typeof bundleVersionRenamer> = null;
+  // The count of the sink that finished (a restarted read starts a fresh one).
+  let renamed = (): number => 0;
   const options = {
     skipInvalid: argv['skip-invalid'],
     itemVersions: argv['item-versions'],
@@ -73,13 +74,14 @@ async function readResponsesInto<T>(
   };
   const read = await readAnyInto(path, options, () => {
     const sink = start();
-    renamer = bundleItems === undefined ? null : bundleVersionRenamer(bundleItems);
+    const renamer = bundleItems === undefined ? null : bundleVersionRenamer(bundleItems);
+    renamed = renamer?.renamed ?? (() => 0);
     if (renamer === null) return sink;
     const rename = renamer.rename;
     return { add: (r, source) => sink.add(rename(r), source), finish: () => sink.finish() };
   });
   if (!again) reportReadInput(argv.quiet ?? false, read.summary);
-  return { ...read, renamed: (renamer as ReturnType<typeof bundleVersionRenamer>)?.renamed() ?? 0 };
+  return { ...read, renamed: renamed() };
 }
 
 /**
