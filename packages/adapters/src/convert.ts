@@ -55,6 +55,11 @@ export interface ConvertOptions {
    * this thread alone. Default: up to 4 for files of 8 MiB or more; the records are the same.
    */
   threads?: number;
+  /**
+   * Inputs copied to temporary files before (`spoolInputs`: standard input, pipes): each copy's path
+   * and the name given for it, which messages, sources and the summary show instead. Default none.
+   */
+  names?: ReadonlyMap<string, string>;
 }
 
 /** One line of the conversion summary: what one model answered on one benchmark. */
@@ -169,6 +174,7 @@ export function convertSourcedBatches(
     // Standard input and pipes are copied to temporary files first, so that they are detected and
     // read like any file; messages name them as given (`-` for standard input).
     const spooled = new Map<string, { given: string; cleanup: () => void }>();
+    for (const [copy, given] of options.names ?? []) spooled.set(copy, { given, cleanup: () => undefined });
     const read: string[] = [];
     try {
       for (const p of paths) {

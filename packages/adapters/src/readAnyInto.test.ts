@@ -72,4 +72,17 @@ describe('readAnyInto: the records of readAnyResponses, one at a time', () => {
     await expect(readAnyInto(file, {}, sink.start)).rejects.toThrow(/not responses: were the arguments swapped/);
     expect(sink.started()).toBe(0);
   });
+
+  it('names: a copy of standard input or a pipe is named as given in the sources and the summary', async () => {
+    const file = join(tmp.dir, 'copy-of-stdin');
+    writeFileSync(file, '{"model":"a","item":"q1","key":0,"probs":[0.6,0.4]}\n{"model":"b","item":"q1","key":0,"probs":[0.3,0.7]}\n');
+    const sink = collecting();
+    const read = await readAnyInto(file, { names: new Map([[file, '-']]) }, sink.start);
+    expect(read.streamed).toBe(true);
+    expect(read.result.sources.map((s) => [(s as { file: string }).file, s.line])).toEqual([
+      ['-', 1],
+      ['-', 2],
+    ]);
+    expect(read.summary.inputs.map((i) => i.path)).toEqual(['-']);
+  });
 });

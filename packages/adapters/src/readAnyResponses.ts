@@ -47,7 +47,7 @@ export async function readAnyResponses(paths: string | readonly string[], option
     const st = await stat(p).catch(() => undefined);
     if (st?.isFile() && (await isToolOutput(p))) {
       throw new LlmNrmError('INVALID_OPTION', 'this is an llm-nrm output (a calibration bundle or score summary), not responses: were the arguments swapped?', {
-        file: p,
+        file: options.names?.get(p) ?? p,
       });
     }
   }

@@ -110,6 +110,23 @@ describe('pipes: read like files, kept whole where a command reads twice', () =>
     const { responses: _a, ...a } = JSON.parse(fromFile.stdout);
     const { responses: _b, ...b } = JSON.parse(fromPipe.stdout);
     expect(b).toEqual(a);
+    // An id naming two contents makes the streaming read start again whole: the pipe's copy is read twice.
+    const versions = join(tmp.dir, 'versions.jsonl');
+    const rows = [
+      { model: 'a', item: 'q1', key: 0, options: ['x', 'y'], probs: [0.7, 0.3] },
+      { model: 'b', item: 'q1', key: 0, options: ['x', 'y'], probs: [0.6, 0.4] },
+      { model: 'a', item: 'q1', key: 1, options: ['u', 'v', 'w'], probs: [0.2, 0.5, 0.3] },
+      { model: 'b', item: 'q1', key: 1, options: ['u', 'v', 'w'], probs: [0.1, 0.8, 0.1] },
+      { model: 'a', item: 'q2', key: 0, probs: [0.6, 0.4] },
+      { model: 'b', item: 'q2', key: 0, probs: [0.3, 0.7] },
+    ];
+    writeFileSync(versions, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const [vPipe, vFile] = [join(tmp.dir, 'v-pipe.json'), join(tmp.dir, 'v-file.json')];
+    expect(sh(`fit <(cat "${versions}") -o "${vPipe}" -q --max-iterations 20`).status).toBe(0);
+    expect(sh(`fit "${versions}" -o "${vFile}" -q --max-iterations 20`).status).toBe(0);
+    const items = (p: string) => parseBundle(readFileSync(p, 'utf8')).items.map((it) => it.id);
+    expect(items(vPipe)).toEqual(items(vFile));
+    expect(items(vPipe).filter((id) => id.startsWith('q1#'))).toHaveLength(2);
     const damaged = sh(`convert <(head -n 3 "${file}"; echo '{"model": "m", "item"') -o "${join(tmp.dir, 'never.jsonl')}" -q`);
     expect(damaged.status).toBe(1);
     expect(damaged.stderr).toMatch(/^llm-nrm: \/dev\/fd\/\d+:4: malformed JSON/);

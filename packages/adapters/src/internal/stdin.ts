@@ -38,3 +38,30 @@ export async function spoolInput(p: string): Promise<{ path: string; cleanup: ()
   }
   return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * Every one-pass input of `paths` copied to a temporary file (`spoolInput`), the others as they are:
+ * the paths to read (any number of times) and each copy's name as given (`ConvertOptions.names`).
+ */
+export async function spoolInputs(paths: readonly string[]): Promise<{ paths: string[]; names: Map<string, string>; cleanup: () => void }> {
+  const names = new Map<string, string>();
+  const cleanups: (() => void)[] = [];
+  const cleanup = () => cleanups.forEach((c) => c());
+  const out: string[] = [];
+  try {
+    for (const p of paths) {
+      if (!(await readsOnce(p))) {
+        out.push(p);
+        continue;
+      }
+      const copy = await spoolInput(p);
+      cleanups.push(copy.cleanup);
+      names.set(copy.path, isStdinPath(p) ? '-' : p);
+      out.push(copy.path);
+    }
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
+  return { paths: out, names, cleanup };
+}
