@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { describeValue, LlmNrmError, parseResponseRecord, type RecordSource, type ResponseRecord } from '@llm-nrm/core';
 import { IdNumbers } from '@llm-nrm/core/record';
 import { detectInputs, type DetectedInput } from './detect.js';
-import { isStdinPath, readsOnce, spoolInput } from './internal/stdin.js';
+import { spoolInputs } from './internal/stdin.js';
 import {
   issueKind,
   newReport,
@@ -173,41 +173,26 @@ export function convertSourcedBatches(
   async function* records(): AsyncGenerator<ConvertedRecord[]> {
     // Standard input and pipes are copied to temporary files first, so that they are detected and
     // read like any file; messages name them as given (`-` for standard input).
-    const spooled = new Map<string, { given: string; cleanup: () => void }>();
-    for (const [copy, given] of options.names ?? []) spooled.set(copy, { given, cleanup: () => undefined });
-    const read: string[] = [];
-    try {
-      for (const p of paths) {
-        if (!(await readsOnce(p))) {
-          read.push(p);
-          continue;
-        }
-        const copy = await spoolInput(p);
-        spooled.set(copy.path, { given: isStdinPath(p) ? '-' : p, cleanup: copy.cleanup });
-        read.push(copy.path);
-      }
-    } catch (e) {
-      for (const c of spooled.values()) c.cleanup();
-      throw e;
-    }
-    const shown = (file: string): string => spooled.get(file)?.given ?? file;
+    const copies = await spoolInputs(paths);
+    const names = new Map([...(options.names ?? []), ...copies.names]);
+    const shown = (file: string): string => names.get(file) ?? file;
     try {
       shownFile = shown;
-      yield* readAll(read);
+      yield* readAll(copies.paths);
     } catch (e) {
       // Errors name the input as given, not its temporary copy.
-      if (e instanceof LlmNrmError && e.file !== undefined && spooled.has(e.file)) {
+      if (e instanceof LlmNrmError && e.file !== undefined && names.has(e.file)) {
         const where = `${e.file}${e.line !== undefined ? `:${e.line}` : ''}: `;
         const bare = e.message.startsWith(where) ? e.message.slice(where.length) : e.message;
         throw new LlmNrmError(e.code, bare, { cause: e, file: shown(e.file), ...(e.line !== undefined ? { line: e.line } : {}) });
       }
       throw e;
     } finally {
-      if (spooled.size > 0) {
+      if (names.size > 0) {
         for (const s of report.skipped) s.file = shown(s.file);
         for (const i of summary.inputs) i.path = shown(i.path);
-        for (const c of spooled.values()) c.cleanup();
       }
+      copies.cleanup();
     }
   }
 

@@ -73,7 +73,7 @@ export { FORMAT_NAMES, detectFormat, detectInputs, firstObjectKeys, formatFromKe
 export { readAnyResponses, type AnyResponses, type ReadAnyOptions } from './readAnyResponses.js';
 export { readAnyBank, type AnyBank, type ReadAnyBankOptions } from './readAnyBank.js';
 export { readAnyInto, type AnyRead, type ReadAnyIntoOptions, type RecordSink } from './readAnyInto.js';
-export { readsOnce } from './internal/stdin.js';
+export { readsOnce, spoolInputs } from './internal/stdin.js';
 export type { ExpectedRecords } from './tidy/expectedRecords.js';
 export { reclaimMemory } from './reclaimMemory.js';
 export {

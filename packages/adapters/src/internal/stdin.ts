@@ -26,7 +26,7 @@ export async function readsOnce(p: string): Promise<boolean> {
  * A one-pass input (`readsOnce`) copied to a temporary file as it streams in, so that it can be
  * sniffed and read like any file (the readers seek: a pipe read in place failed with ESPIPE).
  */
-export async function spoolInput(p: string): Promise<{ path: string; cleanup: () => void }> {
+async function spoolInput(p: string): Promise<{ path: string; cleanup: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'llm-nrm-stdin-'));
   const path = join(dir, 'input');
   try {

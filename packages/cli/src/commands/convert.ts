@@ -17,7 +17,7 @@ import {
   convertPaths,
   convertSourcedBatches,
   excludeFromWalks,
-  readsOnce,
+  spoolInputs,
   tidyFormatFromExtension,
   writeResponses,
   type ConvertOptions,
@@ -122,30 +122,35 @@ export const convertCommand: CommandModule<object, ConvertArgs> = {
     // (singleContentCheck): no version to tell apart, so resolveItemVersions would return them as
     // they are. An id found naming a second content stops that write (its temporary file is
     // removed, nothing is written) and the read starts again whole: item identity needs every
-    // record of an id. Standard output cannot be taken back, standard input and pipes
-    // cannot be read again (`readsOnce`): read whole.
-    let read: ReturnType<typeof convertPaths> | undefined;
+    // record of an id. Standard output cannot be taken back: read whole. Standard input and pipes
+    // are copied once (`spoolInputs`), so that a restart reads the copies again.
     let summary: ConvertSummary;
     let n: number;
     let versions: { conflicts: ItemVersionConflict[]; dropped: number };
     let duplicates: DuplicateRows;
-    const rereadable = !toStdout && !stream && !(await Promise.all(argv.inputs.map(readsOnce))).some(Boolean);
-    const streamed = rereadable ? await writeStreamed(convertSourcedBatches(argv.inputs, options)) : null;
-    if (streamed !== null) {
-      ({ n, duplicates, summary } = streamed);
-      versions = { conflicts: [], dropped: 0 };
-    } else {
-      read = convertPaths(argv.inputs, options);
-      summary = read.summary;
-      const all: ResponseRecord[] = [];
-      for await (const r of read.records) {
-        all.push(r);
-        say(all.length);
+    const copies = await spoolInputs(argv.inputs);
+    try {
+      const inputs = copies.paths;
+      options.names = copies.names;
+      const streamed = !toStdout && !stream ? await writeStreamed(convertSourcedBatches(inputs, options)) : null;
+      if (streamed !== null) {
+        ({ n, duplicates, summary } = streamed);
+        versions = { conflicts: [], dropped: 0 };
+      } else {
+        const read = convertPaths(inputs, options);
+        summary = read.summary;
+        const all: ResponseRecord[] = [];
+        for await (const r of read.records) {
+          all.push(r);
+          say(all.length);
+        }
+        const resolved = resolveItemVersions(all, argv['item-versions']);
+        versions = resolved;
+        duplicates = duplicateRows(resolved.records);
+        n = (await writeResponses(resolved.records, argv.output, stream ? { format: 'jsonl' } : {})).records;
       }
-      const resolved = resolveItemVersions(all, argv['item-versions']);
-      versions = resolved;
-      duplicates = duplicateRows(resolved.records);
-      n = (await writeResponses(resolved.records, argv.output, stream ? { format: 'jsonl' } : {})).records;
+    } finally {
+      copies.cleanup();
     }
     /** The records written as they come; null (nothing written) when an id names a second content. */
     async function writeStreamed(
